@@ -1,0 +1,77 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Application handlers: live solving on frame change and file load, and a clean pose in saved files.
+
+Each handler is persistent (it survives loading files), added once and removed on unregister.
+None of them calls an operator or raises: a rig that cannot be solved is marked in its limbs'
+status by the rig layer.
+"""
+
+import bpy
+from bpy.app.handlers import persistent
+
+from .rig import live
+
+
+@persistent
+def limb_ik_frame_change_pre(scene, depsgraph=None):
+    live.restore_scene(scene)
+
+
+@persistent
+def limb_ik_frame_change_post(scene, depsgraph):
+    for obj in live.live_rigs(scene):
+        live.solve_live(obj, depsgraph)
+
+
+def _solve_current_scene() -> None:
+    context = bpy.context
+    if context.scene is None or context.view_layer is None:
+        return
+    depsgraph = context.evaluated_depsgraph_get()
+    for obj in live.live_rigs(context.scene):
+        live.solve_live(obj, depsgraph)
+
+
+@persistent
+def limb_ik_save_pre(*_args):
+    # The file keeps the animator's pose, not a solve result baked into unkeyed channels.
+    for scene in bpy.data.scenes:
+        live.restore_scene(scene)
+
+
+@persistent
+def limb_ik_save_post(*_args):
+    _solve_current_scene()
+
+
+@persistent
+def limb_ik_load_post(*_args):
+    live.forget_all()
+    _solve_current_scene()
+
+
+_HANDLERS = (
+    (bpy.app.handlers.frame_change_pre, limb_ik_frame_change_pre),
+    (bpy.app.handlers.frame_change_post, limb_ik_frame_change_post),
+    (bpy.app.handlers.save_pre, limb_ik_save_pre),
+    (bpy.app.handlers.save_post, limb_ik_save_post),
+    (bpy.app.handlers.load_post, limb_ik_load_post),
+)
+
+
+def _remove(handler_list, function) -> None:
+    # Match by name as well as identity: a reloaded module brings new function objects.
+    for existing in [h for h in handler_list if getattr(h, "__name__", None) == function.__name__]:
+        handler_list.remove(existing)
+
+
+def register():
+    for handler_list, function in _HANDLERS:
+        _remove(handler_list, function)
+        handler_list.append(function)
+
+
+def unregister():
+    for handler_list, function in _HANDLERS:
+        _remove(handler_list, function)
+    live.forget_all()

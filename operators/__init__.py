@@ -1,0 +1,16 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Operators (``limb_ik.*``): poll, call the rig layer, report. No solving logic lives here."""
+
+from . import limbs, solve
+
+_modules = (limbs, solve)
+
+
+def register():
+    for module in _modules:
+        module.register()
+
+
+def unregister():
+    for module in reversed(_modules):
+        module.unregister()

@@ -1,0 +1,55 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""What every Limb IK operator shares: context checks for poll(), and the error boundary."""
+
+from collections.abc import Callable
+
+from ..rig.errors import LimbError
+
+
+def poll_armature(cls, context, pose_mode_only: bool = False, needs_limbs: bool = False) -> bool:
+    """True when the active object is an armature in a usable mode; else explain why in the poll message."""
+    obj = context.object
+    if obj is None or obj.type != "ARMATURE":
+        cls.poll_message_set("The active object must be an armature")
+        return False
+    if pose_mode_only and context.mode != "POSE":
+        cls.poll_message_set("Switch the armature to Pose Mode and select its bones")
+        return False
+    if context.mode == "EDIT_ARMATURE":
+        cls.poll_message_set("Leave Edit Mode first: the pose is not up to date while bones are edited")
+        return False
+    if needs_limbs and not obj.limb_ik.limbs:
+        cls.poll_message_set("This armature has no limbs yet; add or detect some first")
+        return False
+    return True
+
+
+def run(operator, work: Callable[[], str | None]) -> set[str]:
+    """Run ``work``; its return is an info message. A :class:`LimbError` becomes an ERROR report and
+    cancels the operator, so nothing is pushed to the undo stack."""
+    try:
+        message = work()
+    except LimbError as error:
+        operator.report({"ERROR"}, str(error))
+        return {"CANCELLED"}
+    if message:
+        operator.report({"INFO"}, message)
+    return {"FINISHED"}
+
+
+def limbs_to_use(obj, only_active: bool) -> list:
+    """The active limb, or every enabled limb."""
+    settings = obj.limb_ik
+    if only_active:
+        limb = settings.active_limb
+        if limb is None:
+            raise LimbError(f"Armature '{obj.name}' has no active limb.")
+        return [limb]
+    limbs = [limb for limb in settings.limbs if limb.enabled]
+    if not limbs:
+        raise LimbError(f"Armature '{obj.name}' has no enabled limbs.")
+    return limbs
+
+
+def names(items) -> str:
+    return ", ".join(items)

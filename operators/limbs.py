@@ -1,0 +1,91 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Operators that set limbs up: add from the selection, detect by name, remove."""
+
+import bpy
+from bpy.props import BoolProperty, IntProperty, StringProperty
+
+from ..rig import limbs
+from .common import names, poll_armature, run
+
+
+class LIMB_IK_OT_add_limb(bpy.types.Operator):
+    """Add a limb from the selected bones: two or three of one chain, with the end bone active"""
+
+    bl_idname = "limb_ik.add_limb"
+    bl_label = "Add Limb"
+    bl_options = {"REGISTER", "UNDO"}
+
+    name: StringProperty(name="Name", description="Name of the new limb; empty: from the bone names, e.g. leg.L",
+                         options={"SKIP_SAVE"})  # fmt: skip
+    with_target: BoolProperty(
+        name="Create Target",
+        description="Also create an Empty at the limb's tip, turned like its last bone, and make it the target",
+        default=False,
+    )
+
+    @classmethod
+    def poll(cls, context):
+        return poll_armature(cls, context, pose_mode_only=True)
+
+    def execute(self, context):
+        obj = context.object
+
+        def work():
+            chain = limbs.chain_from_selection(obj, context.active_pose_bone, context.selected_pose_bones or [])
+            limb = limbs.add_limb(obj, chain, self.name, self.with_target)
+            return f"Added limb '{limb.name}' ({' → '.join(chain)})"
+
+        return run(self, work)
+
+
+class LIMB_IK_OT_detect_limbs(bpy.types.Operator):
+    """Find arms and legs by their bone names (Rigify, Mixamo, BVH, Unreal and similar) and add them as limbs"""
+
+    bl_idname = "limb_ik.detect_limbs"
+    bl_label = "Detect Limbs"
+    bl_options = {"REGISTER", "UNDO"}
+
+    @classmethod
+    def poll(cls, context):
+        return poll_armature(cls, context)
+
+    def execute(self, context):
+        added, skipped = limbs.detect_limbs(context.object)
+        skipped_text = "; ".join(f"{name}: {why}" for name, why in skipped.items())
+        if not added:
+            self.report({"WARNING"}, f"No new limbs found. {skipped_text}" if skipped else
+                        "No arms or legs found by bone name; select a chain and use Add Limb")  # fmt: skip
+            return {"CANCELLED"}
+        message = f"Added {len(added)} limbs: {names(limb.name for limb in added)}"
+        self.report({"INFO"}, f"{message}. Skipped {skipped_text}" if skipped else message)
+        return {"FINISHED"}
+
+
+class LIMB_IK_OT_remove_limb(bpy.types.Operator):
+    """Remove the active limb; its bones, pose and target are kept"""
+
+    bl_idname = "limb_ik.remove_limb"
+    bl_label = "Remove Limb"
+    bl_options = {"REGISTER", "UNDO"}
+
+    index: IntProperty(name="Index", description="Limb to remove; -1: the active limb", default=-1,
+                       options={"SKIP_SAVE"})  # fmt: skip
+
+    @classmethod
+    def poll(cls, context):
+        return poll_armature(cls, context, needs_limbs=True)
+
+    def execute(self, context):
+        obj = context.object
+
+        def work():
+            index = obj.limb_ik.active_limb_index if self.index < 0 else self.index
+            name = obj.limb_ik.limbs[index].name if 0 <= index < len(obj.limb_ik.limbs) else ""
+            limbs.remove_limb(obj, index)
+            return f"Removed limb '{name}'"
+
+        return run(self, work)
+
+
+classes = (LIMB_IK_OT_add_limb, LIMB_IK_OT_detect_limbs, LIMB_IK_OT_remove_limb)
+register, unregister = bpy.utils.register_classes_factory(classes)

@@ -1,0 +1,71 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Operators that pose limbs now: solve, and match FK to IK."""
+
+import bpy
+from bpy.props import BoolProperty
+
+from ..rig import keys
+from ..rig.solve import solve_rig
+from .common import limbs_to_use, names, poll_armature, run
+
+
+def _summary(report) -> str:
+    text = f"Solved {len(report.solved)} limbs"
+    if report.unreached:
+        text += f"; out of reach: {names(report.unreached)}"
+    return text
+
+
+class LIMB_IK_OT_solve(bpy.types.Operator):
+    """Solve the enabled limbs at the current frame and write the pose"""
+
+    bl_idname = "limb_ik.solve"
+    bl_label = "Solve"
+    bl_options = {"REGISTER", "UNDO"}
+
+    only_active: BoolProperty(name="Active Limb Only", description="Solve only the active limb", default=False)
+
+    @classmethod
+    def poll(cls, context):
+        return poll_armature(cls, context, needs_limbs=True)
+
+    def execute(self, context):
+        obj = context.object
+        return run(self, lambda: _summary(
+            solve_rig(obj, context.evaluated_depsgraph_get(), limbs_to_use(obj, self.only_active))))  # fmt: skip
+
+
+class LIMB_IK_OT_match_fk(bpy.types.Operator):
+    """Key the limb bones at their IK pose on this frame and switch those limbs off, so the animation
+    carries on in FK without a jump"""
+
+    bl_idname = "limb_ik.match_fk"
+    bl_label = "Match FK to IK"
+    bl_options = {"REGISTER", "UNDO"}
+
+    only_active: BoolProperty(name="Active Limb Only", description="Match only the active limb", default=True)
+    insert_keys: BoolProperty(name="Insert Keys", description="Key the matched rotations on this frame",
+                              default=True)  # fmt: skip
+
+    @classmethod
+    def poll(cls, context):
+        return poll_armature(cls, context, needs_limbs=True)
+
+    def execute(self, context):
+        obj = context.object
+
+        def work():
+            chosen = limbs_to_use(obj, self.only_active)
+            report = solve_rig(obj, context.evaluated_depsgraph_get(), chosen)
+            if self.insert_keys:
+                bones = [b for limb in chosen for b in (limb.upper_bone, limb.lower_bone, limb.end_bone) if b]
+                keys.key_rotations(obj, bones, context.scene.frame_current)
+            for limb in chosen:
+                limb.enabled = False
+            return f"{_summary(report)}; matched FK and switched off {names(limb.name for limb in chosen)}"
+
+        return run(self, work)
+
+
+classes = (LIMB_IK_OT_solve, LIMB_IK_OT_match_fk)
+register, unregister = bpy.utils.register_classes_factory(classes)

@@ -1,0 +1,124 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The "Limb IK" tab of the 3D Viewport sidebar. Drawing only: nothing here writes data."""
+
+import bpy
+
+
+def _armature(context):
+    obj = context.object
+    return obj if obj is not None and obj.type == "ARMATURE" else None
+
+
+class LIMB_IK_UL_limbs(bpy.types.UIList):
+    """Limbs of the armature: enabled, name, chain length, problems"""
+
+    def draw_item(self, context, layout, data, limb, icon, active_data, active_property, index):
+        row = layout.row(align=True)
+        row.prop(limb, "enabled", text="")
+        row.prop(limb, "name", text="", emboss=False, icon="CON_KINEMATIC" if limb.end_bone else "BONE_DATA")
+        if limb.status:
+            row.label(text="", icon="ERROR")
+
+
+class _Panel:
+    bl_space_type = "VIEW_3D"
+    bl_region_type = "UI"
+    bl_category = "Limb IK"
+
+    @classmethod
+    def poll(cls, context):
+        return _armature(context) is not None
+
+
+class LIMB_IK_PT_limbs(_Panel, bpy.types.Panel):
+    bl_label = "Limb IK"
+
+    def draw(self, context):
+        layout = self.layout
+        settings = _armature(context).limb_ik
+        layout.prop(settings, "live", toggle=True, icon="PLAY" if settings.live else "PAUSE")
+        row = layout.row()
+        row.template_list("LIMB_IK_UL_limbs", "", settings, "limbs", settings, "active_limb_index", rows=4)
+        column = row.column(align=True)
+        column.operator("limb_ik.add_limb", text="", icon="ADD")
+        column.operator("limb_ik.remove_limb", text="", icon="REMOVE")
+        column.separator()
+        column.operator("limb_ik.detect_limbs", text="", icon="VIEWZOOM")
+        row = layout.row(align=True)
+        row.operator("limb_ik.solve", icon="CON_KINEMATIC")
+        row.operator("limb_ik.match_fk", text="Match FK")
+
+
+class _LimbPanel(_Panel):
+    bl_parent_id = "LIMB_IK_PT_limbs"
+
+    @classmethod
+    def poll(cls, context):
+        obj = _armature(context)
+        return obj is not None and obj.limb_ik.active_limb is not None
+
+
+class LIMB_IK_PT_limb(_LimbPanel, bpy.types.Panel):
+    bl_label = "Chain and Goal"
+
+    def draw(self, context):
+        layout = self.layout
+        layout.use_property_split = True
+        layout.use_property_decorate = False
+        obj = _armature(context)
+        limb = obj.limb_ik.active_limb
+        if limb.status:
+            layout.label(text=limb.status, icon="ERROR")
+        column = layout.column(align=True)
+        for prop in ("upper_bone", "lower_bone", "end_bone"):
+            column.prop_search(limb, prop, obj.data, "bones")
+        layout.separator()
+        for goal, bone in (("target", "target_bone"), ("pole", "pole_bone")):
+            layout.prop(limb, goal)
+            target = getattr(limb, goal)
+            if target is not None and target.type == "ARMATURE":
+                layout.prop_search(limb, bone, target.data, "bones")
+        if limb.end_bone:
+            layout.prop(limb, "end_rotation")
+            row = layout.row()
+            row.active = limb.pole is None
+            row.prop(limb, "swivel")
+        layout.prop(limb, "influence", slider=True)
+
+
+class LIMB_IK_PT_reach(_LimbPanel, bpy.types.Panel):
+    bl_label = "Reach"
+    bl_options = {"DEFAULT_CLOSED"}
+
+    def draw(self, context):
+        layout = self.layout
+        layout.use_property_split = True
+        layout.use_property_decorate = False
+        limb = _armature(context).limb_ik.active_limb
+        layout.prop(limb, "reach")
+        layout.prop(limb, "softness")
+        column = layout.column()
+        column.active = limb.reach == "STRETCH"
+        column.prop(limb, "max_stretch")
+        column.prop(limb, "stretch_start", slider=True)
+
+
+class LIMB_IK_PT_hinge(_LimbPanel, bpy.types.Panel):
+    bl_label = "Hinge"
+    bl_options = {"DEFAULT_CLOSED"}
+
+    def draw_header(self, context):
+        self.layout.prop(_armature(context).limb_ik.active_limb, "use_hinge", text="")
+
+    def draw(self, context):
+        layout = self.layout
+        layout.use_property_split = True
+        layout.use_property_decorate = False
+        limb = _armature(context).limb_ik.active_limb
+        column = layout.column(align=True)
+        column.prop(limb, "min_bend")
+        column.prop(limb, "max_bend")
+
+
+classes = (LIMB_IK_UL_limbs, LIMB_IK_PT_limbs, LIMB_IK_PT_limb, LIMB_IK_PT_reach, LIMB_IK_PT_hinge)
+register, unregister = bpy.utils.register_classes_factory(classes)

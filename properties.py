@@ -1,0 +1,152 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Settings saved in the .blend: ``object.limb_ik`` on every armature, with its list of limbs."""
+
+import math
+
+import bpy
+from bpy.props import (
+    BoolProperty,
+    CollectionProperty,
+    EnumProperty,
+    FloatProperty,
+    IntProperty,
+    PointerProperty,
+    StringProperty,
+)
+
+REACH_ITEMS = (
+    ("EXTEND", "Extend",
+     "Out of reach, point straight at the target; too close, fold with the longer bone toward it"),
+    ("HOLD", "Hold", "Out of reach, keep the animated pose"),
+    ("STRETCH", "Stretch", "Out of reach, scale both bones along their length, up to Max Stretch"),
+)
+END_ROTATION_ITEMS = (
+    ("TARGET", "Target",
+     "The end bone copies the target's rotation (its animated rotation when the limb has no target)"),
+    ("FK", "Animated", "The end bone keeps its animated world rotation"),
+)
+SWIVEL_ITEMS = (
+    ("LEAST_MOTION", "Least Motion", "Without a pole, the knee moves as little as possible"),
+    ("END_PLANE", "End Plane", "Without a pole, the knee swivels so the whole limb lies in one plane with the end bone"),
+)
+
+
+def _remember_target(limb, _context):
+    limb.target_name = limb.target.name if limb.target else ""
+
+
+def _remember_pole(limb, _context):
+    limb.pole_name = limb.pole.name if limb.pole else ""
+
+
+class LIMB_IK_PG_limb(bpy.types.PropertyGroup):
+    """One limb: a chain of two or three bones and the goal it reaches for."""
+
+    # `name` is inherited from PropertyGroup and names the limb (e.g. "leg.L").
+    enabled: BoolProperty(name="Enabled", description="Solve this limb", default=True)
+    upper_bone: StringProperty(name="Upper Bone", description="First bone of the chain: thigh or upper arm")
+    lower_bone: StringProperty(
+        name="Lower Bone", description="Second bone of the chain, a child of the upper bone: shin or forearm"
+    )
+    end_bone: StringProperty(
+        name="End Bone",
+        description="Optional third bone, a child of the lower bone (foot, hand, hind foot). "
+        "Set, the limb is a three-bone chain whose end bone takes a goal rotation; empty, a two-bone chain",
+    )
+    target: PointerProperty(
+        name="Target",
+        type=bpy.types.Object,
+        description="Object (or armature, with Target Bone) whose position the limb's tip reaches. "
+        "None: the limb reaches its own animated tip position",
+        update=_remember_target,
+    )
+    # Blender clears a pointer whose object is deleted without calling its update; the
+    # remembered name tells a deleted target from one that was never set.
+    target_name: StringProperty(name="Target Name", description="Name of the target when it was set",
+                                options={"HIDDEN"})  # fmt: skip
+    target_bone: StringProperty(name="Target Bone", description="Bone of the target armature to reach for")
+    pole: PointerProperty(
+        name="Pole", type=bpy.types.Object, description="Object the knee or elbow points toward; none: least motion",
+        update=_remember_pole,
+    )
+    pole_name: StringProperty(name="Pole Name", description="Name of the pole when it was set", options={"HIDDEN"})
+    pole_bone: StringProperty(name="Pole Bone", description="Bone of the pole armature the knee points toward")
+    reach: EnumProperty(name="Reach", description="What the limb does when its target is out of range",
+                        items=REACH_ITEMS, default="EXTEND")  # fmt: skip
+    softness: FloatProperty(
+        name="Softness",
+        description="Distance over which the limb eases into full extension, so the knee never snaps straight "
+        "(0 = off)",
+        default=0.0, min=0.0, soft_max=0.2, subtype="DISTANCE", unit="LENGTH",
+    )  # fmt: skip
+    max_stretch: FloatProperty(
+        name="Max Stretch", description="Largest factor Stretch may scale the bones by",
+        default=1.25, min=1.0, soft_max=2.0,
+    )  # fmt: skip
+    stretch_start: FloatProperty(
+        name="Stretch Start",
+        description="Fraction of full reach at which Stretch begins scaling the bones (1 = only when straight)",
+        default=1.0, min=0.5, max=1.0, subtype="FACTOR",
+    )  # fmt: skip
+    influence: FloatProperty(
+        name="Influence", description="Blend from the animated pose (0) to the IK result (1)",
+        default=1.0, min=0.0, max=1.0, subtype="FACTOR",
+    )  # fmt: skip
+    end_rotation: EnumProperty(
+        name="End Rotation", description="Rotation the end bone of a three-bone limb takes",
+        items=END_ROTATION_ITEMS, default="TARGET",
+    )  # fmt: skip
+    swivel: EnumProperty(
+        name="Swivel", description="How a three-bone limb without a pole chooses where the knee points",
+        items=SWIVEL_ITEMS, default="LEAST_MOTION",
+    )  # fmt: skip
+    use_hinge: BoolProperty(
+        name="Hinge",
+        description="The knee or elbow only bends to the side its rest pose bends to (or its animated pose, "
+        "when the rest pose is straight); a pole overrides the side",
+        default=True,
+    )
+    min_bend: FloatProperty(
+        name="Min Bend", description="Smallest angle between the two bones (0 = straight allowed)",
+        default=0.0, min=0.0, max=math.pi, subtype="ANGLE",
+    )  # fmt: skip
+    max_bend: FloatProperty(
+        name="Max Bend", description="Largest angle between the two bones (180° = folding flat allowed)",
+        default=math.pi, min=0.0, max=math.pi, subtype="ANGLE",
+    )  # fmt: skip
+    status: StringProperty(
+        name="Status", description="Why the limb could not be solved the last time it was tried; empty when it was"
+    )
+
+
+class LIMB_IK_PG_rig(bpy.types.PropertyGroup):
+    """Limb IK settings of one armature."""
+
+    limbs: CollectionProperty(type=LIMB_IK_PG_limb, name="Limbs", description="Limbs of this armature")
+    active_limb_index: IntProperty(name="Active Limb", description="Limb shown in the sidebar", min=0)
+    live: BoolProperty(
+        name="Live",
+        description="Solve the enabled limbs on every frame change, so scrubbing, playback and rendering "
+        "show the IK pose",
+        default=False,
+    )
+
+    @property
+    def active_limb(self) -> LIMB_IK_PG_limb | None:
+        if 0 <= self.active_limb_index < len(self.limbs):
+            return self.limbs[self.active_limb_index]
+        return None
+
+
+classes = (LIMB_IK_PG_limb, LIMB_IK_PG_rig)
+_register_classes, _unregister_classes = bpy.utils.register_classes_factory(classes)
+
+
+def register():
+    _register_classes()
+    bpy.types.Object.limb_ik = PointerProperty(type=LIMB_IK_PG_rig, name="Limb IK", description="Limb IK settings")
+
+
+def unregister():
+    del bpy.types.Object.limb_ik
+    _unregister_classes()

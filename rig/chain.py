@@ -1,0 +1,139 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Limb settings to checked bone chains."""
+
+from dataclasses import dataclass
+
+import bpy
+import numpy as np
+
+from .errors import LimbError
+
+#: Two heads closer than this (in armature units) make a zero-length segment.
+MIN_SEGMENT = 1e-6
+#: A rest bend whose normal is shorter than this fraction of ``upper * lower`` counts as straight.
+STRAIGHT = 1e-6
+
+
+@dataclass(frozen=True)
+class Chain:
+    """The bones of one limb, root first, as they stand in the armature."""
+
+    limb: str
+    bones: tuple[str, ...]  #: upper, lower[, end]
+    indices: tuple[int, ...]  #: positions in ``obj.pose.bones``
+    tip_length: float  #: rest length of the last bone: the effector is its tail
+    hinge: tuple[float, float, float]  #: rest hinge axis in the upper bone's frame; zero if the rest pose is straight
+
+    @property
+    def size(self) -> int:
+        return len(self.bones)
+
+
+def check_armature(obj) -> None:
+    """Raise :class:`LimbError` unless ``obj`` is an armature whose pose can be written."""
+    if obj is None:
+        raise LimbError("No active object; select an armature.")
+    if obj.type != "ARMATURE":
+        raise LimbError(f"'{obj.name}' is a {obj.type.lower()}, not an armature.")
+    if obj.library is not None:
+        raise LimbError(
+            f"Armature '{obj.name}' is linked from a library and cannot be posed; make a library override first."
+        )
+
+
+def chain_of(obj: bpy.types.Object, limb) -> Chain:
+    """The checked chain of ``limb`` on armature ``obj``; raises :class:`LimbError` naming what is wrong."""
+    check_armature(obj)
+    names = [limb.upper_bone, limb.lower_bone] + ([limb.end_bone] if limb.end_bone else [])
+    for role, name in zip(("upper", "lower"), names):
+        if not name:
+            raise LimbError(f"Limb '{limb.name}' has no {role} bone.")
+    bones = obj.data.bones
+    for name in names:
+        if name not in bones:
+            raise LimbError(f"Limb '{limb.name}': bone '{name}' does not exist in armature '{obj.name}'.")
+    if len(set(names)) != len(names):
+        raise LimbError(f"Limb '{limb.name}' uses the same bone twice.")
+    for parent, child in zip(names, names[1:]):
+        if bones[parent] not in bones[child].parent_recursive:
+            raise LimbError(
+                f"Limb '{limb.name}': '{child}' is not a child of '{parent}', so they do not form a chain."
+            )
+        if not _inherits_rotation(bones[child], bones[parent]):
+            raise LimbError(
+                f"Limb '{limb.name}': '{child}' does not inherit rotation from '{parent}'; "
+                "enable Inherit Rotation so the chain moves together."
+            )
+    pose_bones = obj.pose.bones
+    for name in names:
+        pb = pose_bones[name]
+        if any(pb.lock_rotation) or (pb.lock_rotations_4d and pb.lock_rotation_w):
+            raise LimbError(
+                f"Limb '{limb.name}': bone '{name}' has locked rotation; unlock it so Limb IK can rotate it."
+            )
+
+    heads = [np.array(bones[n].head_local, dtype=np.float64) for n in names]
+    last = bones[names[-1]]
+    points = heads + [np.array(last.tail_local, dtype=np.float64)]
+    for a, b, name in zip(points, points[1:], names):
+        if np.linalg.norm(b - a) < MIN_SEGMENT:
+            raise LimbError(f"Limb '{limb.name}': bone '{name}' has zero length between its joints.")
+
+    for role in ("target", "pole"):
+        goal = getattr(limb, role)
+        remembered = getattr(limb, f"{role}_name", "")
+        if goal is None and remembered:
+            raise LimbError(
+                f"Limb '{limb.name}': its {role} '{remembered}' no longer exists; pick a new one or clear it."
+            )
+        _check_goal(obj, limb, names, role, goal, getattr(limb, f"{role}_bone"))
+
+    upper_rest = np.array(bones[names[0]].matrix_local, dtype=np.float64)[:3, :3]
+    bend = np.cross(points[1] - points[0], points[2] - points[1])
+    lengths = np.linalg.norm(points[1] - points[0]) * np.linalg.norm(points[2] - points[1])
+    straight = np.linalg.norm(bend) <= STRAIGHT * lengths
+    hinge = (0.0, 0.0, 0.0) if straight else tuple(upper_rest.T @ (bend / np.linalg.norm(bend)))
+    return Chain(limb.name, tuple(names), tuple(pose_bones.find(n) for n in names), last.length, hinge)
+
+
+def _inherits_rotation(child: bpy.types.Bone, ancestor: bpy.types.Bone) -> bool:
+    bone = child
+    while bone is not None and bone != ancestor:
+        if not bone.use_inherit_rotation:
+            return False
+        bone = bone.parent
+    return True
+
+
+def _check_goal(obj, limb, chain_names, role: str, goal, bone_name: str) -> None:
+    """A target or pole must exist and must not move with the chain it drives."""
+    if goal is None:
+        return
+    if goal.type == "ARMATURE" and bone_name:
+        if bone_name not in goal.data.bones:
+            raise LimbError(f"Limb '{limb.name}': {role} bone '{bone_name}' does not exist in '{goal.name}'.")
+        if goal == obj:
+            bone = obj.data.bones[bone_name]
+            for name in chain_names:
+                chain_bone = obj.data.bones[name]
+                if bone == chain_bone or chain_bone in bone.parent_recursive:
+                    raise LimbError(
+                        f"Limb '{limb.name}': its {role} '{bone_name}' moves with the chain bone '{name}'; "
+                        "use a bone outside the chain."
+                    )
+    elif goal == obj:
+        raise LimbError(f"Limb '{limb.name}': the {role} is the armature itself; choose a {role} bone.")
+    elif _moves_with(goal, obj, chain_names):
+        raise LimbError(f"Limb '{limb.name}': the {role} '{goal.name}' is parented to the limb it drives.")
+
+
+def _moves_with(goal: bpy.types.Object, obj: bpy.types.Object, chain_names) -> bool:
+    """Whether ``goal`` is parented (through any objects) to a chain bone or a bone below it."""
+    child = goal
+    while child.parent is not None:
+        if child.parent == obj and child.parent_type == "BONE" and child.parent_bone in obj.data.bones:
+            bone = obj.data.bones[child.parent_bone]
+            chain = [obj.data.bones[n] for n in chain_names]
+            return any(bone == b or b in bone.parent_recursive for b in chain)
+        child = child.parent
+    return False

@@ -1,0 +1,7 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The one error the rig layer raises."""
+
+
+class LimbError(Exception):
+    """A rig or limb that cannot be solved as it is set up. The message is one sentence for the user,
+    naming the limb, bone or object at fault."""

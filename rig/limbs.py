@@ -1,0 +1,125 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Adding, detecting and removing limbs: the edits to ``object.limb_ik.limbs``."""
+
+from dataclasses import dataclass
+
+import bpy
+from mathutils import Matrix
+
+from . import detect
+from .chain import chain_of, check_armature
+from .errors import LimbError
+
+
+@dataclass
+class LimbSpec:
+    """A limb about to be added, checked with the same rules as a stored one."""
+
+    name: str
+    upper_bone: str
+    lower_bone: str
+    end_bone: str = ""
+    target: bpy.types.Object | None = None
+    target_bone: str = ""
+    pole: bpy.types.Object | None = None
+    pole_bone: str = ""
+
+
+def unique_name(obj: bpy.types.Object, base: str) -> str:
+    existing = {limb.name for limb in obj.limb_ik.limbs}
+    if base not in existing:
+        return base
+    number = 1
+    while f"{base}.{number:03d}" in existing:
+        number += 1
+    return f"{base}.{number:03d}"
+
+
+def chain_from_selection(obj: bpy.types.Object, active: bpy.types.PoseBone, selected) -> list[str]:
+    """Bone names root first, from selected pose bones whose active one ends the chain."""
+    if active is None:
+        raise LimbError("No active bone; select two or three bones of one chain, the end bone last.")
+    names = {pb.name for pb in selected} | {active.name}
+    if not 2 <= len(names) <= 3:
+        raise LimbError(f"Select two or three bones of one chain, not {len(names)}.")
+    chain = [active.name]
+    for ancestor in active.bone.parent_recursive:
+        if ancestor.name in names:
+            chain.insert(0, ancestor.name)
+    missing = names - set(chain)
+    if missing:
+        raise LimbError(f"'{sorted(missing)[0]}' is not above the active bone '{active.name}'; select one chain.")
+    return chain
+
+
+def add_limb(obj: bpy.types.Object, bones: list[str], name: str = "", with_target: bool = False):
+    """Add a limb over ``bones`` (root first, 2 or 3) to ``obj`` and return it.
+
+    Checks the chain first, so nothing is added when it is not one. ``with_target`` creates an
+    Empty at the limb's tip, turned like its last bone, and makes it the target.
+    """
+    check_armature(obj)
+    if len(bones) not in (2, 3):
+        raise LimbError(f"A limb has two or three bones, not {len(bones)}.")
+    if not name:
+        kind, side = detect.limb_kind_and_side(bones)
+        name = f"{kind}.{side}" if side else kind
+    spec = LimbSpec(unique_name(obj, name), *bones)
+    chain = chain_of(obj, spec)
+    taken = {b: limb.name for limb in obj.limb_ik.limbs for b in (limb.upper_bone, limb.lower_bone, limb.end_bone) if b}
+    for bone in bones:
+        if bone in taken:
+            raise LimbError(f"Bone '{bone}' already belongs to limb '{taken[bone]}'.")
+    limb = obj.limb_ik.limbs.add()
+    limb.name = spec.name
+    limb.upper_bone, limb.lower_bone = bones[0], bones[1]
+    limb.end_bone = bones[2] if len(bones) == 3 else ""
+    if with_target:
+        limb.target = _create_target(obj, spec.name, chain)
+    obj.limb_ik.active_limb_index = len(obj.limb_ik.limbs) - 1
+    return limb
+
+
+def _create_target(obj: bpy.types.Object, limb_name: str, chain) -> bpy.types.Object:
+    last = obj.pose.bones[chain.bones[-1]]
+    tip = last.matrix @ Matrix.Translation((0.0, last.length, 0.0))
+    empty = bpy.data.objects.new(f"{obj.name}_{limb_name}_target", None)
+    empty.empty_display_type = "SPHERE"
+    empty.empty_display_size = 0.25 * last.length
+    world = obj.matrix_world @ tip
+    location, rotation, _ = world.decompose()
+    empty.matrix_world = Matrix.LocRotScale(location, rotation, None)
+    for collection in obj.users_collection:
+        collection.objects.link(empty)
+    return empty
+
+
+def detect_limbs(obj: bpy.types.Object) -> tuple[list, dict[str, str]]:
+    """Add every arm and leg found by name that is not set up yet.
+
+    Returns the added limbs, and the limbs found but not added with the reason for each.
+    """
+    check_armature(obj)
+    added, skipped = [], {}
+    used = {b for limb in obj.limb_ik.limbs for b in (limb.upper_bone, limb.lower_bone, limb.end_bone) if b}
+    names = {limb.name for limb in obj.limb_ik.limbs}
+    for found in detect.find_limbs(obj.data):
+        bones = [b for b in (found.upper, found.lower, found.end) if b]
+        if found.name in names or used & set(bones):
+            skipped[found.name] = "already set up"
+            continue
+        try:
+            added.append(add_limb(obj, bones, found.name))
+        except LimbError as error:  # named like a limb, but not a usable chain
+            skipped[found.name] = str(error)
+            continue
+        used |= set(bones)
+    return added, skipped
+
+
+def remove_limb(obj: bpy.types.Object, index: int) -> None:
+    limbs = obj.limb_ik.limbs
+    if not 0 <= index < len(limbs):
+        raise LimbError(f"Armature '{obj.name}' has no limb number {index + 1}.")
+    limbs.remove(index)
+    obj.limb_ik.active_limb_index = min(index, max(len(limbs) - 1, 0))

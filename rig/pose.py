@@ -1,0 +1,95 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Bulk pose I/O: bone matrices as float64, rotations read and written in each bone's own mode."""
+
+from dataclasses import dataclass
+
+import bpy
+import numpy as np
+
+from ..solvers import rotation_modes
+
+AXIS_ANGLE = "AXIS_ANGLE"
+QUATERNION = "QUATERNION"
+
+
+@dataclass
+class Pose:
+    """Every bone of one armature at one moment. Matrices come from the evaluated armature (what the
+    viewport shows); rotation and scale channels from the original, which is what gets written."""
+
+    matrices: np.ndarray  #: (B, 4, 4) armature space
+    scale: np.ndarray  #: (B, 3)
+    quaternion: np.ndarray  #: (B, 4)
+    euler: np.ndarray  #: (B, 3)
+    axis_angle: np.ndarray  #: (B, 4)
+
+
+def read_pose(obj: bpy.types.Object, obj_eval: bpy.types.Object) -> Pose:
+    bones = obj.pose.bones
+    count = len(bones)
+
+    def channel(collection, name, width):
+        buffer = np.empty(count * width, np.float32)
+        collection.foreach_get(name, buffer)
+        return buffer.astype(np.float64).reshape(count, width)
+
+    # Blender hands matrices over column by column.
+    matrices = channel(obj_eval.pose.bones, "matrix", 16).reshape(count, 4, 4).transpose(0, 2, 1)
+    return Pose(
+        np.ascontiguousarray(matrices),
+        channel(bones, "scale", 3),
+        channel(bones, "rotation_quaternion", 4),
+        channel(bones, "rotation_euler", 3),
+        channel(bones, "rotation_axis_angle", 4),
+    )
+
+
+def _by_mode(modes) -> dict[str, np.ndarray]:
+    """Row numbers grouped by rotation mode, so each group converts in one vectorised call."""
+    groups: dict[str, list[int]] = {}
+    for row, mode in enumerate(modes):
+        groups.setdefault(mode, []).append(row)
+    return {mode: np.array(rows) for mode, rows in groups.items()}
+
+
+def local_quaternions(pose: Pose, indices, modes) -> np.ndarray:
+    """(n, 4) local rotations of the bones ``indices`` whose rotation modes are ``modes``."""
+    indices = np.asarray(indices)
+    out = np.empty((len(indices), 4))
+    for mode, rows in _by_mode(modes).items():
+        bones = indices[rows]
+        if mode == QUATERNION:
+            q = pose.quaternion[bones]
+            n = np.linalg.norm(q, axis=1, keepdims=True)
+            out[rows] = np.where(n > 0.0, q / np.where(n > 0.0, n, 1.0), [1.0, 0.0, 0.0, 0.0])
+        elif mode == AXIS_ANGLE:
+            out[rows] = rotation_modes.axis_angle_to_quat(pose.axis_angle[bones])
+        else:
+            out[rows] = rotation_modes.euler_to_quat(pose.euler[bones], mode)
+    return out
+
+
+def write_rotations(obj: bpy.types.Object, pose: Pose, indices, modes, quaternions, y_scale=None) -> None:
+    """Write local rotations (and Y scale factors) to the bones ``indices``, each in its own mode.
+
+    Euler values stay nearest to the bone's current ones and quaternions on their hemisphere, so
+    nothing flips between frames. ``pose`` is updated to what was written.
+    """
+    indices = np.asarray(indices)
+    quaternions = np.asarray(quaternions, dtype=np.float64)
+    for mode, rows in _by_mode(modes).items():
+        bones = indices[rows]
+        if mode == QUATERNION:
+            pose.quaternion[bones] = rotation_modes.same_hemisphere(quaternions[rows], pose.quaternion[bones])
+        elif mode == AXIS_ANGLE:
+            pose.axis_angle[bones] = rotation_modes.quat_to_axis_angle(quaternions[rows])
+        else:
+            pose.euler[bones] = rotation_modes.quat_to_euler(quaternions[rows], mode, pose.euler[bones])
+    bones = obj.pose.bones
+    bones.foreach_set("rotation_quaternion", pose.quaternion.astype(np.float32).ravel())
+    bones.foreach_set("rotation_euler", pose.euler.astype(np.float32).ravel())
+    bones.foreach_set("rotation_axis_angle", pose.axis_angle.astype(np.float32).ravel())
+    if y_scale is not None:
+        pose.scale[indices, 1] *= y_scale
+        bones.foreach_set("scale", pose.scale.astype(np.float32).ravel())
+    obj.update_tag()  # foreach_set alone does not tell the depsgraph

@@ -1,0 +1,145 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""One solve for many limbs: what the rig layer gathers goes in, new local rotations come out.
+
+This is the single code path behind the Solve button, the live frame handler, the bake and the
+scripting API. Every row is one chain (a limb at one frame) of ``k`` bones, all in the
+armature's space:
+
+1. the positions are solved in the chain's own *rigid space*, the frame of the first bone
+   with its rotation taken out, so a parent's non-uniform scale cannot distort bone lengths;
+2. the new joints become local rotations by the minimal-rotation write-back
+   (:func:`.local_rotation.chain_local_rotations`);
+3. influence blends each bone from its animated (FK) rotation to the IK one.
+"""
+
+from dataclasses import dataclass, field
+from typing import NamedTuple
+
+import numpy as np
+
+from . import rotation_modes
+from .batch import solve_three_bone_batch, solve_two_bone_batch
+from .errors import SolverError
+from .local_rotation import chain_local_rotations
+from .options import Reach
+
+#: A current bend whose normal is shorter than this fraction of ``upper * lower`` counts as straight.
+STRAIGHT = 1e-6
+
+
+@dataclass
+class ChainBatch:
+    """N chains of k (2 or 3) bones, in armature space. Arrays are float64 unless noted.
+
+    ``matrices`` (N, k, 4, 4), ``scales`` (N, k, 3) and ``rotations`` (N, k, 4): each bone's pose
+    matrix, local scale and local rotation quaternion, as animated (FK). ``points`` (N, k + 1, 3):
+    the joints, first bone's head to the effector. ``target`` (N, 3): where the effector goes.
+    ``end_rotation`` (N, 4): the last bone's goal rotation (three-bone chains only). ``hinge``
+    (N, 3): the knee's hinge axis in the first bone's rotation frame, zero to take it from the
+    current bend. Settings are scalars or (N,) arrays; ``softness`` is in armature units.
+    """
+
+    matrices: np.ndarray
+    scales: np.ndarray
+    rotations: np.ndarray
+    points: np.ndarray
+    target: np.ndarray
+    end_rotation: np.ndarray | None = None
+    pole: np.ndarray | None = None
+    pole_mask: np.ndarray | bool = False
+    hinge: np.ndarray | None = None
+    use_hinge: np.ndarray | bool = True
+    natural: np.ndarray | bool = False
+    influence: np.ndarray | float = 1.0
+    options: dict = field(default_factory=dict)  #: mode, softness, max_stretch, stretch_start, min_bend, max_bend
+
+
+class ChainResult(NamedTuple):
+    rotations: np.ndarray  #: (N, k, 4) new local rotations, influence applied
+    y_scale: np.ndarray  #: (N, k) factor for each bone's local Y scale
+    points: np.ndarray  #: (N, k + 1, 3) solved joints (at full influence)
+    reached: np.ndarray  #: (N,) bool
+
+
+def solve_chains(batch: ChainBatch) -> ChainResult:
+    """Solve every chain of ``batch``; raises :class:`.SolverError` on bad input."""
+    matrices = np.asarray(batch.matrices, dtype=np.float64)
+    n, k = matrices.shape[:2]
+    if k not in (2, 3):
+        raise SolverError(f"chains must have 2 or 3 bones, not {k}")
+    points = np.asarray(batch.points, dtype=np.float64)
+    rotations = np.asarray(batch.rotations, dtype=np.float64)
+    scales = np.asarray(batch.scales, dtype=np.float64)
+    if points.shape != (n, k + 1, 3):
+        raise SolverError(f"points must be (N, k + 1, 3) = ({n}, {k + 1}, 3), not {points.shape}")
+
+    # The rigid space: the first bone's rotation frame (its matrix without its own scale), with
+    # that bone's rotation taken back out. The chain turns rigidly in it.
+    frame = matrices[:, 0, :3, :3] / scales[:, 0, None, :]
+    rigid = frame @ np.swapaxes(rotation_modes.quat_to_matrix(_unit(rotations[:, 0])), 1, 2)
+    to_rigid = np.linalg.inv(rigid)
+    origin = points[:, 0]
+
+    def local(p):
+        return np.einsum("nij,nj->ni", to_rigid, p - origin)
+
+    def direction(v):
+        return np.einsum("nij,nj->ni", to_rigid, v)
+
+    hinge = _hinge(batch, frame, points, n)
+    options = dict(batch.options)
+    if "softness" in options:  # a distance: into the rigid space's units
+        options["softness"] = np.asarray(options["softness"], dtype=np.float64) / np.cbrt(np.abs(np.linalg.det(rigid)))
+    common = dict(
+        pole=None if batch.pole is None else local(np.asarray(batch.pole, dtype=np.float64)),
+        pole_mask=batch.pole_mask if batch.pole is not None else None,
+        hinge=direction(hinge),
+        **options,
+    )
+    target = local(np.asarray(batch.target, dtype=np.float64))
+    joints = [local(points[:, i]) for i in range(k + 1)]
+    end_rotation = None
+    if k == 2:
+        solved = solve_two_bone_batch(joints[0], joints[1], joints[2], target, **common)
+        new_local = [joints[0], solved.knee, solved.end]
+    else:
+        if batch.end_rotation is None:
+            raise SolverError("three-bone chains need an end rotation")
+        end_rotation = np.asarray(batch.end_rotation, dtype=np.float64)
+        end_direction = rotation_modes.quat_to_matrix(_unit(end_rotation))[:, :, 1]
+        solved = solve_three_bone_batch(
+            *joints, target, direction(end_direction), natural=batch.natural, **common
+        )
+        new_local = [joints[0], solved.knee, solved.ankle, solved.tip]
+    new_points = np.stack([origin + np.einsum("nij,nj->ni", rigid, p) for p in new_local], axis=1)
+
+    stretching = np.broadcast_to(np.asarray(batch.options.get("mode", Reach.EXTEND)) == Reach.STRETCH, (n,))
+    ik = chain_local_rotations(matrices, scales, rotations, points, new_points, end_rotation, stretching)
+    influence = np.broadcast_to(np.asarray(batch.influence, dtype=np.float64), (n,))
+    blended = np.empty_like(ik.rotations)
+    for i in range(k):
+        blended[:, i] = rotation_modes.slerp(_unit(rotations[:, i]), ik.rotations[:, i], influence)
+    y_scale = 1.0 + influence[:, None] * (ik.y_scale - 1.0)
+    return ChainResult(blended, y_scale, new_points, solved.reached)
+
+
+def _unit(q: np.ndarray) -> np.ndarray:
+    n = np.linalg.norm(q, axis=-1, keepdims=True)
+    if not (n > 0.0).all():
+        raise SolverError("rotation quaternions must not be zero")
+    return q / n
+
+
+def _hinge(batch: ChainBatch, frame: np.ndarray, points: np.ndarray, n: int) -> np.ndarray:
+    """Hinge axis in armature space: the given local axis carried by the first bone's current frame,
+    else the current bend's normal, else none (zero). Zero where hinges are off."""
+    local_axis = np.zeros((n, 3)) if batch.hinge is None else np.asarray(batch.hinge, dtype=np.float64)
+    carried = np.einsum("nij,nj->ni", frame, local_axis)
+    upper, lower = points[:, 1] - points[:, 0], points[:, 2] - points[:, 1]
+    bend = np.cross(upper, lower)
+    straight = np.linalg.norm(bend, axis=1) <= STRAIGHT * np.linalg.norm(upper, axis=1) * np.linalg.norm(lower, axis=1)
+    current = np.where(straight[:, None], 0.0, bend)
+    given = np.linalg.norm(local_axis, axis=1) > 0.0
+    axis = np.where(given[:, None], carried, current)
+    use = np.broadcast_to(np.asarray(batch.use_hinge, bool), (n,))
+    return np.where(use[:, None], axis, 0.0)

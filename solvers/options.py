@@ -1,0 +1,58 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""How a chain behaves at the edge of its range: reach mode, soft IK, stretch and bend limits."""
+
+import enum
+import math
+from dataclasses import dataclass
+
+from .errors import SolverError
+
+#: Coordinates and lengths beyond this magnitude are rejected, so that no square overflows.
+COORDINATE_LIMIT = 1e12
+#: A bone shorter than this is a zero-length bone.
+MIN_LENGTH = 1e-12
+
+
+class Reach(enum.IntEnum):
+    """What a chain does when its target is out of range."""
+
+    EXTEND = 0  #: straighten toward a far target; fold, longer bone first, toward a near one
+    HOLD = 1  #: keep the current pose
+    STRETCH = 2  #: scale both bones (up to ``max_stretch``), then extend
+
+
+@dataclass(frozen=True, slots=True)
+class ReachOptions:
+    """Reach and hinge settings of one chain. Angles are in radians.
+
+    ``min_bend``/``max_bend`` limit the angle between the two bones (0 = straight, pi = folded
+    flat); ``softness`` is a distance: the effector eases in exponentially over the last
+    ``softness`` of the chain's reach, so the knee never snaps straight (0 = off).
+    ``stretch_start`` is the fraction of full reach at which STRETCH begins scaling the bones.
+    """
+
+    mode: Reach = Reach.EXTEND
+    softness: float = 0.0
+    max_stretch: float = 1.0
+    stretch_start: float = 1.0
+    min_bend: float = 0.0
+    max_bend: float = math.pi
+
+    def __post_init__(self):
+        try:  # stored as the enum member itself, so the solvers can compare by identity
+            object.__setattr__(self, "mode", Reach(self.mode))
+        except ValueError:
+            raise SolverError(f"reach mode must be one of {[m.name for m in Reach]}, not {self.mode!r}") from None
+        if not 0.0 <= self.softness < COORDINATE_LIMIT:
+            raise SolverError(f"softness must be a finite distance of zero or more, not {self.softness}")
+        if not 1.0 <= self.max_stretch < COORDINATE_LIMIT:
+            raise SolverError(f"max_stretch must be 1 or more, not {self.max_stretch}")
+        if not 0.0 < self.stretch_start <= 1.0:
+            raise SolverError(f"stretch_start must be in (0, 1], not {self.stretch_start}")
+        if not 0.0 <= self.min_bend <= self.max_bend <= math.pi:
+            raise SolverError(
+                f"bend limits must satisfy 0 <= min_bend <= max_bend <= pi, not {self.min_bend}, {self.max_bend}"
+            )
+
+
+DEFAULT_OPTIONS = ReachOptions()

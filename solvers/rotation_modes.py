@@ -1,0 +1,155 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Quaternions to and from the other rotation modes a pose bone can be in, for many rotations at once.
+
+Blender's Euler order names the axes in the order they are applied: ``'XYZ'`` is
+``Rz @ Ry @ Rx``; the angles are always stored as (x, y, z). Conversions here are float64
+(``mathutils`` is single precision) and can keep a sequence continuous: Euler angles nearest
+to the previous ones (choosing between the two equivalent triples and whole turns), and
+quaternions on the same hemisphere as the previous ones.
+"""
+
+import numpy as np
+
+from . import soa
+from .errors import SolverError
+
+EULER_ORDERS = ("XYZ", "XZY", "YXZ", "YZX", "ZXY", "ZYX")
+_AXIS = {"X": 0, "Y": 1, "Z": 2}
+_TAU = 2.0 * np.pi
+
+
+def _order(order: str) -> tuple[int, int, int, float]:
+    if order not in EULER_ORDERS:
+        raise SolverError(f"Euler order must be one of {', '.join(EULER_ORDERS)}, not {order!r}")
+    i, j, k = (_AXIS[a] for a in order)
+    parity = 1.0 if (j - i) % 3 == 1 else -1.0  # XYZ, YZX, ZXY are even
+    return i, j, k, parity
+
+
+def quat_to_matrix(q) -> np.ndarray:
+    """(N, 4) unit quaternions to (N, 3, 3) rotation matrices."""
+    return soa.join_matrices(soa.quat_to_mat(soa.split(q)))
+
+
+def matrix_to_quat(m) -> np.ndarray:
+    """(N, 3, 3) rotation matrices to (N, 4) unit quaternions."""
+    return soa.join(soa.mat_to_quat(soa.split_matrices(m)))
+
+
+def euler_to_quat(euler, order: str) -> np.ndarray:
+    """(N, 3) Euler angles (x, y, z) in ``order`` to (N, 4) quaternions."""
+    i, j, k, _ = _order(order)
+    euler = np.asarray(euler, dtype=np.float64)
+    parts = []
+    for axis in (i, j, k):
+        half = 0.5 * euler[:, axis]
+        q = np.zeros((len(euler), 4))
+        q[:, 0] = np.cos(half)
+        q[:, 1 + axis] = np.sin(half)
+        parts.append(soa.split(q))
+    # The first axis is applied first, so it is the rightmost factor.
+    return soa.join(soa.quat_mul(parts[2], soa.quat_mul(parts[1], parts[0])))
+
+
+def quat_to_euler(q, order: str, previous=None) -> np.ndarray:
+    """(N, 4) quaternions to (N, 3) Euler angles in ``order``.
+
+    With ``previous`` (N, 3), each result is the equivalent triple nearest to it, so keys and
+    repeated solves stay continuous instead of jumping by whole or half turns.
+    """
+    primary, alternative = _euler_candidates(np.asarray(q, dtype=np.float64), order)
+    if previous is None:
+        return primary
+    return _nearest(primary, alternative, np.asarray(previous, dtype=np.float64))
+
+
+def quat_to_euler_sequence(q, order: str, previous=None) -> np.ndarray:
+    """(F, N, 4) quaternions, frame by frame, to (F, N, 3) Euler angles continuous along F.
+
+    The first frame is nearest to ``previous`` (N, 3) when given.
+    """
+    q = np.asarray(q, dtype=np.float64)
+    frames, n = q.shape[:2]
+    primary, alternative = _euler_candidates(q.reshape(-1, 4), order)
+    primary, alternative = primary.reshape(frames, n, 3), alternative.reshape(frames, n, 3)
+    out = np.empty_like(primary)
+    last = primary[0] if previous is None else np.asarray(previous, dtype=np.float64)
+    for f in range(frames):
+        last = out[f] = _nearest(primary[f], alternative[f], last)
+    return out
+
+
+def _euler_candidates(q: np.ndarray, order: str) -> tuple[np.ndarray, np.ndarray]:
+    """The two equivalent Euler triples of each rotation: the principal one, with the middle
+    angle in [-pi/2, pi/2], and (first + pi, pi - middle, last + pi)."""
+    i, j, k, parity = _order(order)
+    m = quat_to_matrix(q)
+    first = np.arctan2(parity * m[:, k, j], m[:, k, k])
+    middle = np.arctan2(-parity * m[:, k, i], np.hypot(m[:, i, i], m[:, j, i]))
+    last = np.arctan2(parity * m[:, j, i], m[:, i, i])
+    primary, alternative = np.empty((len(m), 3)), np.empty((len(m), 3))
+    primary[:, i], primary[:, j], primary[:, k] = first, middle, last
+    alternative[:, i], alternative[:, j], alternative[:, k] = first + np.pi, np.pi - middle, last + np.pi
+    return primary, alternative
+
+
+def _nearest(primary: np.ndarray, alternative: np.ndarray, previous: np.ndarray) -> np.ndarray:
+    a, b = _nearest_turns(primary, previous), _nearest_turns(alternative, previous)
+    pick_b = np.abs(b - previous).sum(axis=1) < np.abs(a - previous).sum(axis=1)
+    return np.where(pick_b[:, None], b, a)
+
+
+def _nearest_turns(angles, previous):
+    return angles + _TAU * np.round((previous - angles) / _TAU)
+
+
+def quat_to_axis_angle(q) -> np.ndarray:
+    """(N, 4) quaternions to (N, 4) Blender axis-angle (angle, x, y, z); no rotation gives axis +Y."""
+    q = np.asarray(q, dtype=np.float64)
+    v = q[:, 1:]
+    s = np.linalg.norm(v, axis=1)
+    angle = 2.0 * np.arctan2(s, q[:, 0])
+    axis = np.where((s > 0.0)[:, None], v / np.where(s > 0.0, s, 1.0)[:, None], [0.0, 1.0, 0.0])
+    return np.column_stack([angle, axis])
+
+
+def axis_angle_to_quat(axis_angle) -> np.ndarray:
+    """(N, 4) Blender axis-angle (angle, x, y, z) to (N, 4) quaternions; a zero axis means no rotation."""
+    axis_angle = np.asarray(axis_angle, dtype=np.float64)
+    axis = axis_angle[:, 1:]
+    n = np.linalg.norm(axis, axis=1)
+    ok = n > 0.0
+    half = 0.5 * np.where(ok, axis_angle[:, 0], 0.0)
+    unit = axis / np.where(ok, n, 1.0)[:, None]
+    return np.column_stack([np.cos(half), unit * np.sin(half)[:, None]])
+
+
+def same_hemisphere(q, reference) -> np.ndarray:
+    """Each quaternion of ``q``, negated where that brings it nearer to ``reference`` (same rotation)."""
+    q = np.asarray(q, dtype=np.float64)
+    flip = np.einsum("ij,ij->i", q, np.asarray(reference, dtype=np.float64)) < 0.0
+    return np.where(flip[:, None], -q, q)
+
+
+def make_quat_continuous(q) -> np.ndarray:
+    """A sequence of (F, 4) quaternions with signs chosen so each is nearest the one before."""
+    q = np.array(q, dtype=np.float64)
+    flips = np.einsum("ij,ij->i", q[1:], q[:-1]) < 0.0
+    sign = np.concatenate([[1.0], np.where(np.cumsum(flips) % 2 == 1, -1.0, 1.0)])
+    return q * sign[:, None]
+
+
+def slerp(a, b, t) -> np.ndarray:
+    """Spherical interpolation from (N, 4) ``a`` to ``b`` by ``t`` (scalar or (N,)), along the shorter arc."""
+    a = np.asarray(a, dtype=np.float64)
+    b = same_hemisphere(b, a)
+    t = np.broadcast_to(np.asarray(t, dtype=np.float64), (len(a),))[:, None]
+    cos_angle = np.clip(np.einsum("ij,ij->i", a, b), -1.0, 1.0)[:, None]
+    angle = np.arccos(cos_angle)
+    sin_angle = np.sin(angle)
+    small = sin_angle < 1e-9
+    safe = np.where(small, 1.0, sin_angle)
+    wa = np.where(small, 1.0 - t, np.sin((1.0 - t) * angle) / safe)
+    wb = np.where(small, t, np.sin(t * angle) / safe)
+    out = wa * a + wb * b
+    return out / np.linalg.norm(out, axis=1, keepdims=True)

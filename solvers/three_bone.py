@@ -1,0 +1,118 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Closed-form three-bone IK (article 000): reduce to two bones by the end bone's given direction.
+
+The end bone must point along ``end_direction`` with its tip on the target, so the joint before
+it (the ankle, hock or wrist) must reach ``target - end_length * end_direction``; the first two
+bones solve for that point. The *natural* way also swivels the chain so that all joints lie in
+one plane with the end bone; the *simple* way lets the end bone copy the direction whatever
+plane the first two bones are in.
+"""
+
+import math
+from typing import NamedTuple
+
+from .errors import SolverError
+from .options import COORDINATE_LIMIT, DEFAULT_OPTIONS, MIN_LENGTH, ReachOptions
+from .two_bone import Vec3, solve_two_bone
+
+
+class ThreeBoneSolution(NamedTuple):
+    knee: Vec3
+    ankle: Vec3
+    tip: Vec3
+    reached: bool  #: the tip is on the target
+    stretch: float  #: factor the first two bones were scaled by
+    roll: float  #: swivel of the knee about the root-ankle axis, from where it was (radians)
+    end_angle: float  #: angle from the lower bone to the end bone (theta 2), signed about the knee's bend axis
+    held: bool = False  #: out of reach in HOLD mode: the input pose is returned unchanged
+
+
+def solve_three_bone(
+    root: Vec3,
+    knee: Vec3,
+    ankle: Vec3,
+    tip: Vec3,
+    target: Vec3,
+    end_direction: Vec3,
+    pole: Vec3 | None = None,
+    hinge: Vec3 | None = None,
+    natural: bool = True,
+    options: ReachOptions = DEFAULT_OPTIONS,
+) -> ThreeBoneSolution:
+    """New knee, ankle and tip positions putting the tip on ``target`` with the end bone along ``end_direction``.
+
+    ``pole`` and ``hinge`` act as in :func:`.two_bone.solve_two_bone`; a pole takes precedence
+    over the natural plane. With HOLD and an unreachable target, the pose is kept.
+    """
+    ex, ey, ez = end_direction
+    n = math.sqrt(ex * ex + ey * ey + ez * ez)
+    if not n < COORDINATE_LIMIT:
+        raise SolverError(f"end direction must be finite, got {end_direction}")
+    if n == 0.0:
+        raise SolverError("end direction must not be the zero vector")
+    ex, ey, ez = ex / n, ey / n, ez / n
+    jx, jy, jz = ankle
+    px, py, pz = tip
+    end_length = math.sqrt((px - jx) ** 2 + (py - jy) ** 2 + (pz - jz) ** 2)
+    if not MIN_LENGTH <= end_length < COORDINATE_LIMIT:
+        raise SolverError(f"end bone must have a finite, non-zero length, not {end_length:g}")
+    tx, ty, tz = target
+    wrist_goal = (tx - end_length * ex, ty - end_length * ey, tz - end_length * ez)
+    plane = (ex, ey, ez) if natural else None
+    two = solve_two_bone(root, knee, ankle, wrist_goal, pole=pole, hinge=hinge, plane=plane, options=options)
+    if two.held:
+        new_tip = (px, py, pz)
+    else:
+        new_tip = (two.end[0] + end_length * ex, two.end[1] + end_length * ey, two.end[2] + end_length * ez)
+    return ThreeBoneSolution(
+        two.knee,
+        two.end,
+        new_tip,
+        two.reached,
+        two.stretch,
+        _roll(root, knee, ankle, two.knee, two.end),
+        _end_angle(root, two.knee, two.end, new_tip),
+        two.held,
+    )
+
+
+def _sub(a, b):
+    return (a[0] - b[0], a[1] - b[1], a[2] - b[2])
+
+
+def _dot(a, b):
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+
+
+def _cross(a, b):
+    return (a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0])
+
+
+def _offset_from_axis(point, root, axis):
+    """Part of ``point - root`` perpendicular to the (not necessarily unit) ``axis``."""
+    v = _sub(point, root)
+    k = _dot(v, axis) / _dot(axis, axis)
+    return (v[0] - k * axis[0], v[1] - k * axis[1], v[2] - k * axis[2])
+
+
+def _roll(root, old_knee, old_ankle, new_knee, new_ankle) -> float:
+    """Signed angle about the new root-ankle axis from the old knee's side to the new knee's side."""
+    old_axis, new_axis = _sub(old_ankle, root), _sub(new_ankle, root)
+    if _dot(old_axis, old_axis) == 0.0 or _dot(new_axis, new_axis) == 0.0:
+        return 0.0
+    before = _offset_from_axis(old_knee, root, new_axis)
+    after = _offset_from_axis(new_knee, root, new_axis)
+    sin_part = _dot(_cross(before, after), new_axis) / math.sqrt(_dot(new_axis, new_axis))
+    return math.atan2(sin_part, _dot(before, after))
+
+
+def _end_angle(root, knee, ankle, tip) -> float:
+    """Angle from the lower bone to the end bone, signed by the knee's bend axis."""
+    lower, end = _sub(ankle, knee), _sub(tip, ankle)
+    bend_axis = _cross(_sub(knee, root), lower)
+    turn = _cross(lower, end)
+    norm = math.sqrt(_dot(bend_axis, bend_axis))
+    sin_part = math.sqrt(_dot(turn, turn))
+    if norm > 0.0:
+        sin_part = _dot(turn, bend_axis) / norm
+    return math.atan2(sin_part, _dot(lower, end))

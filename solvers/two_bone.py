@@ -1,0 +1,216 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Closed-form two-bone IK in 3D, scalar float64 (the "position system": joint positions out).
+
+The knee lies on the circle where the sphere around the root (radius = upper length) meets the
+sphere around the effector goal (radius = lower length). Which point of that circle, the
+*swivel*, is chosen in this order: the pole's side of the root-goal line; else, for a chain
+whose end direction is given, the plane holding that direction (three-bone "natural" way);
+else the point closest to the current knee, so the knee moves least. A hinge axis, when given,
+then vetoes any choice that would bend the knee backwards: the knee goes to the forward side
+of its hinge plane instead.
+
+All points are in one space in which the chain is rigid (the armature space of a rig whose
+limb parents are not scaled non-uniformly, or the limb's parent space). The same maths over
+many limbs at once lives in :mod:`.batch`.
+"""
+
+from math import exp, pi, sin, sqrt
+from typing import NamedTuple
+
+from .errors import SolverError
+from .options import COORDINATE_LIMIT, DEFAULT_OPTIONS, MIN_LENGTH, Reach, ReachOptions
+from .rotation import any_perpendicular
+
+Vec3 = tuple[float, float, float]
+
+#: A swivel direction shorter than this fraction of the limb's length counts as undefined
+#: (a pole on the root-goal line, a knee on it, a hinge axis along it).
+DEGENERATE = 1e-9
+
+
+class TwoBoneSolution(NamedTuple):
+    knee: Vec3
+    end: Vec3
+    reached: bool  #: the end is on the target
+    stretch: float  #: factor both bones were scaled by (1 = not stretched)
+    held: bool = False  #: out of reach in HOLD mode: the input pose is returned unchanged
+
+
+def bend_range(upper: float, lower: float, options: ReachOptions) -> tuple[float, float]:
+    """Shortest and longest root-to-end distance the bend limits allow."""
+    total = upper + lower
+    if options.min_bend == 0.0:
+        longest = total
+    else:
+        s = sin(0.5 * options.min_bend)
+        longest = sqrt(max(total * total - 4.0 * upper * lower * s * s, 0.0))
+    if options.max_bend == pi:
+        shortest = abs(upper - lower)
+    else:
+        s = sin(0.5 * options.max_bend)
+        shortest = sqrt(max(total * total - 4.0 * upper * lower * s * s, 0.0))
+    return shortest, longest
+
+
+def reach_distance(
+    distance: float, upper: float, lower: float, options: ReachOptions
+) -> tuple[float, float, bool] | None:
+    """Apply stretch, soft IK and the reach range to a root-to-target distance.
+
+    Returns where the effector goes (its distance from the root along the target direction),
+    the stretch factor and whether that is the target itself; ``None`` when the mode is HOLD
+    and the target is out of range.
+    """
+    shortest, longest = bend_range(upper, lower, options)
+    stretch = 1.0
+    mode = options.mode
+    if mode is Reach.STRETCH:
+        start = options.stretch_start * longest
+        if distance > start:
+            stretch = distance / start
+            if stretch > options.max_stretch:
+                stretch = options.max_stretch
+            shortest *= stretch
+            longest *= stretch
+    if distance > longest:
+        result, reached = longest, False
+    elif distance < shortest:
+        result, reached = shortest, False
+    else:
+        result, reached = distance, True
+    if not reached and mode is Reach.HOLD:
+        return None
+    softness = options.softness
+    if softness > 0.0:
+        softness = min(softness, longest - shortest)
+        if softness > 0.0 and distance > longest - softness:
+            # Exponential approach: value and slope match at the start of the soft zone,
+            # and the full reach is only met at infinity.
+            result = longest - softness * exp((longest - softness - distance) / softness)
+            reached = False
+    return result, stretch, reached
+
+
+def solve_two_bone(
+    root: Vec3,
+    knee: Vec3,
+    end: Vec3,
+    target: Vec3,
+    pole: Vec3 | None = None,
+    hinge: Vec3 | None = None,
+    plane: Vec3 | None = None,
+    options: ReachOptions = DEFAULT_OPTIONS,
+) -> TwoBoneSolution:
+    """New knee and end positions that put the end on ``target`` (or as near as the options allow).
+
+    ``root``, ``knee``, ``end`` are the current joint positions; the bone lengths are their
+    distances. ``pole`` is a point the knee should point toward. ``hinge`` is the knee's hinge
+    axis: the solution bends so that ``(knee - root) x (end - knee)`` points along it, never
+    against it. ``plane`` is a direction the knee plane must contain (used by the three-bone
+    solver). Raises :class:`SolverError` for non-finite or huge coordinates and zero-length bones.
+    """
+    ax, ay, az = root
+    bx, by, bz = knee
+    cx, cy, cz = end
+    tx, ty, tz = target
+    if pole is not None or hinge is not None or plane is not None:
+        for name, vector in (("pole", pole), ("hinge", hinge), ("plane", plane)):
+            if vector is not None and not abs(vector[0]) + abs(vector[1]) + abs(vector[2]) < COORDINATE_LIMIT:
+                raise SolverError(f"{name} must be finite and within ±{COORDINATE_LIMIT:g}, got {vector}")
+    # Every input coordinate enters one of these lengths, so a NaN or infinity shows up in them.
+    upper = sqrt((bx - ax) * (bx - ax) + (by - ay) * (by - ay) + (bz - az) * (bz - az))
+    lower = sqrt((cx - bx) * (cx - bx) + (cy - by) * (cy - by) + (cz - bz) * (cz - bz))
+    dx, dy, dz = tx - ax, ty - ay, tz - az
+    distance = sqrt(dx * dx + dy * dy + dz * dz)
+    if not (upper < COORDINATE_LIMIT and lower < COORDINATE_LIMIT and distance < COORDINATE_LIMIT):
+        raise SolverError(f"joint and target coordinates must be finite and within ±{COORDINATE_LIMIT:g}")
+    if upper < MIN_LENGTH or lower < MIN_LENGTH:
+        raise SolverError(f"bones must have non-zero length (upper {upper:g}, lower {lower:g})")
+
+    # Unit direction from the root to the target; a target on the root keeps the current aim.
+    if distance == 0.0:
+        dx, dy, dz = cx - ax, cy - ay, cz - az
+        n = sqrt(dx * dx + dy * dy + dz * dz)
+        if n == 0.0:  # end folded back onto the root: aim along the upper bone
+            dx, dy, dz, n = bx - ax, by - ay, bz - az, upper
+        dx, dy, dz = dx / n, dy / n, dz / n
+    else:
+        dx, dy, dz = dx / distance, dy / distance, dz / distance
+
+    reach = reach_distance(distance, upper, lower, options)
+    if reach is None:
+        return TwoBoneSolution((bx, by, bz), (cx, cy, cz), False, 1.0, True)
+    length, stretch, reached = reach
+    l1, l2 = upper * stretch, lower * stretch
+
+    # Circle of possible knees: centre at `along` from the root on the axis, radius `radius`.
+    # Heron's form keeps the radius accurate near full extension, where l1 + l2 - length is
+    # a small difference of nearly equal numbers.
+    if length > 0.0:
+        along = (length * length + (l1 - l2) * (l1 + l2)) / (2.0 * length)
+        area4 = (l1 + l2 + length) * (length + l2 - l1) * (length + l1 - l2) * (l1 + l2 - length)
+        radius = sqrt(area4) / (2.0 * length) if area4 > 0.0 else 0.0
+    else:  # equal bones folded flat onto the root
+        along, radius = 0.0, l1
+
+    if pole is None and hinge is None and plane is None:  # the common case, inlined: least motion
+        ox, oy, oz = bx - ax, by - ay, bz - az
+        k = ox * dx + oy * dy + oz * dz
+        ux, uy, uz = ox - k * dx, oy - k * dy, oz - k * dz
+        n = sqrt(ux * ux + uy * uy + uz * uz)
+        if n > DEGENERATE * (upper + lower):
+            ux, uy, uz = ux / n, uy / n, uz / n
+        else:
+            ux, uy, uz = any_perpendicular((dx, dy, dz))
+    else:
+        ux, uy, uz = _swivel((dx, dy, dz), root, knee, pole, hinge, plane, DEGENERATE * (upper + lower))
+    return TwoBoneSolution(
+        (ax + along * dx + radius * ux, ay + along * dy + radius * uy, az + along * dz + radius * uz),
+        (ax + length * dx, ay + length * dy, az + length * dz),
+        reached,
+        stretch,
+    )
+
+
+def _perpendicular_unit(vx: float, vy: float, vz: float, d: Vec3, eps: float) -> Vec3 | None:
+    """The unit part of ``v`` perpendicular to the unit ``d``, or None if shorter than ``eps``."""
+    dx, dy, dz = d
+    k = vx * dx + vy * dy + vz * dz
+    px, py, pz = vx - k * dx, vy - k * dy, vz - k * dz
+    n = sqrt(px * px + py * py + pz * pz)
+    if n <= eps:
+        return None
+    return (px / n, py / n, pz / n)
+
+
+def _swivel(d: Vec3, root: Vec3, knee: Vec3, pole, hinge, plane, eps: float) -> Vec3:
+    """Unit direction, perpendicular to the axis ``d``, from the knee circle's centre to the knee."""
+    ax, ay, az = root
+    if pole is not None:
+        chosen = _perpendicular_unit(pole[0] - ax, pole[1] - ay, pole[2] - az, d, eps)
+        if chosen is not None:  # the pole's side is the allowed side by definition
+            return chosen
+    forward = None
+    if hinge is not None:
+        # The knee offset u bends the chain about (u x d) * const, so the forward side of the
+        # hinge axis h is u = d x h.
+        hx, hy, hz = hinge
+        dx, dy, dz = d
+        scale = DEGENERATE * sqrt(hx * hx + hy * hy + hz * hz)
+        forward = _perpendicular_unit(dy * hz - dz * hy, dz * hx - dx * hz, dx * hy - dy * hx, d, scale)
+    current = _perpendicular_unit(knee[0] - ax, knee[1] - ay, knee[2] - az, d, eps)
+    chosen = None
+    if plane is not None:
+        px, py, pz = plane
+        chosen = _perpendicular_unit(px, py, pz, d, DEGENERATE * sqrt(px * px + py * py + pz * pz))
+        if chosen is not None:
+            side = forward if forward is not None else current
+            if side is not None and chosen[0] * side[0] + chosen[1] * side[1] + chosen[2] * side[2] < 0.0:
+                chosen = (-chosen[0], -chosen[1], -chosen[2])
+    if chosen is None:
+        chosen = current
+    if forward is not None and (
+        chosen is None or chosen[0] * forward[0] + chosen[1] * forward[1] + chosen[2] * forward[2] < 0.0
+    ):
+        chosen = forward
+    return chosen if chosen is not None else any_perpendicular(d)
