@@ -48,9 +48,16 @@ def parse(bone_name: str) -> tuple[str, str] | None:
     and the last words must spell a role: "mixamorig:LeftUpLeg", "J_Bip_L_UpperLeg",
     "thigh_fk.L" and "calf_r" all parse, "thigh_ik.L" and "thigh_twist_01_l" do not.
     """
+    parsed = _parse(bone_name)
+    return parsed[:2] if parsed else None
+
+
+def _parse(bone_name: str) -> tuple[str, str, tuple[str, ...]] | None:
+    """``(side, role, qualifier)``: the qualifier is the words before the role ("front" in "front_thigh.L")."""
     if _HELPER_PREFIX.match(bone_name):
         return None
-    words = [w for part in _SEPARATORS.split(bone_name) for w in _WORDS.findall(part)]
+    name = bone_name.rsplit(":", 1)[-1]  # mixamorig:, Character1: … namespaces
+    words = [w for part in _SEPARATORS.split(name) for w in _WORDS.findall(part)]
     sides = [_SIDES[w.lower()] for w in words if w.lower() in _SIDES]
     if len(sides) != 1:
         return None
@@ -58,35 +65,46 @@ def parse(bone_name: str) -> tuple[str, str] | None:
     for start in range(len(rest)):
         role = _ROLE_OF.get("".join(rest[start:]))
         if role:
-            return sides[0], role
+            return sides[0], role, tuple(rest[:start])
     return None
 
 
 def find_limbs(armature: bpy.types.Armature) -> list[FoundLimb]:
-    """Every arm and leg of ``armature`` that its bone names and hierarchy agree on, at most one per side."""
-    by_role: dict[tuple[str, str], list[bpy.types.Bone]] = {}
+    """Every arm and leg of ``armature`` that its bone names and hierarchy agree on.
+
+    Several chains on one side (a quadruped's front and hind legs) are told apart by the words
+    their names do not share: ``front_leg.L`` and ``leg.L``.
+    """
+    by_role: dict[tuple[str, str], list[tuple[bpy.types.Bone, tuple[str, ...]]]] = {}
     for bone in armature.bones:
-        parsed = parse(bone.name)
+        parsed = _parse(bone.name)
         if parsed:
-            by_role.setdefault(parsed, []).append(bone)
+            by_role.setdefault(parsed[:2], []).append((bone, parsed[2]))
     found = []
     for kind, (upper_role, lower_role, end_role) in LIMBS:
         for side in ("L", "R"):
-            best = None
-            for upper in by_role.get((side, upper_role), []):
-                for lower in by_role.get((side, lower_role), []):
+            candidates = []
+            for upper, qualifier in by_role.get((side, upper_role), []):
+                for lower, _ in by_role.get((side, lower_role), []):
                     gap = _gap(upper, lower)
                     if gap is None:
                         continue
-                    ends = [(e, _gap(lower, e)) for e in by_role.get((side, end_role), [])]
+                    ends = [(e, _gap(lower, e)) for e, _ in by_role.get((side, end_role), [])]
                     ends = [(e, g) for e, g in ends if g is not None]
                     end, end_gap = min(ends, key=lambda item: item[1]) if ends else (None, MAX_GAP + 1)
                     score = (0 if end else 1, gap + end_gap, _fk_preference(upper, lower, end))
-                    if best is None or score < best[0]:
-                        best = (score, upper, lower, end)
-            if best:
-                _, upper, lower, end = best
-                found.append(FoundLimb(f"{kind}.{side}", upper.name, lower.name, end.name if end else ""))
+                    candidates.append((score, upper, lower, end, qualifier))
+            chosen, used = [], set()
+            for _, upper, lower, end, qualifier in sorted(candidates, key=lambda c: c[0]):
+                bones = {upper.name, lower.name} | ({end.name} if end else set())
+                if not bones & used:
+                    chosen.append((upper, lower, end, qualifier))
+                    used |= bones
+            shared = set.intersection(*(set(c[3]) for c in chosen)) if chosen else set()
+            for upper, lower, end, qualifier in chosen:
+                words = [w for w in qualifier if w not in shared] if len(chosen) > 1 else []
+                name = "_".join([*words, kind]) + f".{side}"
+                found.append(FoundLimb(name, upper.name, lower.name, end.name if end else ""))
     return found
 
 

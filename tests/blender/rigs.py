@@ -1,0 +1,176 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Rigs and scenes the Blender tests run on: Blender's own metarigs, imported BVH and glTF, and a
+configurable leg for the awkward cases (bone rolls, unconnected joints, rotation modes, scale)."""
+
+import math
+from pathlib import Path
+
+import bpy
+import numpy as np
+from mathutils import Matrix, Vector
+
+
+def human_metarig() -> bpy.types.Object:
+    bpy.ops.object.armature_human_metarig_add()
+    return bpy.context.object
+
+
+def quadruped_metarig() -> bpy.types.Object:
+    bpy.ops.object.armature_basic_quadruped_metarig_add()
+    return bpy.context.object
+
+
+def leg_armature(
+    name: str = "Leg",
+    rolls=(0.0, 0.0, 0.0),
+    connected: bool = True,
+    modes=("QUATERNION", "QUATERNION", "QUATERNION"),
+    straight: bool = False,
+    side: str = "L",
+) -> bpy.types.Object:
+    """hips → thigh → shin → foot → toe, about a metre tall, bent forward at the knee unless ``straight``.
+
+    ``rolls`` (radians) for thigh, shin, foot; unconnected shins start 2 cm off the thigh's tail.
+    """
+    armature = bpy.data.armatures.new(name)
+    obj = bpy.data.objects.new(name, armature)
+    bpy.context.scene.collection.objects.link(obj)
+    bpy.context.view_layer.objects.active = obj
+    bpy.ops.object.mode_set(mode="EDIT")
+    bones = armature.edit_bones
+    x = 0.1 if side == "L" else -0.1
+    knee_forward = 0.0 if straight else -0.04
+    hips = bones.new("hips")
+    hips.head, hips.tail = (0.0, 0.0, 1.0), (0.0, 0.0, 1.15)
+    thigh = bones.new(f"thigh.{side}")
+    thigh.head, thigh.tail = (x, 0.0, 0.95), (x, knee_forward, 0.5)
+    thigh.parent, thigh.roll = hips, rolls[0]
+    shin = bones.new(f"shin.{side}")
+    shin.head = thigh.tail if connected else Vector(thigh.tail) + Vector((0.02, 0.0, -0.01))
+    shin.tail = (x, 0.0, 0.08)
+    shin.parent, shin.roll, shin.use_connect = thigh, rolls[1], connected
+    foot = bones.new(f"foot.{side}")
+    foot.head, foot.tail = shin.tail, (x, -0.14, 0.02)
+    foot.parent, foot.roll, foot.use_connect = shin, rolls[2], True
+    toe = bones.new(f"toe.{side}")
+    toe.head, toe.tail = foot.tail, (x, -0.2, 0.02)
+    toe.parent, toe.use_connect = foot, True
+    bpy.ops.object.mode_set(mode="POSE")
+    for bone_name, mode in zip((f"thigh.{side}", f"shin.{side}", f"foot.{side}"), modes):
+        obj.pose.bones[bone_name].rotation_mode = mode
+    return obj
+
+
+BVH = """HIERARCHY
+ROOT Hips
+{{
+  OFFSET 0.0 0.0 0.0
+  CHANNELS 6 Xposition Yposition Zposition Zrotation Xrotation Yrotation
+{legs}
+}}
+MOTION
+Frames: {frames}
+Frame Time: 0.0333333
+{motion}
+"""
+
+BVH_LEG = """  JOINT {Side}UpLeg
+  {{
+    OFFSET {x} 0.0 0.0
+    CHANNELS 3 Zrotation Xrotation Yrotation
+    JOINT {Side}Leg
+    {{
+      OFFSET 0.0 -45.0 0.0
+      CHANNELS 3 Zrotation Xrotation Yrotation
+      JOINT {Side}Foot
+      {{
+        OFFSET 0.0 -42.0 0.0
+        CHANNELS 3 Zrotation Xrotation Yrotation
+        JOINT {Side}ToeBase
+        {{
+          OFFSET 0.0 -6.0 14.0
+          CHANNELS 3 Zrotation Xrotation Yrotation
+          End Site
+          {{
+            OFFSET 0.0 0.0 5.0
+          }}
+        }}
+      }}
+    }}
+  }}"""
+
+
+def bvh_rig(folder: Path, frames: int = 10) -> bpy.types.Object:
+    """A CMU-named two-leg BVH, written here and read by Blender's own importer.
+
+    Its rest pose has perfectly straight legs (as motion capture often does); the motion bends
+    the knees. The importer gives Euler bones (rotation mode from the channel order) and
+    whatever bone rolls it computes.
+    """
+    legs = "\n".join(BVH_LEG.format(Side=s, x=x) for s, x in (("Left", 9.0), ("Right", -9.0)))
+    lines = []
+    for f in range(frames):
+        bend = 20.0 + 30.0 * math.sin(f / max(frames - 1, 1) * math.pi)
+        leg = f"{0.0} {-bend * 0.5} {0.0} {0.0} {bend} {0.0} {0.0} {-bend * 0.5} {0.0} {0.0} {0.0} {0.0}"
+        lines.append(f"0.0 93.0 0.0 0.0 0.0 0.0 {leg} {leg}")
+    path = folder / "walk.bvh"
+    path.write_text(BVH.format(legs=legs, frames=frames, motion="\n".join(lines)))
+    bpy.ops.import_anim.bvh(filepath=str(path), global_scale=0.01, rotate_mode="NATIVE", update_scene_duration=True)
+    return bpy.context.object
+
+
+def gltf_rig(folder: Path) -> bpy.types.Object:
+    """The leg rig with a skinned mesh, exported to glTF and read back by Blender's glTF importer:
+    disconnected bones whose tails are the importer's guesses."""
+    rig = leg_armature("Exported")
+    bpy.ops.object.mode_set(mode="OBJECT")
+    bpy.ops.mesh.primitive_cylinder_add(radius=0.06, depth=1.0, location=(0.1, 0.0, 0.5), vertices=8)
+    mesh = bpy.context.object
+    mesh.select_set(True)
+    rig.select_set(True)
+    bpy.context.view_layer.objects.active = rig
+    bpy.ops.object.parent_set(type="ARMATURE_AUTO")
+    path = folder / "leg.glb"
+    bpy.ops.export_scene.gltf(filepath=str(path), export_format="GLB", use_selection=True)
+    bpy.ops.wm.read_homefile(app_template="")
+    bpy.ops.import_scene.gltf(filepath=str(path))
+    return next(o for o in bpy.context.scene.objects if o.type == "ARMATURE")
+
+
+def empty(name: str = "Target", location=(0.0, 0.0, 0.0)) -> bpy.types.Object:
+    obj = bpy.data.objects.new(name, None)
+    obj.location = location
+    bpy.context.scene.collection.objects.link(obj)
+    return obj
+
+
+def evaluated(obj: bpy.types.Object) -> bpy.types.Object:
+    return obj.evaluated_get(bpy.context.evaluated_depsgraph_get())
+
+
+def world_tip(obj: bpy.types.Object, bone_name: str) -> np.ndarray:
+    """World position of a bone's tail in the evaluated pose (what the viewport shows)."""
+    rig = evaluated(obj)
+    return np.array(rig.matrix_world @ rig.pose.bones[bone_name].tail)
+
+
+def world_matrix(obj: bpy.types.Object, bone_name: str | None = None) -> np.ndarray:
+    rig = evaluated(obj)
+    matrix = rig.matrix_world @ rig.pose.bones[bone_name].matrix if bone_name else rig.matrix_world
+    return np.array(matrix)
+
+
+def pose_snapshot(obj: bpy.types.Object) -> np.ndarray:
+    """Every bone's evaluated pose matrix, to show a pose did (or did not) change."""
+    rig = evaluated(obj)
+    return np.array([np.array(pb.matrix) for pb in rig.pose.bones])
+
+
+def enter_pose_mode(obj: bpy.types.Object) -> None:
+    bpy.context.view_layer.objects.active = obj
+    if bpy.context.mode != "POSE":
+        bpy.ops.object.mode_set(mode="POSE")
+
+
+def place(obj: bpy.types.Object, matrix) -> None:
+    obj.matrix_world = Matrix(matrix)
