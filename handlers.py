@@ -14,11 +14,14 @@ from .rig import live
 
 @persistent
 def limb_ik_frame_change_pre(scene, depsgraph=None):
-    live.restore_scene(scene)
+    if not live.is_suspended():
+        live.restore_scene(scene)
 
 
 @persistent
 def limb_ik_frame_change_post(scene, depsgraph):
+    if live.is_suspended():
+        return
     for obj in live.live_rigs(scene):
         live.solve_live(obj, depsgraph)
 

@@ -1,9 +1,9 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """Operators (``limb_ik.*``): poll, call the rig layer, report. No solving logic lives here."""
 
-from . import limbs, solve
+from . import bake, limbs, solve
 
-_modules = (limbs, solve)
+_modules = (limbs, solve, bake)
 
 
 def register():

@@ -8,6 +8,7 @@ was there before, before each frame change and before saving, unless someone has
 them since (a key, a driver, the animator).
 """
 
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import bpy
@@ -28,6 +29,22 @@ class _Written:
 
 
 _written: dict[int, _Written] = {}  # by Object.session_uid
+_suspended = 0
+
+
+@contextmanager
+def suspended():
+    """Within this block frame changes show the animated pose: live solving is paused (a bake reads FK)."""
+    global _suspended
+    _suspended += 1
+    try:
+        yield
+    finally:
+        _suspended -= 1
+
+
+def is_suspended() -> bool:
+    return _suspended > 0
 
 
 def live_rigs(scene: bpy.types.Scene):

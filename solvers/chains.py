@@ -12,7 +12,7 @@ armature's space:
 3. influence blends each bone from its animated (FK) rotation to the IK one.
 """
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import NamedTuple
 
 import numpy as np
@@ -52,6 +52,24 @@ class ChainBatch:
     natural: np.ndarray | bool = False
     influence: np.ndarray | float = 1.0
     options: dict = field(default_factory=dict)  #: mode, softness, max_stretch, stretch_start, min_bend, max_bend
+
+
+def stack(batches: list[ChainBatch]) -> ChainBatch:
+    """One batch holding the rows of several, in order (a limb set at many frames, for a bake)."""
+    counts = [len(b.matrices) for b in batches]
+
+    def rows(value, count):  # a setting as ``count`` rows; scalars are broadcast
+        array = np.asarray(value)
+        return np.broadcast_to(array, (count, *array.shape[1:])) if array.ndim else np.full(count, array)
+
+    def join(values):
+        if values[0] is None:
+            return None
+        if isinstance(values[0], dict):
+            return {key: join([v[key] for v in values]) for key in values[0]}
+        return np.concatenate([rows(v, c) for v, c in zip(values, counts)])
+
+    return ChainBatch(**{f.name: join([getattr(b, f.name) for b in batches]) for f in fields(ChainBatch)})
 
 
 class ChainResult(NamedTuple):

@@ -1,0 +1,92 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The Bake operator: the solved pose keyed over a frame range, with a progress bar."""
+
+import bpy
+from bpy.props import BoolProperty, EnumProperty, IntProperty
+
+from ..rig.bake import bake
+from ..rig.errors import LimbError
+from .common import names, poll_armature, run
+
+LIMB_CHOICES = (
+    ("ENABLED", "Enabled", "Every enabled limb"),
+    ("SELECTED", "Selected", "Enabled limbs with a selected bone"),
+    ("ACTIVE", "Active", "The active limb only"),
+)
+
+
+def chosen_limbs(context, which: str) -> list:
+    settings = context.object.limb_ik
+    if which == "ACTIVE":
+        if settings.active_limb is None:
+            raise LimbError(f"Armature '{context.object.name}' has no active limb.")
+        return [settings.active_limb]
+    limbs = [limb for limb in settings.limbs if limb.enabled]
+    if which == "SELECTED":
+        selected = {pb.name for pb in context.selected_pose_bones or []}
+        limbs = [limb for limb in limbs if selected & {limb.upper_bone, limb.lower_bone, limb.end_bone}]
+        if not limbs:
+            raise LimbError("No enabled limb has a selected bone; select bones of the limbs to bake in Pose Mode.")
+    return limbs
+
+
+class LIMB_IK_OT_bake(bpy.types.Operator):
+    """Key the solved pose over a frame range on the limb bones' rotation channels only, leaving every
+    other key as it is"""
+
+    bl_idname = "limb_ik.bake"
+    bl_label = "Bake IK to Keys"
+    bl_options = {"REGISTER", "UNDO"}
+
+    limbs: EnumProperty(name="Limbs", description="Which limbs to bake", items=LIMB_CHOICES, default="ENABLED")
+    use_scene_range: BoolProperty(name="Scene Range", description="Bake the scene's frame range", default=True)
+    frame_start: IntProperty(name="Start", description="First frame to bake", default=1)
+    frame_end: IntProperty(name="End", description="Last frame to bake", default=250)
+    step: IntProperty(name="Step", description="Key every this many frames (the last frame is always keyed)",
+                      default=1, min=1, soft_max=10)  # fmt: skip
+    turn_off_live: BoolProperty(
+        name="Turn Off Live",
+        description="Switch the rig's live solving off afterwards, so the keys play back as baked",
+        default=True,
+    )
+
+    @classmethod
+    def poll(cls, context):
+        return poll_armature(cls, context, needs_limbs=True)
+
+    def invoke(self, context, event):
+        return context.window_manager.invoke_props_dialog(self)
+
+    def draw(self, context):
+        layout = self.layout
+        layout.use_property_split = True
+        layout.prop(self, "limbs")
+        layout.prop(self, "use_scene_range")
+        column = layout.column(align=True)
+        column.active = not self.use_scene_range
+        column.prop(self, "frame_start")
+        column.prop(self, "frame_end")
+        layout.prop(self, "step")
+        layout.prop(self, "turn_off_live")
+
+    def execute(self, context):
+        scene, window_manager = context.scene, context.window_manager
+        start, end = (scene.frame_start, scene.frame_end) if self.use_scene_range else (self.frame_start, self.frame_end)
+
+        def work():
+            window_manager.progress_begin(0, 100)
+            try:
+                report = bake(context.object, chosen_limbs(context, self.limbs), start, end, self.step,
+                              self.turn_off_live, lambda done: window_manager.progress_update(int(100 * done)))  # fmt: skip
+            finally:
+                window_manager.progress_end()
+            text = f"Baked {names(report.limbs)}: {report.keys} keys over {report.frames} frames"
+            if report.unreached:
+                text += "; out of reach on " + names(f"{k} ({v} frames)" for k, v in report.unreached.items())
+            return text
+
+        return run(self, work)
+
+
+classes = (LIMB_IK_OT_bake,)
+register, unregister = bpy.utils.register_classes_factory(classes)

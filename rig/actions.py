@@ -1,0 +1,168 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Keyframes in bulk, on every supported Blender: legacy actions (4.2, 4.3) and slotted actions (4.4+).
+
+Blender 4.4 moved an action's F-curves into a channelbag per slot (5.0 removed
+``Action.fcurves``); all F-curve access goes through :func:`fcurves`. Keys are written as whole
+arrays, and an :class:`ActionEdit` remembers every F-curve it touches so a failure puts the
+action back exactly as it was.
+"""
+
+from dataclasses import dataclass, field
+
+import bpy
+import numpy as np
+
+SLOTTED = bpy.app.version >= (4, 4, 0)
+if SLOTTED:
+    from bpy_extras import anim_utils
+
+#: Every stored attribute of a keyframe, with its width; together they restore a key bit for bit.
+KEY_FIELDS = (
+    ("co", 2, np.float32),
+    ("handle_left", 2, np.float32),
+    ("handle_right", 2, np.float32),
+    ("interpolation", 1, np.int32),
+    ("handle_left_type", 1, np.int32),
+    ("handle_right_type", 1, np.int32),
+    ("easing", 1, np.int32),
+    ("back", 1, np.float32),
+    ("amplitude", 1, np.float32),
+    ("period", 1, np.float32),
+    ("type", 1, np.int32),
+    ("select_control_point", 1, np.int32),
+    ("select_left_handle", 1, np.int32),
+    ("select_right_handle", 1, np.int32),
+)
+_KEYFRAME = bpy.types.Keyframe.bl_rna.properties
+# Values a key inserted in Blender gets; FCurveKeyframePoints.add() leaves some at zero.
+NEW_KEY = {
+    "interpolation": _KEYFRAME["interpolation"].enum_items["BEZIER"].value,
+    "handle_left_type": _KEYFRAME["handle_left_type"].enum_items["AUTO_CLAMPED"].value,
+    "handle_right_type": _KEYFRAME["handle_right_type"].enum_items["AUTO_CLAMPED"].value,
+    "easing": _KEYFRAME["easing"].enum_items["AUTO"].value,
+    "back": _KEYFRAME["back"].default,
+    "amplitude": _KEYFRAME["amplitude"].default,
+    "period": _KEYFRAME["period"].default,
+    "type": _KEYFRAME["type"].enum_items["KEYFRAME"].value,
+    "select_control_point": 0,
+    "select_left_handle": 0,
+    "select_right_handle": 0,
+}
+
+
+def read_keys(fcurve: bpy.types.FCurve) -> dict[str, np.ndarray]:
+    points = fcurve.keyframe_points
+    keys = {}
+    for name, width, dtype in KEY_FIELDS:
+        array = np.empty(len(points) * width, dtype)
+        points.foreach_get(name, array)
+        keys[name] = array.reshape(-1, width) if width > 1 else array
+    return keys
+
+
+def write_keys(fcurve: bpy.types.FCurve, keys: dict[str, np.ndarray]) -> None:
+    """Replace all keys of ``fcurve`` by ``keys`` (as from :func:`read_keys`), exactly."""
+    points = fcurve.keyframe_points
+    points.clear()
+    points.add(len(keys["co"]))
+    for name, _, dtype in KEY_FIELDS:
+        points.foreach_set(name, np.ascontiguousarray(keys[name], dtype=dtype).ravel())
+
+
+def ensure_action(obj: bpy.types.Object) -> tuple[bpy.types.Action, bool]:
+    """The action ``obj`` plays (with a slot on 4.4+), created if it has none; and whether it was created."""
+    data = obj.animation_data or obj.animation_data_create()
+    created = data.action is None
+    if created:
+        data.action = bpy.data.actions.new(f"{obj.name}Action")
+    if SLOTTED and data.action_slot is None:
+        suitable = list(data.action_suitable_slots)
+        data.action_slot = suitable[0] if suitable else data.action.slots.new(id_type="OBJECT", name=obj.name)
+    return data.action, created
+
+
+def fcurves(obj: bpy.types.Object, create: bool = False):
+    """The F-curve collection of ``obj``'s action (its slot's channelbag on 4.4+); None if there is
+    none, unless ``create`` (which needs an action: see :func:`ensure_action`)."""
+    data = obj.animation_data
+    if data is None or data.action is None:
+        return None
+    if not SLOTTED:
+        return data.action.fcurves
+    if data.action_slot is None:
+        return None
+    if create:
+        return anim_utils.action_ensure_channelbag_for_slot(data.action, data.action_slot).fcurves
+    bag = anim_utils.action_get_channelbag_for_slot(data.action, data.action_slot)
+    return bag.fcurves if bag is not None else None
+
+
+@dataclass
+class ActionEdit:
+    """Key edits on one object's action that can be undone as a whole if anything fails midway."""
+
+    obj: bpy.types.Object
+    _created_action: bool = False
+    _previous_slot: object = None
+    _created: list = field(default_factory=list)  #: (data path, index) of F-curves this edit created
+    _saved: dict = field(default_factory=dict)  #: (data path, index) -> keys before the edit
+
+    def __post_init__(self):
+        data = self.obj.animation_data
+        self._previous_slot = data.action_slot if SLOTTED and data is not None else None
+        _, self._created_action = ensure_action(self.obj)
+
+    def fcurve(self, path: str, index: int, group: str) -> bpy.types.FCurve:
+        """The F-curve for ``path[index]``, created in ``group`` if missing; its keys are remembered."""
+        curves = fcurves(self.obj, create=True)
+        curve = curves.find(path, index=index)
+        if curve is None:
+            curve = curves.new(path, index=index, **({"group_name": group} if SLOTTED else {"action_group": group}))
+            self._created.append((path, index))
+        elif (path, index) not in self._saved:
+            self._saved[(path, index)] = read_keys(curve)
+        return curve
+
+    def replace_range(self, fcurve: bpy.types.FCurve, frames: np.ndarray, values: np.ndarray, start, end) -> None:
+        """Key ``values`` at ``frames``, replacing the keys in [start, end]; all other keys stay bit-identical.
+
+        New keys are Bézier with auto-clamped handles, which Blender computes; keys outside the
+        range keep every attribute, their handles included.
+        """
+        old = read_keys(fcurve)
+        frame_of = old["co"][:, 0]
+        keep = (frame_of < start - 1e-3) | (frame_of > end + 1e-3)
+        count = int(keep.sum()) + len(frames)
+        merged = {}
+        for name, width, dtype in KEY_FIELDS:
+            shape = (count, width) if width > 1 else (count,)
+            merged[name] = np.empty(shape, dtype)
+        new_co = np.column_stack([frames, values]).astype(np.float32)
+        order = np.argsort(np.concatenate([frame_of[keep], new_co[:, 0]]), kind="stable")
+        is_new = np.concatenate([np.zeros(int(keep.sum()), bool), np.ones(len(frames), bool)])[order]
+        for name, _, _ in KEY_FIELDS:
+            fresh = new_co if name in ("co", "handle_left", "handle_right") else np.full(len(frames), NEW_KEY[name])
+            merged[name][:] = np.concatenate([old[name][keep], fresh.astype(old[name].dtype)])[order]
+        write_keys(fcurve, merged)
+        fcurve.update()  # Blender computes the new keys' handles...
+        computed = read_keys(fcurve)
+        for name in ("handle_left", "handle_right"):  # ...and the kept keys get theirs back
+            computed[name][~is_new] = merged[name][~is_new]
+            fcurve.keyframe_points.foreach_set(name, computed[name].ravel())
+
+    def rollback(self) -> None:
+        """Put the action back as it was before this edit."""
+        curves = fcurves(self.obj)
+        for (path, index), keys in self._saved.items():
+            write_keys(curves.find(path, index=index), keys)
+        for path, index in self._created:
+            curve = curves.find(path, index=index)
+            if curve is not None:
+                curves.remove(curve)
+        data = self.obj.animation_data
+        if self._created_action:
+            action = data.action
+            data.action = None
+            bpy.data.actions.remove(action)
+        elif SLOTTED and data is not None:
+            data.action_slot = self._previous_slot

@@ -1,0 +1,184 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Bake solved limbs to keyframes: gather every frame, solve all frames at once, key in bulk.
+
+Each frame is evaluated by Blender (animated targets, other armatures, constraints, drivers)
+with live solving paused, so what is read is the animated pose. The chains of all frames then go
+through one solve, and each limb bone's rotation channel (in its own mode, continuous over
+time) is keyed with whole-array writes. Only those channels change; every other key is left
+bit-identical, and a failure leaves the action as it was.
+"""
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import bpy
+import numpy as np
+
+from ..solvers import rotation_modes
+from ..solvers.chains import stack
+from . import live, solve
+from .actions import ActionEdit
+from .errors import LimbError
+from .pose import AXIS_ANGLE, QUATERNION
+
+CHANNEL_PATH = {QUATERNION: "rotation_quaternion", AXIS_ANGLE: "rotation_axis_angle"}
+
+
+@dataclass
+class BakeReport:
+    frames: int = 0
+    limbs: list[str] = field(default_factory=list)
+    keys: int = 0
+    unreached: dict[str, int] = field(default_factory=dict)  #: limb -> frames its target was out of reach
+    seconds: float = 0.0
+
+
+def frame_list(start: int, end: int, step: int) -> list[int]:
+    """The frames keyed: every ``step``-th from ``start``, and always ``end``."""
+    if end < start:
+        raise LimbError(f"The bake range ends (frame {end}) before it starts (frame {start}).")
+    if step < 1:
+        raise LimbError(f"The bake step must be 1 or more, not {step}.")
+    frames = list(range(start, end + 1, step))
+    if frames[-1] != end:
+        frames.append(end)
+    return frames
+
+
+def bake(
+    obj: bpy.types.Object,
+    limbs=None,
+    frame_start: int | None = None,
+    frame_end: int | None = None,
+    step: int = 1,
+    turn_off_live: bool = True,
+    progress: Callable[[float], None] | None = None,
+) -> BakeReport:
+    """Key the solved pose of ``limbs`` (default: all enabled) of ``obj`` over a frame range.
+
+    The range defaults to the scene's. With ``turn_off_live`` the rig's live solving is switched
+    off afterwards, so the keys play back as baked. ``progress`` is called with the fraction done.
+    Raises :class:`LimbError` (nothing changed) if a limb cannot be solved.
+    """
+    began = time.perf_counter()
+    scene = bpy.context.scene
+    if obj.name not in scene.objects:
+        raise LimbError(f"Armature '{obj.name}' is not in the current scene '{scene.name}'.")
+    planned = solve.plan(obj, limbs)
+    planned.raise_first_problem()
+    if not planned.limbs:
+        raise LimbError(f"Armature '{obj.name}' has no enabled limbs to bake.")
+    frames = frame_list(
+        scene.frame_start if frame_start is None else frame_start,
+        scene.frame_end if frame_end is None else frame_end,
+        step,
+    )
+    per_frame, first_pose = _gather(scene, planned, frames, progress)
+    groups = [
+        solve.Group(first.size, first.limbs, first.chains, stack([frame[n].batch for frame in per_frame]), first.modes)
+        for n, first in enumerate(per_frame[0])
+    ]
+    results = solve.solve_groups(groups)
+
+    report = BakeReport(frames=len(frames), limbs=[limb.name for limb in planned.limbs])
+    count = len(frames)
+    for group, result in zip(groups, results):
+        reached = result.reached.reshape(count, len(group.limbs))
+        for limb, column in zip(group.limbs, reached.T):
+            if not column.all():
+                report.unreached[limb.name] = int((~column).sum())
+    edit = ActionEdit(obj)
+    try:
+        report.keys = _write(obj, edit, groups, results, frames, first_pose)
+    except Exception:
+        edit.rollback()
+        raise
+    if turn_off_live:
+        obj.limb_ik.live = False
+    report.seconds = time.perf_counter() - began
+    return report
+
+
+def _gather(scene, planned, frames, progress):
+    """The goals and animated pose of the planned limbs at every frame; the scene's frame is restored."""
+    live.restore(planned.obj)  # unkeyed bones back to the animator's values before reading
+    current = (scene.frame_current, scene.frame_subframe)
+    per_frame, first_pose = [], None
+    try:
+        with live.suspended():
+            for n, frame in enumerate(frames):
+                scene.frame_set(frame)
+                groups, pose = solve.gather(planned, bpy.context.evaluated_depsgraph_get())
+                per_frame.append(groups)
+                if first_pose is None:
+                    first_pose = pose
+                if progress is not None:
+                    progress((n + 1) / len(frames))
+    finally:
+        scene.frame_set(current[0], subframe=current[1])
+    return per_frame, first_pose
+
+
+def _write(obj, edit: ActionEdit, groups, results, frames, first_pose) -> int:
+    """Key every chain bone's rotation (and stretch) over ``frames``; returns the number of keys."""
+    count = len(frames)
+    indices = np.concatenate([np.array([c.indices for c in g.chains]).ravel() for g in groups])
+    modes = [mode for g in groups for mode in g.modes]
+    rotations = np.concatenate(
+        [r.rotations.reshape(count, -1, 4) for r in results], axis=1
+    )  # (frames, bones, 4)
+    y_scale = np.concatenate([r.y_scale.reshape(count, -1) for r in results], axis=1)
+    frame_array = np.asarray(frames, dtype=np.float64)
+    start, end = frames[0], frames[-1]
+    keys = 0
+    for mode, columns in _by_mode(modes).items():
+        bones = indices[columns]
+        values = _channel_values(rotations[:, columns], mode, first_pose, bones)
+        path = CHANNEL_PATH.get(mode, "rotation_euler")
+        for column, bone in enumerate(bones):
+            keys += _key_bone(obj, edit, bone, path, frame_array, values[:, column], start, end)
+    stretched = np.flatnonzero((y_scale != 1.0).any(axis=0))
+    for column in stretched:
+        bone = indices[column]
+        values = (first_pose.scale[bone, 1] * y_scale[:, column])[:, None]
+        keys += _key_bone(obj, edit, bone, "scale", frame_array, values, start, end, first_index=1)
+    return keys
+
+
+def _key_bone(obj, edit, bone_index, channel, frames, values, start, end, first_index=0) -> int:
+    name = obj.pose.bones[bone_index].name
+    path = f'pose.bones["{bpy.utils.escape_identifier(name)}"].{channel}'
+    for component in range(values.shape[1]):
+        curve = edit.fcurve(path, first_index + component, group=name)
+        edit.replace_range(curve, frames, values[:, component], start, end)
+    return values.size
+
+
+def _by_mode(modes) -> dict[str, np.ndarray]:
+    groups: dict[str, list[int]] = {}
+    for column, mode in enumerate(modes):
+        groups.setdefault(mode, []).append(column)
+    return {mode: np.array(columns) for mode, columns in groups.items()}
+
+
+def _channel_values(rotations: np.ndarray, mode: str, first_pose, bones: np.ndarray) -> np.ndarray:
+    """(frames, bones, width) channel values in ``mode``, continuous over frames and starting
+    nearest to the animated values at the first frame."""
+    frames, count = rotations.shape[:2]
+    if mode == QUATERNION or mode == AXIS_ANGLE:
+        start = rotations[0]
+        if mode == QUATERNION:
+            start = rotation_modes.same_hemisphere(start, first_pose.quaternion[bones])
+        else:
+            start = rotation_modes.same_hemisphere(
+                start, rotation_modes.axis_angle_to_quat(first_pose.axis_angle[bones])
+            )
+        sequence = np.stack(
+            [rotation_modes.make_quat_continuous(np.vstack([start[b : b + 1], rotations[1:, b]])) for b in range(count)],
+            axis=1,
+        )
+        if mode == QUATERNION:
+            return sequence
+        return rotation_modes.quat_to_axis_angle(sequence.reshape(-1, 4)).reshape(frames, count, 4)
+    return rotation_modes.quat_to_euler_sequence(rotations, mode, first_pose.euler[bones])
