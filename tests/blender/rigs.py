@@ -7,7 +7,7 @@ from pathlib import Path
 
 import bpy
 import numpy as np
-from mathutils import Matrix, Vector
+from mathutils import Euler, Matrix, Quaternion, Vector
 
 
 def human_metarig() -> bpy.types.Object:
@@ -174,3 +174,145 @@ def enter_pose_mode(obj: bpy.types.Object) -> None:
 
 def place(obj: bpy.types.Object, matrix) -> None:
     obj.matrix_world = Matrix(matrix)
+
+
+# Builders and measures for the detection, solving, live and bad-input tests.
+
+
+def named_armature(chains, name: str = "Named") -> bpy.types.Object:
+    """An armature with a root bone and, under it, one bent three-bone chain (a leg's shape) per entry
+    of ``chains``, bone names root first, e.g. ``("thigh_l", "calf_l", "foot_l")``. Leaves it in Pose Mode."""
+    armature = bpy.data.armatures.new(name)
+    obj = bpy.data.objects.new(name, armature)
+    bpy.context.scene.collection.objects.link(obj)
+    bpy.context.view_layer.objects.active = obj
+    bpy.ops.object.mode_set(mode="EDIT")
+    bones = armature.edit_bones
+    root = bones.new("Root")
+    root.head, root.tail = (0.0, 0.0, 1.0), (0.0, 0.0, 1.1)
+    for row, names in enumerate(chains):
+        x = 0.1 + 0.15 * row
+        upper, lower, end = (bones.new(n) for n in names)
+        upper.head, upper.tail = (x, 0.0, 0.95), (x, -0.04, 0.5)
+        lower.head, lower.tail = upper.tail, (x, 0.0, 0.08)
+        end.head, end.tail = lower.tail, (x, -0.14, 0.02)
+        upper.parent = root
+        lower.parent, lower.use_connect = upper, True
+        end.parent, end.use_connect = lower, True
+    bpy.ops.object.mode_set(mode="POSE")
+    return obj
+
+
+def select_bones(obj: bpy.types.Object, names, active: str) -> None:
+    """Select exactly the pose bones ``names`` (plus ``active``) and make ``active`` the active bone.
+
+    Blender 5.0 keeps selection on the pose bone, 4.2 on the bone."""
+    wanted = set(names) | {active}
+    for pose_bone in obj.pose.bones:
+        owner = pose_bone if hasattr(pose_bone, "select") else pose_bone.bone
+        owner.select = pose_bone.name in wanted
+    obj.data.bones.active = obj.data.bones[active]
+
+
+def limbs_table(obj: bpy.types.Object) -> list[tuple]:
+    """Every limb's settings that a failed operator must not change."""
+    return [
+        (limb.name, limb.enabled, limb.upper_bone, limb.lower_bone, limb.end_bone,
+         limb.target.name if limb.target else "", limb.target_bone, limb.influence, limb.status)
+        for limb in obj.limb_ik.limbs
+    ]  # fmt: skip
+
+
+def tip_bone(limb) -> str:
+    """The bone whose tail is the limb's effector."""
+    return limb.end_bone or limb.lower_bone
+
+
+def target_at_tip(obj: bpy.types.Object, limb, offset=(0.0, 0.0, 0.0), turn=(0.0, 0.0, 0.0), name: str = ""):
+    """An Empty at the limb's current world tip moved by ``offset`` (world), turned like its last bone and
+    then by the Euler angles ``turn`` (radians, in that bone's frame); set as the limb's target."""
+    last = tip_bone(limb)
+    matrix = Matrix(world_matrix(obj, last))
+    target = empty(name or f"{limb.name}_target")
+    location = Vector(world_tip(obj, last)) + Vector(offset)
+    rotation = matrix.to_quaternion() @ Euler(turn).to_quaternion()
+    target.matrix_world = Matrix.LocRotScale(location, rotation, None)
+    limb.target = target
+    return target
+
+
+def goal_error(obj: bpy.types.Object, limb) -> float:
+    """World distance from the limb's tip to its target."""
+    target = evaluated(limb.target)
+    return float(np.linalg.norm(world_tip(obj, tip_bone(limb)) - np.array(target.matrix_world.translation)))
+
+
+def rotation_error(obj: bpy.types.Object, limb) -> float:
+    """Largest difference between the end bone's world rotation and its target's (unit axes)."""
+    bone = world_matrix(obj, tip_bone(limb))[:3, :3]
+    goal = np.array(evaluated(limb.target).matrix_world)[:3, :3]
+    unit = bone / np.linalg.norm(bone, axis=0)
+    return float(np.abs(unit - goal / np.linalg.norm(goal, axis=0)).max())
+
+
+def segments(obj: bpy.types.Object) -> np.ndarray:
+    """Armature-space length of every bone and every head-to-parent's-tail gap, evaluated pose."""
+    rig = evaluated(obj)
+    out = []
+    for pose_bone in rig.pose.bones:
+        out.append((pose_bone.tail - pose_bone.head).length)
+        if pose_bone.parent is not None:
+            out.append((pose_bone.head - pose_bone.parent.tail).length)
+    return np.array(out)
+
+
+def local_rotation(obj: bpy.types.Object, bone_name: str):
+    """The bone's local rotation as a quaternion, whatever its rotation mode."""
+    pose_bone = obj.pose.bones[bone_name]
+    mode = pose_bone.rotation_mode
+    if mode == "QUATERNION":
+        return pose_bone.rotation_quaternion.normalized()
+    if mode == "AXIS_ANGLE":
+        angle, *axis = pose_bone.rotation_axis_angle
+        return Quaternion(Vector(axis), angle)
+    return pose_bone.rotation_euler.to_quaternion()
+
+
+def twist_angle(before, after) -> float:
+    """Twist about the bone's own Y axis of the turn from local rotation ``before`` to ``after``
+    (swing-twist decomposition), in radians."""
+    delta = before.inverted() @ after
+    return abs(math.remainder(2.0 * math.atan2(delta.y, delta.w), 2.0 * math.pi))
+
+
+def keyed_target(obj: bpy.types.Object, limb, offsets, frames) -> bpy.types.Object:
+    """A target for ``limb`` keyed on each of ``frames``, moved by the world offset ``offsets(frame)`` from
+    the limb's tip."""
+    target = target_at_tip(obj, limb)
+    start = target.location.copy()
+    for frame in frames:
+        target.location = start + Vector(offsets(frame))
+        target.keyframe_insert("location", frame=frame)
+    return target
+
+
+def human_with_targets(frames=range(1, 9)) -> bpy.types.Object:
+    """Human metarig with its limbs detected: the left foot chases an Empty keyed over ``frames``, the
+    right foot and the left hand still Empties within reach; the right arm has no target."""
+    rig = human_metarig()
+    bpy.ops.limb_ik.detect_limbs()
+    limbs = rig.limb_ik.limbs
+    keyed_target(rig, limbs["leg.L"], lambda f: (0.02 * f, -0.02 * f, 0.03 * f), frames)
+    target_at_tip(rig, limbs["leg.R"], (0.0, -0.1, 0.15))
+    target_at_tip(rig, limbs["arm.L"], (-0.15, -0.1, -0.1))
+    return rig
+
+
+def channels(obj: bpy.types.Object) -> np.ndarray:
+    """Every bone's rotation (all three kinds) and scale channels as stored, float32, to compare bit for bit."""
+    out = []
+    for name, width in (("rotation_quaternion", 4), ("rotation_euler", 3), ("rotation_axis_angle", 4), ("scale", 3)):
+        buffer = np.empty(len(obj.pose.bones) * width, np.float32)
+        obj.pose.bones.foreach_get(name, buffer)
+        out.append(buffer)
+    return np.concatenate(out)

@@ -1,0 +1,145 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Setting limbs up: detection by bone name on real and hand-built rigs, and Add Limb from a selection."""
+
+import bpy
+import numpy as np
+import pytest
+import rigs
+
+HUMAN = {
+    "leg.L": ("thigh.L", "shin.L", "foot.L"),
+    "leg.R": ("thigh.R", "shin.R", "foot.R"),
+    "arm.L": ("upper_arm.L", "forearm.L", "hand.L"),
+    "arm.R": ("upper_arm.R", "forearm.R", "hand.R"),
+}
+
+
+def limb_bones(obj) -> dict[str, tuple[str, str, str]]:
+    return {limb.name: (limb.upper_bone, limb.lower_bone, limb.end_bone) for limb in obj.limb_ik.limbs}
+
+
+def test_human_metarig_legs_and_arms(capfd):
+    rig = rigs.human_metarig()
+    assert bpy.ops.limb_ik.detect_limbs() == {"FINISHED"}
+    assert limb_bones(rig) == HUMAN
+    capfd.readouterr()
+
+    # A second run adds nothing and says why.
+    assert bpy.ops.limb_ik.detect_limbs() == {"CANCELLED"}
+    assert limb_bones(rig) == HUMAN
+    assert "leg.L: already set up" in capfd.readouterr().out
+
+    # After removing one, only that one comes back; the others are reported as skipped.
+    rig.limb_ik.active_limb_index = 1
+    assert bpy.ops.limb_ik.remove_limb() == {"FINISHED"}
+    assert "leg.R" not in rig.limb_ik.limbs
+    assert bpy.ops.limb_ik.detect_limbs() == {"FINISHED"}
+    assert limb_bones(rig) == HUMAN
+    output = capfd.readouterr().out
+    assert "Added 1 limb: leg.R" in output and "arm.R: already set up" in output
+
+
+def test_bones_already_used_by_another_limb_are_skipped():
+    rig = rigs.human_metarig()
+    limb = rig.limb_ik.limbs.add()
+    limb.name, limb.upper_bone, limb.lower_bone = "my_leg", "thigh.L", "shin.L"
+    assert bpy.ops.limb_ik.detect_limbs() == {"FINISHED"}
+    assert "leg.L" not in rig.limb_ik.limbs
+    assert {"leg.R", "arm.L", "arm.R"} <= set(limb_bones(rig))
+
+
+def test_quadruped_front_and_hind_legs():
+    rig = rigs.quadruped_metarig()
+    assert bpy.ops.limb_ik.detect_limbs() == {"FINISHED"}
+    found = limb_bones(rig)
+    for side in "LR":
+        assert found[f"leg.{side}"] == (f"thigh.{side}", f"shin.{side}", f"foot.{side}")  # the hind leg, three bones
+        assert found[f"front_leg.{side}"] == (f"front_thigh.{side}", f"front_shin.{side}", f"front_foot.{side}")
+    assert len(found) == 4
+
+
+def scheme(pattern: str, sides: tuple[str, str], legs: tuple[str, ...], arms: tuple[str, ...]) -> list[tuple]:
+    """Bone names of a left leg, left arm, right leg and right arm, from a pattern like "{part}_{side}"."""
+    return [tuple(pattern.format(side=side, part=part) for part in chain) for side in sides for chain in (legs, arms)]
+
+
+SCHEMES = {
+    "mixamo": scheme("mixamorig:{side}{part}", ("Left", "Right"), ("UpLeg", "Leg", "Foot"), ("Arm", "ForeArm", "Hand")),
+    "cmu_bvh": scheme("{side}{part}", ("Left", "Right"), ("UpLeg", "Leg", "Foot"), ("Arm", "ForeArm", "Hand")),
+    "unreal": scheme("{part}_{side}", ("l", "r"), ("thigh", "calf", "foot"), ("upperarm", "lowerarm", "hand")),
+    "underscore_L_R": scheme("{part}_{side}", ("L", "R"), ("Thigh", "Shin", "Foot"), ("UpperArm", "ForeArm", "Hand")),
+    "dot_L_R": scheme("{part}.{side}", ("L", "R"), ("thigh", "shin", "foot"), ("upper_arm", "forearm", "hand")),
+    "left_right_words": scheme(
+        "{side}_{part}", ("Left", "Right"), ("Thigh", "Calf", "Foot"), ("UpperArm", "LowerArm", "Hand")
+    ),
+    "vrm": scheme(
+        "J_Bip_{side}_{part}", ("L", "R"), ("UpperLeg", "LowerLeg", "Foot"), ("UpperArm", "LowerArm", "Hand")
+    ),
+}
+
+
+@pytest.mark.parametrize("scheme", SCHEMES)
+def test_name_schemes(scheme):
+    chains = SCHEMES[scheme]
+    rig = rigs.named_armature(chains)
+    assert bpy.ops.limb_ik.detect_limbs() == {"FINISHED"}
+    expected = dict(zip(("leg.L", "arm.L", "leg.R", "arm.R"), chains))
+    assert limb_bones(rig) == expected
+
+
+@pytest.mark.slow  # generating the rig takes about five seconds
+def test_generated_rigify_rig_uses_fk_controls():
+    rigs.human_metarig()
+    assert bpy.ops.pose.rigify_generate() == {"FINISHED"}
+    rig = bpy.context.object
+    assert {"thigh_ik.L", "ORG-thigh.L", "DEF-thigh.L"} <= set(rig.data.bones.keys())  # really the generated rig
+    assert bpy.ops.limb_ik.detect_limbs() == {"FINISHED"}
+    found = limb_bones(rig)
+    assert found == {name: tuple(b.replace(".", "_fk.") for b in bones) for name, bones in HUMAN.items()}
+
+
+@pytest.mark.parametrize(
+    ("bones", "name", "expected"),
+    [
+        (("thigh.L", "shin.L", "foot.L"), "", "leg.L"),
+        (("upper_arm.R", "forearm.R"), "", "arm.R"),
+        (("spine.004", "spine.005"), "", "limb"),
+        (("thigh.R", "shin.R"), "Hind", "Hind"),
+    ],
+)
+def test_add_limb_from_selected_bones(bones, name, expected):
+    rig = rigs.human_metarig()
+    rigs.enter_pose_mode(rig)
+    rigs.select_bones(rig, bones[:-1], active=bones[-1])
+    assert bpy.ops.limb_ik.add_limb(name=name) == {"FINISHED"}
+    limb = rig.limb_ik.limbs[expected]
+    assert (limb.upper_bone, limb.lower_bone, limb.end_bone) == (bones + ("",))[:3]
+    assert limb.target is None and rig.limb_ik.active_limb == limb
+    # The same name again gets a number, the same bones again are refused.
+    if expected == "limb":
+        with pytest.raises(RuntimeError, match="already belongs to limb 'limb'"):
+            bpy.ops.limb_ik.add_limb()
+        assert len(rig.limb_ik.limbs) == 1
+
+
+def test_add_limb_with_target_reaches_where_it_is():
+    rig = rigs.human_metarig()
+    rigs.enter_pose_mode(rig)
+    rig.location = (0.5, 0.2, 0.0)
+    rig.rotation_euler = (0.0, 0.0, 0.7)
+    rigs.select_bones(rig, ["thigh.L", "shin.L"], active="foot.L")
+    before = rigs.pose_snapshot(rig)
+    assert bpy.ops.limb_ik.add_limb(with_target=True) == {"FINISHED"}
+    limb = rig.limb_ik.limbs["leg.L"]
+    assert limb.target is not None and limb.target.type == "EMPTY"
+    assert rigs.goal_error(rig, limb) < 1e-6
+    assert rigs.rotation_error(rig, limb) < 1e-6
+    assert limb.target.name in bpy.context.scene.objects
+    # Its target is where the foot already is: solving changes nothing.
+    assert bpy.ops.limb_ik.solve() == {"FINISHED"}
+    np.testing.assert_allclose(rigs.pose_snapshot(rig), before, atol=1e-6)
+    # Non-active chains in the selection are refused, and nothing is added.
+    rigs.select_bones(rig, ["thigh.R"], active="shin.L")
+    with pytest.raises(RuntimeError, match="'thigh.R' is not above the active bone 'shin.L'"):
+        bpy.ops.limb_ik.add_limb()
+    assert len(rig.limb_ik.limbs) == 1
