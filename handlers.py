@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Application handlers: live solving on frame change and file load, and a clean pose in saved files.
+"""Application handlers: live solving on frame change and file load, a clean pose in saved files, and the
+animator's pose kept across undo.
 
 Each handler is persistent (it survives loading files), added once and removed on unregister.
 None of them calls an operator or raises: a rig that cannot be solved is marked in its limbs'
@@ -48,6 +49,13 @@ def limb_ik_save_post(*_args):
 
 
 @persistent
+def limb_ik_undo_post(*_args):
+    # The restored channels may hold values a live solve wrote at another frame.
+    for scene in bpy.data.scenes:
+        live.recall_scene(scene)
+
+
+@persistent
 def limb_ik_load_post(*_args):
     live.forget_all()
     _solve_current_scene()
@@ -59,6 +67,8 @@ _HANDLERS = (
     (bpy.app.handlers.save_pre, limb_ik_save_pre),
     (bpy.app.handlers.save_post, limb_ik_save_post),
     (bpy.app.handlers.load_post, limb_ik_load_post),
+    (bpy.app.handlers.undo_post, limb_ik_undo_post),
+    (bpy.app.handlers.redo_post, limb_ik_undo_post),
 )
 
 

@@ -14,6 +14,8 @@ from bpy.props import (
     StringProperty,
 )
 
+from .rig import live
+
 REACH_ITEMS = (
     ("EXTEND", "Extend",
      "Out of reach, point straight at the target; too close, fold with the longer bone toward it"),
@@ -37,6 +39,10 @@ def _remember_target(limb, _context):
 
 def _remember_pole(limb, _context):
     limb.pole_name = limb.pole.name if limb.pole else ""
+
+
+def _live_changed(settings, context):
+    live.show_now(settings.id_data, context)
 
 
 class LIMB_IK_PG_limb(bpy.types.PropertyGroup):
@@ -114,6 +120,15 @@ class LIMB_IK_PG_limb(bpy.types.PropertyGroup):
         name="Max Bend", description="Largest angle between the two bones (180° = folding flat allowed)",
         default=math.pi, min=0.0, max=math.pi, subtype="ANGLE",
     )  # fmt: skip
+    plant: BoolProperty(
+        name="Plant",
+        description="This limb is a foot to plant on the rig's ground: it lands on the surface instead of the "
+        "floor it was animated on (needs an end bone: the foot)",
+        default=False,
+    )
+    toe_bone: StringProperty(
+        name="Toe Bone", description="Bone below the foot whose tip is the front of the sole; empty: the foot's tail"
+    )
     status: StringProperty(
         name="Status", description="Why the limb could not be solved the last time it was tried; empty when it was"
     )
@@ -129,7 +144,60 @@ class LIMB_IK_PG_rig(bpy.types.PropertyGroup):
         description="Solve the enabled limbs on every frame change, so scrubbing, playback and rendering "
         "show the IK pose",
         default=False,
+        update=_live_changed,
     )
+
+    ground: PointerProperty(
+        name="Ground",
+        type=bpy.types.Collection,
+        description="Collection of the meshes planted feet stand on (evaluated: modifiers count)",
+    )
+    pelvis_bone: StringProperty(
+        name="Pelvis Bone",
+        description="Bone that carries the body; planting raises or lowers it. Empty: the nearest common parent "
+        "of the planted legs",
+    )
+    floor_height: FloatProperty(
+        name="Authored Floor", description="Height of the flat floor the animation was made on",
+        default=0.0, subtype="DISTANCE", unit="LENGTH",
+    )  # fmt: skip
+    search_distance: FloatProperty(
+        name="Search Distance",
+        description="How far above and below each foot the ground is looked for",
+        default=1.5, min=0.01, soft_max=5.0, subtype="DISTANCE", unit="LENGTH",
+    )  # fmt: skip
+    blend_height: FloatProperty(
+        name="Blend Height",
+        description="Height above the floor over which a lifting foot stops following the ground's slope",
+        default=0.15, min=0.0, soft_max=0.5, subtype="DISTANCE", unit="LENGTH",
+    )  # fmt: skip
+    max_foot_angle: FloatProperty(
+        name="Max Foot Angle", description="Steepest slope a sole tips to follow",
+        default=math.radians(40.0), min=0.0, max=math.radians(89.0), subtype="ANGLE",
+    )  # fmt: skip
+    pelvis_smoothing: FloatProperty(
+        name="Pelvis Smoothing",
+        description="Frames over which a bake smooths the pelvis' rise and fall, centred so it does not lag",
+        default=4.0, min=0.0, soft_max=24.0,
+    )  # fmt: skip
+    use_foot_lock: BoolProperty(
+        name="Foot Lock",
+        description="When baking, hold each foot where it touched down while the animation has it standing, "
+        "removing slide; released smoothly at lift-off",
+        default=True,
+    )
+    contact_height: FloatProperty(
+        name="Contact Height", description="A sole lower than this above the floor can be standing",
+        default=0.02, min=0.0, soft_max=0.2, subtype="DISTANCE", unit="LENGTH",
+    )  # fmt: skip
+    contact_speed: FloatProperty(
+        name="Contact Speed", description="A sole slower than this (per second) can be standing",
+        default=0.3, min=0.0, soft_max=2.0, unit="VELOCITY",
+    )  # fmt: skip
+    lock_release: IntProperty(
+        name="Release Frames", description="Frames over which a locked foot eases back to its animation after lift-off",
+        default=4, min=1, soft_max=24,
+    )  # fmt: skip
 
     @property
     def active_limb(self) -> LIMB_IK_PG_limb | None:

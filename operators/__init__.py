@@ -1,9 +1,9 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """Operators (``limb_ik.*``): poll, call the rig layer, report. No solving logic lives here."""
 
-from . import bake, limbs, solve
+from . import bake, limbs, plant, solve
 
-_modules = (limbs, solve, bake)
+_modules = (limbs, solve, bake, plant)
 
 
 def register():

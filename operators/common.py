@@ -53,3 +53,8 @@ def limbs_to_use(obj, only_active: bool) -> list:
 
 def names(items) -> str:
     return ", ".join(items)
+
+
+def counted(number: int, noun: str) -> str:
+    """Like "1 limb" or "4 limbs"."""
+    return f"{number} {noun}{'' if number == 1 else 's'}"

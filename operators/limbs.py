@@ -5,7 +5,8 @@ import bpy
 from bpy.props import BoolProperty, IntProperty, StringProperty
 
 from ..rig import limbs
-from .common import names, poll_armature, run
+from ..rig.errors import LimbError
+from .common import counted, names, poll_armature, run
 
 
 class LIMB_IK_OT_add_limb(bpy.types.Operator):
@@ -50,13 +51,17 @@ class LIMB_IK_OT_detect_limbs(bpy.types.Operator):
         return poll_armature(cls, context)
 
     def execute(self, context):
-        added, skipped = limbs.detect_limbs(context.object)
+        try:
+            added, skipped = limbs.detect_limbs(context.object)
+        except LimbError as error:
+            self.report({"ERROR"}, str(error))
+            return {"CANCELLED"}
         skipped_text = "; ".join(f"{name}: {why}" for name, why in skipped.items())
         if not added:
             self.report({"WARNING"}, f"No new limbs found. {skipped_text}" if skipped else
                         "No arms or legs found by bone name; select a chain and use Add Limb")  # fmt: skip
             return {"CANCELLED"}
-        message = f"Added {len(added)} limbs: {names(limb.name for limb in added)}"
+        message = f"Added {counted(len(added), 'limb')}: {names(limb.name for limb in added)}"
         self.report({"INFO"}, f"{message}. Skipped {skipped_text}" if skipped else message)
         return {"FINISHED"}
 

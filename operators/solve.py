@@ -6,11 +6,11 @@ from bpy.props import BoolProperty
 
 from ..rig import keys
 from ..rig.solve import solve_rig
-from .common import limbs_to_use, names, poll_armature, run
+from .common import counted, limbs_to_use, names, poll_armature, run
 
 
 def _summary(report) -> str:
-    text = f"Solved {len(report.solved)} limbs"
+    text = f"Solved {counted(len(report.solved), 'limb')}"
     if report.unreached:
         text += f"; out of reach: {names(report.unreached)}"
     return text

@@ -83,6 +83,9 @@ class LIMB_IK_PT_limb(_LimbPanel, bpy.types.Panel):
             row = layout.row()
             row.active = limb.pole is None
             row.prop(limb, "swivel")
+            layout.prop(limb, "plant")
+            if limb.plant:
+                layout.prop_search(limb, "toe_bone", obj.data, "bones")
         layout.prop(limb, "influence", slider=True)
 
 
@@ -120,5 +123,36 @@ class LIMB_IK_PT_hinge(_LimbPanel, bpy.types.Panel):
         column.prop(limb, "max_bend")
 
 
-classes = (LIMB_IK_UL_limbs, LIMB_IK_PT_limbs, LIMB_IK_PT_limb, LIMB_IK_PT_reach, LIMB_IK_PT_hinge)
+class LIMB_IK_PT_ground(_Panel, bpy.types.Panel):
+    bl_label = "Ground"
+    bl_parent_id = "LIMB_IK_PT_limbs"
+    bl_options = {"DEFAULT_CLOSED"}
+
+    def draw(self, context):
+        layout = self.layout
+        layout.use_property_split = True
+        layout.use_property_decorate = False
+        obj = _armature(context)
+        settings = obj.limb_ik
+        layout.prop(settings, "ground")
+        layout.prop_search(settings, "pelvis_bone", obj.data, "bones")
+        column = layout.column(align=True)
+        column.prop(settings, "floor_height")
+        column.prop(settings, "search_distance")
+        column = layout.column(align=True)
+        column.prop(settings, "blend_height")
+        column.prop(settings, "max_foot_angle")
+        layout.prop(settings, "pelvis_smoothing")
+        layout.prop(settings, "use_foot_lock")
+        column = layout.column(align=True)
+        column.active = settings.use_foot_lock
+        column.prop(settings, "contact_height")
+        column.prop(settings, "contact_speed")
+        column.prop(settings, "lock_release")
+        row = layout.row(align=True)
+        row.operator("limb_ik.bake", icon="KEYINGSET")
+        row.operator("limb_ik.foot_report", icon="INFO")
+
+
+classes = (LIMB_IK_UL_limbs, LIMB_IK_PT_limbs, LIMB_IK_PT_limb, LIMB_IK_PT_reach, LIMB_IK_PT_hinge, LIMB_IK_PT_ground)
 register, unregister = bpy.utils.register_classes_factory(classes)

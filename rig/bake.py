@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Bake solved limbs to keyframes: gather every frame, solve all frames at once, key in bulk.
+"""Bake solved limbs to keyframes: gather every frame, plant, solve all frames at once, key in bulk.
 
 Each frame is evaluated by Blender (animated targets, other armatures, constraints, drivers)
 with live solving paused, so what is read is the animated pose. The chains of all frames then go
@@ -17,9 +17,10 @@ import numpy as np
 
 from ..solvers import rotation_modes
 from ..solvers.chains import stack
-from . import live, solve
+from . import live, plant, solve
 from .actions import ActionEdit
 from .errors import LimbError
+from .ground import Ground
 from .pose import AXIS_ANGLE, QUATERNION
 
 CHANNEL_PATH = {QUATERNION: "rotation_quaternion", AXIS_ANGLE: "rotation_axis_angle"}
@@ -74,7 +75,18 @@ def bake(
         scene.frame_end if frame_end is None else frame_end,
         step,
     )
-    per_frame, first_pose = _gather(scene, planned, frames, progress)
+    planting = plant.plant_plan(obj, planned.limbs, planned.chains)
+    per_frame, poses = _gather(scene, planned, frames, progress)
+    locations = None
+    if planting is not None:
+        ground = Ground(obj.limb_ik.ground, bpy.context.evaluated_depsgraph_get())
+        inputs = [plant.frame_inputs(planting, pose) for pose in poses]
+        result = plant.solve_planting(planting, inputs, ground, solve.fps(scene), timeline=True)
+        locations = {
+            planting.pelvis: np.array(
+                [plant.apply(planting, g, p, i, result, f) for f, (g, p, i) in enumerate(zip(per_frame, poses, inputs))]
+            )
+        }
     groups = [
         solve.Group(first.size, first.limbs, first.chains, stack([frame[n].batch for frame in per_frame]), first.modes)
         for n, first in enumerate(per_frame[0])
@@ -90,7 +102,7 @@ def bake(
                 report.unreached[limb.name] = int((~column).sum())
     edit = ActionEdit(obj)
     try:
-        report.keys = _write(obj, edit, groups, results, frames, first_pose)
+        report.keys = _write(obj, edit, groups, results, frames, poses[0], locations)
     except Exception:
         edit.rollback()
         raise
@@ -104,26 +116,26 @@ def _gather(scene, planned, frames, progress):
     """The goals and animated pose of the planned limbs at every frame; the scene's frame is restored."""
     live.restore(planned.obj)  # unkeyed bones back to the animator's values before reading
     current = (scene.frame_current, scene.frame_subframe)
-    per_frame, first_pose = [], None
+    per_frame, poses = [], []
     try:
         with live.suspended():
             for n, frame in enumerate(frames):
                 scene.frame_set(frame)
                 groups, pose = solve.gather(planned, bpy.context.evaluated_depsgraph_get())
                 per_frame.append(groups)
-                if first_pose is None:
-                    first_pose = pose
+                poses.append(pose)
                 if progress is not None:
                     progress((n + 1) / len(frames))
     finally:
         scene.frame_set(current[0], subframe=current[1])
-    return per_frame, first_pose
+    return per_frame, poses
 
 
-def _write(obj, edit: ActionEdit, groups, results, frames, first_pose) -> int:
-    """Key every chain bone's rotation (and stretch) over ``frames``; returns the number of keys."""
+def _write(obj, edit: ActionEdit, groups, results, frames, first_pose, locations=None) -> int:
+    """Key every chain bone's rotation (and stretch), and ``locations`` ({bone index: (frames, 3)}),
+    over ``frames``; returns the number of keys."""
     count = len(frames)
-    indices = np.concatenate([np.array([c.indices for c in g.chains]).ravel() for g in groups])
+    indices = np.concatenate([g.bones.ravel() for g in groups])
     modes = [mode for g in groups for mode in g.modes]
     rotations = np.concatenate(
         [r.rotations.reshape(count, -1, 4) for r in results], axis=1
@@ -143,6 +155,8 @@ def _write(obj, edit: ActionEdit, groups, results, frames, first_pose) -> int:
         bone = indices[column]
         values = (first_pose.scale[bone, 1] * y_scale[:, column])[:, None]
         keys += _key_bone(obj, edit, bone, "scale", frame_array, values, start, end, first_index=1)
+    for bone, values in (locations or {}).items():
+        keys += _key_bone(obj, edit, bone, "location", frame_array, values, start, end)
     return keys
 
 

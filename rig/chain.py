@@ -23,10 +23,16 @@ class Chain:
     indices: tuple[int, ...]  #: positions in ``obj.pose.bones``
     tip_length: float  #: rest length of the last bone: the effector is its tail
     hinge: tuple[float, float, float]  #: rest hinge axis in the upper bone's frame; zero if the rest pose is straight
+    toe: int | None = None  #: a planted foot's toe, written with the chain (pose bone index)
 
     @property
     def size(self) -> int:
         return len(self.bones)
+
+    @property
+    def written(self) -> tuple[int, ...]:
+        """Pose bone indices the solve writes: the chain's, and the toe's."""
+        return self.indices if self.toe is None else (*self.indices, self.toe)
 
 
 def check_armature(obj) -> None:
@@ -93,7 +99,26 @@ def chain_of(obj: bpy.types.Object, limb) -> Chain:
     lengths = np.linalg.norm(points[1] - points[0]) * np.linalg.norm(points[2] - points[1])
     straight = np.linalg.norm(bend) <= STRAIGHT * lengths
     hinge = (0.0, 0.0, 0.0) if straight else tuple(upper_rest.T @ (bend / np.linalg.norm(bend)))
-    return Chain(limb.name, tuple(names), tuple(pose_bones.find(n) for n in names), last.length, hinge)
+    toe = _toe(obj, limb, names)
+    return Chain(limb.name, tuple(names), tuple(pose_bones.find(n) for n in names), last.length, hinge, toe)
+
+
+def _toe(obj, limb, names) -> int | None:
+    """The toe a planted three-bone leg keeps flat while its foot rolls: below the foot, turning with it."""
+    name = getattr(limb, "toe_bone", "") if getattr(limb, "plant", False) and len(names) == 3 else ""
+    if not name:
+        return None
+    bones = obj.data.bones
+    if name not in bones:
+        raise LimbError(f"Limb '{limb.name}': toe bone '{name}' does not exist in armature '{obj.name}'.")
+    if bones[names[2]] not in bones[name].parent_recursive or not _inherits_rotation(bones[name], bones[names[2]]):
+        raise LimbError(f"Limb '{limb.name}': toe bone '{name}' is not a child of the foot '{names[2]}'.")
+    if name in names:
+        raise LimbError(f"Limb '{limb.name}': the toe bone '{name}' is also a bone of the chain.")
+    pose_bone = obj.pose.bones[name]
+    if any(pose_bone.lock_rotation) or (pose_bone.lock_rotations_4d and pose_bone.lock_rotation_w):
+        raise LimbError(f"Limb '{limb.name}': toe bone '{name}' has locked rotation; unlock it so planting can turn it.")
+    return obj.pose.bones.find(name)
 
 
 def _inherits_rotation(child: bpy.types.Bone, ancestor: bpy.types.Bone) -> bool:
@@ -114,9 +139,13 @@ def _check_goal(obj, limb, chain_names, role: str, goal, bone_name: str) -> None
             raise LimbError(f"Limb '{limb.name}': {role} bone '{bone_name}' does not exist in '{goal.name}'.")
         if goal == obj:
             bone = obj.data.bones[bone_name]
-            for name in chain_names:
-                chain_bone = obj.data.bones[name]
-                if bone == chain_bone or chain_bone in bone.parent_recursive:
+            if bone_name in chain_names:
+                raise LimbError(
+                    f"Limb '{limb.name}': its {role} '{bone_name}' is a bone of the limb itself; "
+                    "use a bone outside the chain."
+                )
+            for name in reversed(chain_names):  # the nearest chain bone above it names the problem best
+                if obj.data.bones[name] in bone.parent_recursive:
                     raise LimbError(
                         f"Limb '{limb.name}': its {role} '{bone_name}' moves with the chain bone '{name}'; "
                         "use a bone outside the chain."

@@ -21,6 +21,7 @@ ROLE_NAMES = {
     "upper_arm": ("upperarm", "arm", "armupper", "humerus", "upperarmfk"),
     "lower_arm": ("forearm", "lowerarm", "armlower", "elbow", "forearmfk"),
     "hand": ("hand", "wrist", "handfk"),
+    "toe": ("toe", "toes", "toebase", "ball", "toefk"),
 }
 LIMBS = (("leg", ("upper_leg", "lower_leg", "foot")), ("arm", ("upper_arm", "lower_arm", "hand")))
 _ROLE_OF = {spelling: role for role, spellings in ROLE_NAMES.items() for spelling in spellings}
@@ -39,6 +40,7 @@ class FoundLimb:
     upper: str
     lower: str
     end: str  #: foot or hand; empty if the rig has none below the lower bone
+    toe: str = ""  #: a leg's toe below its foot, if any: the front of the sole for planting
 
 
 def parse(bone_name: str) -> tuple[str, str] | None:
@@ -104,7 +106,9 @@ def find_limbs(armature: bpy.types.Armature) -> list[FoundLimb]:
             for upper, lower, end, qualifier in chosen:
                 words = [w for w in qualifier if w not in shared] if len(chosen) > 1 else []
                 name = "_".join([*words, kind]) + f".{side}"
-                found.append(FoundLimb(name, upper.name, lower.name, end.name if end else ""))
+                toes = [t for t, _ in by_role.get((side, "toe"), []) if end and _gap(end, t) is not None]
+                toe = min(toes, key=lambda t: _gap(end, t)).name if kind == "leg" and toes else ""
+                found.append(FoundLimb(name, upper.name, lower.name, end.name if end else "", toe))
     return found
 
 

@@ -64,12 +64,12 @@ def add_limb(obj: bpy.types.Object, bones: list[str], name: str = "", with_targe
     if not name:
         kind, side = detect.limb_kind_and_side(bones)
         name = f"{kind}.{side}" if side else kind
-    spec = LimbSpec(unique_name(obj, name), *bones)
-    chain = chain_of(obj, spec)
     taken = {b: limb.name for limb in obj.limb_ik.limbs for b in (limb.upper_bone, limb.lower_bone, limb.end_bone) if b}
     for bone in bones:
         if bone in taken:
             raise LimbError(f"Bone '{bone}' already belongs to limb '{taken[bone]}'.")
+    spec = LimbSpec(unique_name(obj, name), *bones)
+    chain = chain_of(obj, spec)
     limb = obj.limb_ik.limbs.add()
     limb.name = spec.name
     limb.upper_bone, limb.lower_bone = bones[0], bones[1]
@@ -109,10 +109,12 @@ def detect_limbs(obj: bpy.types.Object) -> tuple[list, dict[str, str]]:
             skipped[found.name] = "already set up"
             continue
         try:
-            added.append(add_limb(obj, bones, found.name))
+            limb = add_limb(obj, bones, found.name)
         except LimbError as error:  # named like a limb, but not a usable chain
             skipped[found.name] = str(error)
             continue
+        limb.toe_bone = found.toe
+        added.append(limb)
         used |= set(bones)
     return added, skipped
 

@@ -6,8 +6,13 @@ without keys would keep what the live solve wrote, and the next solve would star
 pose instead of the animator's. So the values the live solve wrote are swapped back for what
 was there before, before each frame change and before saving, unless someone has changed
 them since (a key, a driver, the animator).
+
+Undo steps store the channels as they are, solved values included. After an undo or redo, the
+write those values came from is looked up among the recent ones (the last at each frame), so the
+animator's values still come back at the next frame change.
 """
 
+from collections import OrderedDict
 from contextlib import contextmanager
 from dataclasses import dataclass
 
@@ -17,7 +22,13 @@ import numpy as np
 from . import solve
 from .errors import LimbError
 
-CHANNELS = (("rotation_quaternion", 4), ("rotation_euler", 3), ("rotation_axis_angle", 4), ("scale", 3))
+CHANNELS = (
+    ("rotation_quaternion", 4),
+    ("rotation_euler", 3),
+    ("rotation_axis_angle", 4),
+    ("scale", 3),
+    ("location", 3),
+)
 
 
 @dataclass
@@ -29,6 +40,8 @@ class _Written:
 
 
 _written: dict[int, _Written] = {}  # by Object.session_uid
+_recent: dict[int, OrderedDict] = {}  # by Object.session_uid: frame -> the last _Written there, oldest first
+RECENT_FRAMES = 256  #: frames whose last write is remembered for undo, per armature
 _suspended = 0
 
 
@@ -90,6 +103,52 @@ def restore_scene(scene: bpy.types.Scene) -> None:
 
 def forget_all() -> None:
     _written.clear()
+    _recent.clear()
+
+
+def recall_scene(scene: bpy.types.Scene) -> None:
+    """After undo or redo: for each armature, take as the pending write the recent one whose solved
+    values the restored channels still hold, or none (the channels are then the animator's)."""
+    for obj in scene.objects:
+        history = _recent.get(obj.session_uid)
+        if not history:
+            continue
+        _written.pop(obj.session_uid, None)
+        best, best_rows = None, 0
+        for written in reversed(history.values()):  # newest first: ties go to the latest write
+            if len(obj.pose.bones) <= int(written.indices.max(initial=-1)):
+                continue
+            current = _read_channels(obj, written.indices)
+            rows = sum(
+                int(np.sum(np.all(current[name] == written.after[name], axis=1)
+                           & np.any(written.before[name] != written.after[name], axis=1)))
+                for name, _ in CHANNELS
+            )  # fmt: skip
+            if rows > best_rows:
+                best, best_rows = written, rows
+        if best is not None:
+            _written[obj.session_uid] = best
+
+
+def _remember(obj: bpy.types.Object, frame: float, written: _Written) -> None:
+    _written[obj.session_uid] = written
+    history = _recent.setdefault(obj.session_uid, OrderedDict())
+    history.pop(frame, None)
+    history[frame] = written
+    while len(history) > RECENT_FRAMES:
+        history.popitem(last=False)
+
+
+def show_now(obj: bpy.types.Object, context) -> None:
+    """After Live was switched on ``obj``: show the IK pose now, or the animator's pose when switched off,
+    rather than at the next frame change."""
+    if is_suspended():
+        return
+    if obj.limb_ik.live and obj.limb_ik.limbs:
+        restore(obj)
+        solve_live(obj, context.evaluated_depsgraph_get())
+    else:
+        restore(obj)
 
 
 def solve_live(obj: bpy.types.Object, depsgraph) -> None:
@@ -101,12 +160,14 @@ def solve_live(obj: bpy.types.Object, depsgraph) -> None:
         planned = solve.plan(obj)
         problems = dict(planned.problems)
         if planned.limbs:
-            groups, pose = solve.gather(planned, depsgraph)
+            groups, pose, locations = solve.prepare(planned, depsgraph)
             results = solve.solve_groups(groups)
-            indices = np.concatenate([np.array([c.indices for c in g.chains]).ravel() for g in groups])
+            indices = np.concatenate([g.bones.ravel() for g in groups])
+            indices = np.concatenate([indices, np.fromiter(locations, int, len(locations))])
             before = _read_channels(obj, indices)
-            solve.write(obj, pose, groups, results)
-            _written[obj.session_uid] = _Written(obj.name, indices, before, _read_channels(obj, indices))
+            solve.write(obj, pose, groups, results, locations)
+            written = _Written(obj.name, indices, before, _read_channels(obj, indices))
+            _remember(obj, depsgraph.scene.frame_current_final, written)
     except LimbError as error:
         problems = {limb.name: str(error) for limb in obj.limb_ik.limbs if limb.enabled}
     for limb in obj.limb_ik.limbs:

@@ -17,7 +17,9 @@ class Pose:
     """Every bone of one armature at one moment. Matrices come from the evaluated armature (what the
     viewport shows); rotation and scale channels from the original, which is what gets written."""
 
+    world: np.ndarray  #: (4, 4) the armature object's evaluated world matrix
     matrices: np.ndarray  #: (B, 4, 4) armature space
+    location: np.ndarray  #: (B, 3)
     scale: np.ndarray  #: (B, 3)
     quaternion: np.ndarray  #: (B, 4)
     euler: np.ndarray  #: (B, 3)
@@ -36,7 +38,9 @@ def read_pose(obj: bpy.types.Object, obj_eval: bpy.types.Object) -> Pose:
     # Blender hands matrices over column by column.
     matrices = channel(obj_eval.pose.bones, "matrix", 16).reshape(count, 4, 4).transpose(0, 2, 1)
     return Pose(
+        np.array(obj_eval.matrix_world, dtype=np.float64),
         np.ascontiguousarray(matrices),
+        channel(bones, "location", 3),
         channel(bones, "scale", 3),
         channel(bones, "rotation_quaternion", 4),
         channel(bones, "rotation_euler", 3),
@@ -69,11 +73,25 @@ def local_quaternions(pose: Pose, indices, modes) -> np.ndarray:
     return out
 
 
-def write_rotations(obj: bpy.types.Object, pose: Pose, indices, modes, quaternions, y_scale=None) -> None:
-    """Write local rotations (and Y scale factors) to the bones ``indices``, each in its own mode.
+def _axis_angle_near(axis_angle: np.ndarray, previous: np.ndarray) -> np.ndarray:
+    """(n, 4) axis-angles, each written the way nearest to ``previous``: angle and axis both negated
+    where that is nearer, and the angle moved by whole turns, as the animator's keys may have it."""
+    turn = 2.0 * np.pi
+    candidates = []
+    for candidate in (axis_angle, -axis_angle):
+        candidate = candidate.copy()
+        candidate[:, 0] += turn * np.round((previous[:, 0] - candidate[:, 0]) / turn)
+        candidates.append(candidate)
+    nearer = np.abs(candidates[1] - previous).sum(axis=1) < np.abs(candidates[0] - previous).sum(axis=1)
+    return np.where(nearer[:, None], candidates[1], candidates[0])
 
-    Euler values stay nearest to the bone's current ones and quaternions on their hemisphere, so
-    nothing flips between frames. ``pose`` is updated to what was written.
+
+def write_rotations(obj: bpy.types.Object, pose: Pose, indices, modes, quaternions, y_scale=None, locations=None):
+    """Write local rotations (and Y scale factors) to the bones ``indices``, each in its own mode,
+    and ``locations`` ({bone index: location}) to other bones.
+
+    Euler and axis-angle values stay nearest to the bone's current ones and quaternions on their
+    hemisphere, so nothing flips between frames. ``pose`` is updated to what was written.
     """
     indices = np.asarray(indices)
     quaternions = np.asarray(quaternions, dtype=np.float64)
@@ -82,7 +100,9 @@ def write_rotations(obj: bpy.types.Object, pose: Pose, indices, modes, quaternio
         if mode == QUATERNION:
             pose.quaternion[bones] = rotation_modes.same_hemisphere(quaternions[rows], pose.quaternion[bones])
         elif mode == AXIS_ANGLE:
-            pose.axis_angle[bones] = rotation_modes.quat_to_axis_angle(quaternions[rows])
+            pose.axis_angle[bones] = _axis_angle_near(
+                rotation_modes.quat_to_axis_angle(quaternions[rows]), pose.axis_angle[bones]
+            )
         else:
             pose.euler[bones] = rotation_modes.quat_to_euler(quaternions[rows], mode, pose.euler[bones])
     bones = obj.pose.bones
@@ -92,4 +112,8 @@ def write_rotations(obj: bpy.types.Object, pose: Pose, indices, modes, quaternio
     if y_scale is not None:
         pose.scale[indices, 1] *= y_scale
         bones.foreach_set("scale", pose.scale.astype(np.float32).ravel())
+    if locations:
+        for index, location in locations.items():
+            pose.location[index] = location
+        bones.foreach_set("location", pose.location.astype(np.float32).ravel())
     obj.update_tag()  # foreach_set alone does not tell the depsgraph

@@ -14,9 +14,10 @@ import numpy as np
 from ..solvers import SolverError
 from ..solvers.chains import ChainBatch, ChainResult, solve_chains
 from ..solvers.options import Reach
-from . import goals
+from . import goals, plant
 from .chain import Chain, chain_of, check_armature
 from .errors import LimbError
+from .ground import Ground
 from .pose import Pose, local_quaternions, read_pose, write_rotations
 
 
@@ -42,7 +43,12 @@ class Group:
     limbs: list
     chains: list[Chain]
     batch: ChainBatch
-    modes: list[str]  #: rotation mode of every chain bone, row-major
+    modes: list[str]  #: rotation mode of every written bone, row-major
+
+    @property
+    def bones(self) -> np.ndarray:
+        """(rows, bones) pose bone indices written: each chain's bones, and its toe when it has one."""
+        return np.array([chain.written for chain in self.chains])
 
 
 @dataclass
@@ -78,18 +84,24 @@ def gather(planned: Plan, depsgraph) -> tuple[list[Group], Pose]:
     obj = planned.obj
     obj_eval = obj.evaluated_get(depsgraph)
     pose = read_pose(obj, obj_eval)
-    world = np.array(obj_eval.matrix_world, dtype=np.float64)
+    world = pose.world
     to_armature = np.linalg.inv(world)
     unit = abs(np.linalg.det(world[:3, :3])) ** (1.0 / 3.0)  # world length of one armature unit
     bones = obj.pose.bones
     groups = []
-    for size in (2, 3):
-        members = [(limb, chain) for limb, chain in zip(planned.limbs, planned.chains) if chain.size == size]
+    for size, with_toe in ((2, False), (3, False), (3, True)):
+        members = [
+            (limb, chain)
+            for limb, chain in zip(planned.limbs, planned.chains)
+            if chain.size == size and (chain.toe is not None) == with_toe
+        ]
         if not members:
             continue
         limbs, chains = [m[0] for m in members], [m[1] for m in members]
         index = np.array([c.indices for c in chains])
-        modes = [bones[i].rotation_mode for i in index.ravel()]
+        written = np.array([c.written for c in chains])
+        modes = [bones[i].rotation_mode for i in written.ravel()]
+        local = local_quaternions(pose, written.ravel(), modes).reshape(*written.shape, 4)
         matrices = pose.matrices[index]
         last = matrices[:, -1]
         tip = last[:, :3, 3] + last[:, :3, 1] * np.array([c.tip_length for c in chains])[:, None]
@@ -108,7 +120,7 @@ def gather(planned: Plan, depsgraph) -> tuple[list[Group], Pose]:
         batch = ChainBatch(
             matrices=matrices,
             scales=pose.scale[index],
-            rotations=local_quaternions(pose, index.ravel(), modes).reshape(len(limbs), size, 4),
+            rotations=local[:, :size],
             points=points,
             target=target,
             end_rotation=end_rotation if size == 3 else None,
@@ -128,8 +140,33 @@ def gather(planned: Plan, depsgraph) -> tuple[list[Group], Pose]:
                 "max_bend": np.minimum([limb.max_bend for limb in limbs], np.pi),
             },
         )
+        if with_toe:  # planting sets the toe's goal; until then it keeps its animated turn
+            toes = written[:, -1]
+            batch.toe_matrices, batch.toe_scales = pose.matrices[toes], pose.scale[toes]
+            batch.toe_rotations, batch.toe_goal = local[:, -1], goals.rotation_of(pose.matrices[toes][:, :3, :3])
         groups.append(Group(size, limbs, chains, batch, modes))
     return groups, pose
+
+
+def prepare(planned: Plan, depsgraph) -> tuple[list[Group], Pose, dict[int, np.ndarray]]:
+    """Gather the current frame and, where limbs are planted, put the ground into their goals.
+
+    Returns the groups to solve, the pose read, and location channels to write ({bone index:
+    location}: the pelvis, when planting moves it).
+    """
+    groups, pose = gather(planned, depsgraph)
+    plan = plant.plant_plan(planned.obj, planned.limbs, planned.chains)
+    if plan is None:
+        return groups, pose, {}
+    scene = depsgraph.scene
+    ground = Ground(planned.obj.limb_ik.ground, depsgraph)
+    inputs = plant.frame_inputs(plan, pose)
+    result = plant.solve_planting(plan, [inputs], ground, fps(scene), timeline=False)
+    return groups, pose, {plan.pelvis: plant.apply(plan, groups, pose, inputs, result, 0)}
+
+
+def fps(scene: bpy.types.Scene) -> float:
+    return scene.render.fps / scene.render.fps_base
 
 
 def solve_groups(groups: list[Group]) -> list[ChainResult]:
@@ -144,13 +181,13 @@ def solve_groups(groups: list[Group]) -> list[ChainResult]:
     return results
 
 
-def write(obj: bpy.types.Object, pose: Pose, groups: list[Group], results: list[ChainResult]) -> None:
-    """Write solved rotations (and stretch) of every group into the pose channels."""
-    indices = np.concatenate([np.array([c.indices for c in g.chains]).ravel() for g in groups])
+def write(obj: bpy.types.Object, pose: Pose, groups: list[Group], results: list[ChainResult], locations=None) -> None:
+    """Write solved rotations (and stretch) of every group, and ``locations``, into the pose channels."""
+    indices = np.concatenate([g.bones.ravel() for g in groups])
     modes = [mode for g in groups for mode in g.modes]
     quaternions = np.concatenate([r.rotations.reshape(-1, 4) for r in results])
     y_scale = np.concatenate([r.y_scale.ravel() for r in results])
-    write_rotations(obj, pose, indices, modes, quaternions, y_scale if (y_scale != 1.0).any() else None)
+    write_rotations(obj, pose, indices, modes, quaternions, y_scale if (y_scale != 1.0).any() else None, locations)
 
 
 def solve_rig(obj: bpy.types.Object, depsgraph, limbs=None, strict: bool = True) -> Report:
@@ -165,9 +202,9 @@ def solve_rig(obj: bpy.types.Object, depsgraph, limbs=None, strict: bool = True)
     report = Report(problems=dict(planned.problems))
     if not planned.limbs:
         return report
-    groups, pose = gather(planned, depsgraph)
+    groups, pose, locations = prepare(planned, depsgraph)
     results = solve_groups(groups)
-    write(obj, pose, groups, results)
+    write(obj, pose, groups, results, locations)
     for group, result in zip(groups, results):
         for limb, reached in zip(group.limbs, result.reached):
             report.solved.append(limb.name)

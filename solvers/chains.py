@@ -37,6 +37,9 @@ class ChainBatch:
     ``end_rotation`` (N, 4): the last bone's goal rotation (three-bone chains only). ``hinge``
     (N, 3): the knee's hinge axis in the first bone's rotation frame, zero to take it from the
     current bend. Settings are scalars or (N,) arrays; ``softness`` is in armature units.
+    ``toe_matrices``, ``toe_scales``, ``toe_rotations`` and ``toe_goal`` (three-bone chains, all
+    or none): a bone below the end bone that takes the goal rotation ``toe_goal`` (N, 4) too, as
+    a toe staying flat on the ground while its foot rolls.
     """
 
     matrices: np.ndarray
@@ -52,6 +55,10 @@ class ChainBatch:
     natural: np.ndarray | bool = False
     influence: np.ndarray | float = 1.0
     options: dict = field(default_factory=dict)  #: mode, softness, max_stretch, stretch_start, min_bend, max_bend
+    toe_matrices: np.ndarray | None = None
+    toe_scales: np.ndarray | None = None
+    toe_rotations: np.ndarray | None = None
+    toe_goal: np.ndarray | None = None
 
 
 def stack(batches: list[ChainBatch]) -> ChainBatch:
@@ -73,8 +80,8 @@ def stack(batches: list[ChainBatch]) -> ChainBatch:
 
 
 class ChainResult(NamedTuple):
-    rotations: np.ndarray  #: (N, k, 4) new local rotations, influence applied
-    y_scale: np.ndarray  #: (N, k) factor for each bone's local Y scale
+    rotations: np.ndarray  #: (N, k, 4) new local rotations, influence applied (k + 1 with a toe)
+    y_scale: np.ndarray  #: (N, k) factor for each bone's local Y scale (k + 1 with a toe)
     points: np.ndarray  #: (N, k + 1, 3) solved joints (at full influence)
     reached: np.ndarray  #: (N,) bool
 
@@ -132,13 +139,25 @@ def solve_chains(batch: ChainBatch) -> ChainResult:
     new_points = np.stack([origin + np.einsum("nij,nj->ni", rigid, p) for p in new_local], axis=1)
 
     stretching = np.broadcast_to(np.asarray(batch.options.get("mode", Reach.EXTEND)) == Reach.STRETCH, (n,))
+    solved_points = new_points
+    if batch.toe_matrices is not None:
+        if k != 3:
+            raise SolverError("only three-bone chains carry a toe")
+        toe_tip = points[:, 3:]  # the toe takes a goal rotation: its own child point is not used
+        matrices = np.concatenate([matrices, np.asarray(batch.toe_matrices, dtype=np.float64)[:, None]], axis=1)
+        scales = np.concatenate([scales, np.asarray(batch.toe_scales, dtype=np.float64)[:, None]], axis=1)
+        rotations = np.concatenate([rotations, np.asarray(batch.toe_rotations, dtype=np.float64)[:, None]], axis=1)
+        points = np.concatenate([points, toe_tip], axis=1)
+        new_points = np.concatenate([new_points, toe_tip], axis=1)
+        end_rotation = np.stack([end_rotation, np.asarray(batch.toe_goal, dtype=np.float64)], axis=1)
+        k = 4
     ik = chain_local_rotations(matrices, scales, rotations, points, new_points, end_rotation, stretching)
     influence = np.broadcast_to(np.asarray(batch.influence, dtype=np.float64), (n,))
     blended = np.empty_like(ik.rotations)
     for i in range(k):
         blended[:, i] = rotation_modes.slerp(_unit(rotations[:, i]), ik.rotations[:, i], influence)
     y_scale = 1.0 + influence[:, None] * (ik.y_scale - 1.0)
-    return ChainResult(blended, y_scale, new_points, solved.reached)
+    return ChainResult(blended, y_scale, solved_points, solved.reached)
 
 
 def _unit(q: np.ndarray) -> np.ndarray:

@@ -24,6 +24,10 @@ from . import soa
 from .errors import SolverError
 
 
+#: Relative departure from a similarity that single-precision pose matrices show without any shear.
+SHEAR_NOISE = 1e-4
+
+
 class LocalRotations(NamedTuple):
     rotations: np.ndarray  #: (N, k, 4) new local rotation quaternions
     y_scale: np.ndarray  #: (N, k) factor for each bone's local Y scale (1 unless stretching)
@@ -38,8 +42,9 @@ def chain_local_rotations(
     local scale; ``rotations`` (N, k, 4): its local rotation quaternion (w, x, y, z).
     ``old_points`` and ``new_points`` (N, k + 1, 3): the chain's joints before and after the
     solve, starting with the first bone's head; point ``i + 1`` moves with bone ``i``.
-    ``end_rotation`` (N, 4), optional: armature-space rotation the last bone must take instead
-    of its minimal rotation (a foot or hand that copies its target's orientation).
+    ``end_rotation`` (N, 4) or (N, m, 4), optional: armature-space rotations the last bone (or
+    the last ``m`` bones) must take instead of their minimal rotations: a foot or hand that copies
+    its target's orientation, a toe that stays flat while its foot rolls.
     ``stretch`` (N,) bool, optional: rows whose bones may also scale along their Y axis so each
     child point lands at its new distance too (exact when the child lies on the bone's axis,
     as in a connected chain); the bones below inherit that scale as Blender's hierarchy does.
@@ -62,6 +67,11 @@ def chain_local_rotations(
     if not (np.abs(scales) > 1e-12).all():
         raise SolverError("bones must not have zero scale")
 
+    goals = None if end_rotation is None else np.asarray(end_rotation, dtype=np.float64).reshape(n, -1, 4)
+    first_goal = k if goals is None else k - goals.shape[1]
+    if first_goal < 0:
+        raise SolverError(f"{goals.shape[1]} goal rotations for a chain of {k} bones")
+
     # Accumulated change of the bones above, as an affine map x -> W x + w.
     w_lin: soa.Mat | None = None
     w_off: soa.Vec | None = None
@@ -80,38 +90,59 @@ def chain_local_rotations(
         if not (np.abs(det) > 1e-300).all():
             raise SolverError(f"bone {i} has a degenerate (flat) pose matrix")
 
-        if i == k - 1 and end_rotation is not None:
+        factor = np.ones(n)
+        if i >= first_goal:
             # The frame before this bone's own rotation is F @ R^-1; its rotation part times the
             # new local rotation must equal the goal.
             before = soa.mat_mul(frame, soa.mat_transpose(soa.quat_to_mat(rotation)))
-            goal = soa.split(np.asarray(end_rotation, dtype=np.float64))
-            local = soa.mat_mul(soa.mat_transpose(_rotation_part(before)), soa.quat_to_mat(_normalised(goal)))
-            new_rotation = soa.mat_to_quat(local)
+            goal = soa.quat_to_mat(_normalised(soa.split(goals[:, i - first_goal])))
+            local = soa.mat_mul(soa.mat_transpose(_rotation_part(before)), goal)
+            # Where ``before`` shears (a parent scaled unevenly), its rotation part alone would not
+            # point the bone along the goal: turn the local Y axis onto the goal's Y as seen
+            # through ``before``. Blender's single-precision matrices are never exactly
+            # orthogonal; below that noise the rotation part is the better estimate.
+            wanted = soa.mat_vec(soa.mat_inv(before)[0], (goal[1], goal[4], goal[7]))
+            aim = soa.rotation_between((local[1], local[4], local[7]), wanted)
+            sheared = _shear(before) > SHEAR_NOISE
+            aim = tuple(np.where(sheared, a, identity) for a, identity in zip(aim, (1.0, 0.0, 0.0, 0.0)))
+            new_rotation = _normalised(soa.quat_mul(aim, soa.mat_to_quat(local)))
+            turn = soa.quat_mul(_conjugate(_normalised(rotation)), new_rotation)  # R^-1 R'
         else:
             old_child = soa.split(old_points[:, i + 1])
             if w_lin is not None:  # where the parents' change carried it
                 old_child = soa.add(soa.mat_vec(w_lin, old_child), w_off)
             old_local = soa.mat_vec(frame_inv, soa.sub(old_child, head))
             new_local = soa.mat_vec(frame_inv, soa.sub(soa.split(new_points[:, i + 1]), head))
-            delta = soa.rotation_between(old_local, new_local)
-            new_rotation = soa.quat_mul(rotation, delta)
+            turn = soa.rotation_between(old_local, new_local)
+            new_rotation = _normalised(soa.quat_mul(rotation, turn))
             factor = np.where(stretch, soa.norm(new_local) / np.maximum(soa.norm(old_local), 1e-300), 1.0)
-            y_scale[:, i] = factor
-            if i < k - 1:
-                # This bone's change about its head, F D Y F^-1 (Y: the stretch along its axis),
-                # composed after the parents' change.
-                turn = soa.quat_to_mat(delta)
-                turn = (turn[0], turn[1] * factor, turn[2], turn[3], turn[4] * factor, turn[5],
-                        turn[6], turn[7] * factor, turn[8])  # fmt: skip
-                change = soa.mat_mul(soa.mat_mul(frame, turn), frame_inv)
-                shift = soa.sub(head, soa.mat_vec(change, head))
-                if w_lin is None:
-                    w_lin, w_off = change, shift
-                else:
-                    w_lin = soa.mat_mul(change, w_lin)
-                    w_off = soa.add(soa.mat_vec(change, w_off), shift)
-        result[:, i] = soa.join(_normalised(new_rotation))
+        y_scale[:, i] = factor
+        if i < k - 1:
+            # This bone's change about its head, F T Y F^-1 (T: its local turn, Y: the stretch
+            # along its axis), composed after the parents' change.
+            m = soa.quat_to_mat(turn)
+            m = (m[0], m[1] * factor, m[2], m[3], m[4] * factor, m[5], m[6], m[7] * factor, m[8])
+            change = soa.mat_mul(soa.mat_mul(frame, m), frame_inv)
+            shift = soa.sub(head, soa.mat_vec(change, head))
+            if w_lin is None:
+                w_lin, w_off = change, shift
+            else:
+                w_lin = soa.mat_mul(change, w_lin)
+                w_off = soa.add(soa.mat_vec(change, w_off), shift)
+        result[:, i] = soa.join(new_rotation)
     return LocalRotations(result, y_scale)
+
+
+def _shear(m: soa.Mat) -> np.ndarray:
+    """How far each matrix is from a rotation times a uniform scale (0 for none)."""
+    gram = soa.mat_mul(soa.mat_transpose(m), m)
+    size = (gram[0] + gram[4] + gram[8]) / 3.0
+    off = [np.abs(g - (size if i in (0, 4, 8) else 0.0)) for i, g in enumerate(gram)]
+    return np.max(off, axis=0) / size
+
+
+def _conjugate(q: soa.Quat) -> soa.Quat:
+    return (q[0], -q[1], -q[2], -q[3])
 
 
 def _normalised(q: soa.Quat) -> soa.Quat:

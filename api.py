@@ -1,0 +1,159 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Limb IK for scripts: everything the sidebar does, as plain functions.
+
+Usable from Blender's Python console, a ``--python`` script, the ``bpy`` wheel or the
+``limb_ik`` command line. These are the same code paths as the operators; they differ only in
+how problems surface: every function raises :class:`LimbIKError` with a sentence naming the
+limb, bone or object at fault, and leaves the scene as it was.
+
+Example, from a script run inside Blender (the extension installed and enabled)::
+
+    import importlib
+    limb_ik = importlib.import_module("bl_ext.user_default.limb_ik.api")  # or your repository's name
+
+    rig = bpy.data.objects["Armature"]
+    limb_ik.detect_limbs(rig)                    # ["leg.L", "leg.R", "arm.L", "arm.R"]
+    limb_ik.solve(rig)                           # pose the enabled limbs now
+    report = limb_ik.bake(rig, frame_start=1, frame_end=120)
+    print(report.keys, "keys")
+"""
+
+import bpy
+
+from .rig import bake as _bake
+from .rig import limbs as _limbs
+from .rig import report as _report
+from .rig import solve as _solve
+from .rig.errors import LimbError as LimbIKError
+
+__all__ = [
+    "LimbIKError",
+    "add_limb",
+    "bake",
+    "check",
+    "detect_limbs",
+    "foot_report",
+    "plant",
+    "remove_limb",
+    "solve",
+]
+
+
+def _limbs_named(obj: bpy.types.Object, names) -> list | None:
+    if names is None:
+        return None
+    limbs = obj.limb_ik.limbs
+    missing = [name for name in names if name not in limbs]
+    if missing:
+        raise LimbIKError(f"Armature '{obj.name}' has no limb named '{missing[0]}'.")
+    return [limbs[name] for name in names]
+
+
+def detect_limbs(obj: bpy.types.Object) -> list[str]:
+    """Find arms and legs by bone name and add those not set up yet; returns the names added.
+
+    >>> detect_limbs(bpy.data.objects["metarig"])
+    ['leg.L', 'leg.R', 'arm.L', 'arm.R']
+    """
+    added, _ = _limbs.detect_limbs(obj)
+    return [limb.name for limb in added]
+
+
+def add_limb(obj: bpy.types.Object, bones: list[str], name: str = "", with_target: bool = False) -> str:
+    """Add a limb over two or three bones of one chain (root first); returns its name.
+
+    >>> add_limb(rig, ["thigh.L", "shin.L", "foot.L"], with_target=True)
+    'leg.L'
+    """
+    return _limbs.add_limb(obj, list(bones), name, with_target).name
+
+
+def remove_limb(obj: bpy.types.Object, name: str) -> None:
+    """Remove the limb called ``name``; its bones and target stay."""
+    index = obj.limb_ik.limbs.find(name)
+    if index < 0:
+        raise LimbIKError(f"Armature '{obj.name}' has no limb named '{name}'.")
+    _limbs.remove_limb(obj, index)
+
+
+def check(obj: bpy.types.Object) -> dict[str, str]:
+    """Every enabled limb that cannot be solved as set up, with the reason; empty when all can.
+
+    >>> check(rig)
+    {'arm.R': "Limb 'arm.R': bone 'hand.R' does not exist in armature 'rig'."}
+    """
+    return _solve.plan(obj).problems
+
+
+def solve(obj: bpy.types.Object, limbs: list[str] | None = None) -> _solve.Report:
+    """Solve the named limbs (default: every enabled one) at the current frame and write the pose.
+
+    Returns a report with ``solved`` and ``unreached`` limb names.
+    """
+    return _solve.solve_rig(obj, bpy.context.evaluated_depsgraph_get(), _limbs_named(obj, limbs))
+
+
+def bake(
+    obj: bpy.types.Object,
+    limbs: list[str] | None = None,
+    frame_start: int | None = None,
+    frame_end: int | None = None,
+    step: int = 1,
+    turn_off_live: bool = True,
+) -> _bake.BakeReport:
+    """Key the solved pose over a frame range (default: the scene's) on the limb bones' rotation
+    channels only; every other key stays as it was. Returns a report with ``frames``, ``keys``,
+    ``unreached`` (limb -> frames out of reach) and ``seconds``.
+    """
+    return _bake.bake(obj, _limbs_named(obj, limbs), frame_start, frame_end, step, turn_off_live)
+
+
+def plant(
+    obj: bpy.types.Object,
+    ground: bpy.types.Collection | str | None = None,
+    limbs: list[str] | None = None,
+    frame_start: int | None = None,
+    frame_end: int | None = None,
+    step: int = 1,
+) -> _bake.BakeReport:
+    """Plant the feet on the ground and bake the result (legs, feet and pelvis keyed).
+
+    ``ground``: the collection (or its name) to stand on; default: the rig's ground setting.
+    ``limbs``: the limbs to plant; default: those marked planted, or if none is, every limb
+    named like a leg that has a foot. If the bake fails, these settings are put back too.
+
+        plant(rig, "Terrain")                    # every leg on the Terrain collection
+        plant(rig, limbs=["leg.L"], frame_end=48)
+    """
+    settings = obj.limb_ik
+    before = (settings.ground, {limb.name: limb.plant for limb in settings.limbs})
+    try:
+        if ground is not None:
+            collection = bpy.data.collections.get(ground) if isinstance(ground, str) else ground
+            if collection is None:
+                raise LimbIKError(f"There is no collection named '{ground}' to use as ground.")
+            settings.ground = collection
+        chosen = _limbs_named(obj, limbs)
+        if chosen is None and not any(limb.plant for limb in settings.limbs):
+            chosen = [limb for limb in settings.limbs if "leg" in limb.name.lower() and limb.end_bone]
+            if not chosen:
+                raise LimbIKError(f"Armature '{obj.name}' has no legs with a foot to plant; add or detect them first.")
+        for limb in chosen or []:
+            limb.plant = True
+        return _bake.bake(obj, None, frame_start, frame_end, step)
+    except Exception:
+        settings.ground = before[0]
+        for limb in settings.limbs:
+            limb.plant = before[1].get(limb.name, limb.plant)
+        raise
+
+
+def foot_report(obj: bpy.types.Object, frame_start: int | None = None, frame_end: int | None = None) -> dict:
+    """How the planted feet stand over a frame range (default: the scene's), as they play back now:
+    per foot the stance frames, sole-to-surface distance (median, max), deepest penetration,
+    sole-to-surface angle, stance slide and largest knee-angle change between frames; and the
+    pelvis drop below its authored height. Distances in metres, angles in degrees.
+
+        foot_report(rig)["feet"][0]["stance_slide"]     # 0.0008
+    """
+    return _report.foot_report(obj, frame_start, frame_end).as_dict()

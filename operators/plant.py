@@ -1,0 +1,35 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The foot report operator: how well planted feet stand, measured on what plays back."""
+
+import bpy
+
+from ..rig.report import foot_report
+from .common import poll_armature, run
+
+
+class LIMB_IK_OT_foot_report(bpy.types.Operator):
+    """Measure the planted feet over the scene's frame range as they play back: stance frames, distance to the
+    surface, penetration, slide, knee jumps and pelvis drop"""
+
+    bl_idname = "limb_ik.foot_report"
+    bl_label = "Foot Report"
+    bl_options = {"REGISTER"}  # measures only: nothing to undo
+
+    @classmethod
+    def poll(cls, context):
+        return poll_armature(cls, context, needs_limbs=True)
+
+    def execute(self, context):
+        def work():
+            report = foot_report(context.object)
+            for line in report.table().splitlines():
+                if line.startswith("| ") and not line.startswith("| foot"):
+                    self.report({"INFO"}, line)
+            print(report.table())
+            return f"Pelvis drop {1e3 * report.pelvis_drop:.1f} mm; full table in the system console"
+
+        return run(self, work)
+
+
+classes = (LIMB_IK_OT_foot_report,)
+register, unregister = bpy.utils.register_classes_factory(classes)
