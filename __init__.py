@@ -5,10 +5,10 @@ Layers, top to bottom: ``operators``, ``panels``, ``handlers`` (Blender-facing, 
 (the only code that touches armatures) → ``solvers`` (pure float64 maths, no ``bpy``).
 """
 
-from . import handlers, operators, panels, properties
+from . import cli, handlers, operators, panels, properties
 
-# Registered in this order, unregistered in reverse: properties first, handlers last.
-_modules = (properties, operators, panels, handlers)
+# Registered in this order, unregistered in reverse: properties first, the command line last.
+_modules = (properties, operators, panels, handlers, cli)
 
 
 def register():

@@ -116,6 +116,7 @@ def _gather(scene, planned, frames, progress):
     """The goals and animated pose of the planned limbs at every frame; the scene's frame is restored."""
     live.restore(planned.obj)  # unkeyed bones back to the animator's values before reading
     current = (scene.frame_current, scene.frame_subframe)
+    bpy.context.evaluated_depsgraph_get()  # on 4.2, frame_set() does not animate a scene with no depsgraph yet
     per_frame, poses = [], []
     try:
         with live.suspended():

@@ -6,10 +6,12 @@
     python3.11 tools/run.py test     # the whole test suite (add --blender 4.2 for the LTS)
     python3.11 tools/run.py bench    # benchmarks, with ratios against Blender's own IK measured in the same run
     python3.11 tools/run.py build    # dist/limb_ik-<version>.zip, built and validated by Blender's extension tool
+    python3.11 tools/run.py cli bake 'shots/*.blend' --output-dir baked   # the batch command line (cli --help)
 
 Each Blender version gets its own virtual environment under ``$LIMB_IK_CACHE`` (default
 ``~/.cache/limb_ik``), created on first use and reused while its requirements file is unchanged.
-Arguments after the task go to pytest (test) or to the script (demo, bench).
+Arguments after the task go to pytest (test), to the script (demo, bench) or to the command line
+(cli: all of them, ``--help`` included, except ``--blender``).
 """
 
 import argparse
@@ -22,6 +24,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 VERSIONS = ("5.0", "4.2")
+TASKS = ("demo", "test", "bench", "build", "cli")
 
 
 def cache_dir() -> Path:
@@ -66,11 +69,36 @@ def build(python: Path) -> Path:
     return archive
 
 
+def split_cli_arguments(argv: list[str]) -> tuple[argparse.Namespace, list[str]]:
+    """The cli task's arguments: ``--blender`` is ours, everything else (``--help`` included) goes to
+    the command line unchanged and in order."""
+    rest, blender, index = [], VERSIONS[0], 0
+    argv = list(argv)
+    argv.remove("cli")
+    while index < len(argv):
+        arg = argv[index]
+        if arg == "--blender" and index + 1 < len(argv):
+            blender, index = argv[index + 1], index + 2
+            continue
+        if arg.startswith("--blender="):
+            blender = arg.partition("=")[2]
+        else:
+            rest.append(arg)
+        index += 1
+    if blender not in VERSIONS:
+        sys.exit(f"--blender must be one of {', '.join(VERSIONS)}, not '{blender}'")
+    return argparse.Namespace(task="cli", blender=blender), rest
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("task", choices=("demo", "test", "bench", "build"))
+    parser.add_argument("task", choices=TASKS)
     parser.add_argument("--blender", choices=VERSIONS, default=VERSIONS[0], help="Blender (bpy wheel) version")
-    args, rest = parser.parse_known_args()
+    argv = sys.argv[1:]
+    if next((arg for arg in argv if arg in TASKS), None) == "cli":
+        args, rest = split_cli_arguments(argv)
+    else:
+        args, rest = parser.parse_known_args(argv)
     if sys.version_info[:2] != (3, 11):
         print(f"The bpy wheels need Python 3.11; this is {sys.version.split()[0]}. Run it with python3.11.")
         return 2
@@ -82,8 +110,10 @@ def main() -> int:
         "test": ["-m", "pytest", "-p", "no:pytest-blender", *rest],
         "demo": [str(ROOT / "demo" / "plant_walk.py"), *rest],
         "bench": [str(ROOT / "benchmarks" / "run_all.py"), *rest],
+        "cli": [str(ROOT / "tools" / "limb_ik_cli.py"), *rest],
     }[args.task]
-    return subprocess.run([str(python), *command], cwd=ROOT).returncode
+    # The command line takes the user's paths, relative to where it was started.
+    return subprocess.run([str(python), *command], cwd=None if args.task == "cli" else ROOT).returncode
 
 
 if __name__ == "__main__":

@@ -1,0 +1,162 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The Python API (``limb_ik.api``): each function does its job, and bad input raises ``LimbIKError``
+with a sentence naming what is wrong, leaving the scene exactly as it was."""
+
+from contextlib import contextmanager
+
+import bpy
+import numpy as np
+import pytest
+import rigs
+
+LEG = ["thigh.L", "shin.L", "foot.L"]
+
+
+def key_table(lik, obj) -> dict:
+    curves = lik.rig.actions.fcurves(obj) or []
+    return {(c.data_path, c.array_index): lik.rig.actions.read_keys(c)["co"].tolist() for c in curves}
+
+
+@contextmanager
+def unchanged(lik, rig):
+    """The block must leave the rig's pose, limbs and keys, the objects and the frame as they were."""
+    scene = bpy.context.scene
+
+    def state():
+        return (rigs.limbs_table(rig), key_table(lik, rig), sorted(bpy.data.objects.keys()),
+                sorted(bpy.data.actions.keys()), scene.frame_current, rig.limb_ik.live)  # fmt: skip
+
+    pose, before = rigs.pose_snapshot(rig), state()
+    yield
+    np.testing.assert_array_equal(rigs.pose_snapshot(rig), pose)
+    assert state() == before
+
+
+@pytest.fixture
+def leg(lik):
+    """The test leg with its limb and a target a little in front of and above the foot."""
+    rig = rigs.leg_armature()
+    bpy.ops.object.mode_set(mode="OBJECT")
+    lik.api.add_limb(rig, LEG)
+    rigs.target_at_tip(rig, rig.limb_ik.limbs["leg.L"], (0.0, -0.1, 0.1))
+    return rig
+
+
+def test_detect_limbs_returns_what_it_added(lik):
+    rig = rigs.human_metarig()
+    assert lik.api.detect_limbs(rig) == ["leg.L", "leg.R", "arm.L", "arm.R"]
+    assert lik.api.detect_limbs(rig) == []
+    assert [limb.name for limb in rig.limb_ik.limbs] == ["leg.L", "leg.R", "arm.L", "arm.R"]
+
+
+def test_add_and_remove_a_limb(lik):
+    rig = rigs.leg_armature()
+    assert lik.api.add_limb(rig, ["thigh.L", "shin.L"], with_target=True) == "leg.L"
+    target = rig.limb_ik.limbs["leg.L"].target
+    assert target is not None and target.name in bpy.context.scene.objects
+    assert lik.api.add_limb(rig, ["foot.L", "toe.L"], name="toes") == "toes"
+    lik.api.remove_limb(rig, "leg.L")
+    assert [limb.name for limb in rig.limb_ik.limbs] == ["toes"]
+    assert target.name in bpy.data.objects, "removing a limb keeps its target"
+
+
+def test_check_lists_limbs_that_cannot_be_solved(lik, leg):
+    assert lik.api.check(leg) == {}
+    leg.data.bones["shin.L"].name = "shin_renamed.L"
+    assert lik.api.check(leg) == {"leg.L": "Limb 'leg.L': bone 'shin.L' does not exist in armature 'Leg'."}
+
+
+def test_solve_reaches_the_target(lik, leg):
+    report = lik.api.solve(leg)
+    assert report.solved == ["leg.L"] and report.unreached == []
+    assert rigs.goal_error(leg, leg.limb_ik.limbs["leg.L"]) < 1e-4
+    assert lik.api.solve(leg, limbs=["leg.L"]).solved == ["leg.L"]
+
+
+def test_bake_keys_the_limb_bones(lik, leg):
+    report = lik.api.bake(leg, frame_start=1, frame_end=5)
+    assert (report.frames, report.limbs, report.keys) == (5, ["leg.L"], 5 * 3 * 4)
+    keys = key_table(lik, leg)
+    assert {path for path, _ in keys} == {f'pose.bones["{bone}"].rotation_quaternion' for bone in LEG}
+    assert all([frame for frame, _ in points] == [1, 2, 3, 4, 5] for points in keys.values())
+    bpy.context.scene.frame_set(3)
+    assert rigs.goal_error(leg, leg.limb_ik.limbs["leg.L"]) < 1e-3
+
+
+@pytest.mark.parametrize("function", ["detect_limbs", "add_limb", "check", "solve", "bake"])
+def test_every_function_rejects_an_object_that_is_not_an_armature(lik, leg, function):
+    cube = bpy.data.objects["Cube"]
+    arguments = (LEG,) if function == "add_limb" else ()
+    with unchanged(lik, leg), pytest.raises(lik.api.LimbIKError, match=r"^'Cube' is a mesh, not an armature\.$"):
+        getattr(lik.api, function)(cube, *arguments)
+
+
+def test_no_object_is_an_error_too(lik, leg):
+    with unchanged(lik, leg), pytest.raises(lik.api.LimbIKError, match="select an armature"):
+        lik.api.detect_limbs(None)
+
+
+BAD_CALLS = {
+    "one bone": (lambda api, rig: api.add_limb(rig, ["thigh.L"]), r"A limb has two or three bones, not 1\."),
+    "four bones": (lambda api, rig: api.add_limb(rig, [*LEG, "toe.L"]), r"two or three bones, not 4"),
+    "missing bone": (
+        lambda api, rig: api.add_limb(rig, ["toe.L", "calf.L"]),
+        r"bone 'calf\.L' does not exist in armature 'Leg'\.",
+    ),
+    "not a chain": (lambda api, rig: api.add_limb(rig, ["toe.L", "hips"]), r"'hips' is not a child of 'toe\.L'"),
+    "bone taken": (
+        lambda api, rig: api.add_limb(rig, ["shin.L", "foot.L"], with_target=True),
+        r"^Bone 'shin\.L' already belongs to limb 'leg\.L'\.$",
+    ),
+    "remove unknown": (
+        lambda api, rig: api.remove_limb(rig, "arm.L"),
+        r"^Armature 'Leg' has no limb named 'arm\.L'\.$",
+    ),
+    "solve unknown": (
+        lambda api, rig: api.solve(rig, limbs=["arm.L"]),
+        r"^Armature 'Leg' has no limb named 'arm\.L'\.$",
+    ),
+    "bake unknown": (lambda api, rig: api.bake(rig, limbs=["arm.L"]), r"^Armature 'Leg' has no limb named 'arm\.L'\.$"),
+    "bake backwards": (
+        lambda api, rig: api.bake(rig, frame_start=10, frame_end=2),
+        r"^The bake range ends \(frame 2\) before it starts \(frame 10\)\.$",
+    ),
+    "bake step": (lambda api, rig: api.bake(rig, step=0), r"^The bake step must be 1 or more, not 0\.$"),
+}
+
+
+@pytest.mark.parametrize("case", BAD_CALLS)
+def test_bad_calls(lik, leg, case):
+    call, message = BAD_CALLS[case]
+    with unchanged(lik, leg), pytest.raises(lik.api.LimbIKError, match=message):
+        call(lik.api, leg)
+
+
+@pytest.mark.parametrize("function", ["solve", "bake"])
+def test_one_broken_limb_stops_solve_and_bake_before_anything_changes(lik, function):
+    rig = rigs.human_metarig()
+    lik.api.detect_limbs(rig)
+    rigs.target_at_tip(rig, rig.limb_ik.limbs["leg.L"], (0.0, -0.1, 0.1))  # would move if solved
+    rig.limb_ik.limbs["arm.R"].lower_bone = "forearm_gone.R"
+    message = r"^Limb 'arm\.R': bone 'forearm_gone\.R' does not exist in armature 'metarig'\.$"
+    with unchanged(lik, rig), pytest.raises(lik.api.LimbIKError, match=message):
+        getattr(lik.api, function)(rig)
+
+
+def test_bake_without_enabled_limbs(lik, leg):
+    leg.limb_ik.limbs["leg.L"].enabled = False
+    with (
+        unchanged(lik, leg),
+        pytest.raises(lik.api.LimbIKError, match=r"^Armature 'Leg' has no enabled limbs to bake\.$"),
+    ):
+        lik.api.bake(leg)
+
+
+def test_bake_of_an_armature_in_another_scene(lik, leg):
+    away = rigs.leg_armature("Away")
+    bpy.ops.object.mode_set(mode="OBJECT")
+    lik.api.add_limb(away, LEG)
+    bpy.context.scene.collection.objects.unlink(away)
+    bpy.data.scenes.new("Other").collection.objects.link(away)
+    with unchanged(lik, leg), pytest.raises(lik.api.LimbIKError, match=r"^Armature 'Away' is not in the current scene"):
+        lik.api.bake(away)

@@ -1,0 +1,56 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""``blender --command limb_ik`` without Blender: the same command line on the ``bpy`` wheel.
+
+    python3.11 tools/limb_ik_cli.py bake shots/*.blend --output-dir baked --jobs 2 --json report.json
+    python3.11 tools/run.py cli bake shots/*.blend --output-dir baked     # the same, in the cached venv
+
+Run it with a Python that has the ``bpy`` wheel installed. This source tree is enabled as an
+extension in throw-away user folders (the user's own Blender preferences are never read or
+written), then the extension's own ``cli.main`` parses the arguments and does the work. For
+``--jobs N`` each file runs in a new process of this same launcher.
+"""
+
+import importlib
+import os
+import shutil
+import sys
+from pathlib import Path
+
+import source_extension
+
+
+def run(argv: list[str]) -> int:
+    user_folder = source_extension.isolate_user_resources()
+    import bpy
+
+    repository = None
+    try:
+        source_extension.enable()
+        repositories = bpy.context.preferences.extensions.repos
+        repository = next((r for r in repositories if r.module == source_extension.REPOSITORY), None)
+        cli = importlib.import_module(f"{source_extension.MODULE}.cli")
+        return cli.main(argv, prog="limb_ik_cli.py", worker=[sys.executable, str(Path(__file__).resolve())])
+    finally:
+        # Throw-away folders: the user resources and the repository that links to this tree.
+        if repository is not None and repository.custom_directory:
+            shutil.rmtree(repository.custom_directory, ignore_errors=True)
+        shutil.rmtree(user_folder, ignore_errors=True)
+
+
+def main() -> None:
+    code = run(sys.argv[1:])
+    sys.stdout.flush()
+    sys.stderr.flush()
+    import bpy
+
+    if bpy.app.version < (4, 3, 0):
+        # The bpy 4.2 wheel crashes in its own exit handlers once files have been loaded and the
+        # extension enabled (and always once Rigify has been), which would turn the status into
+        # a segmentation fault. Everything is written and flushed by now: leave with the status.
+        os._exit(code)
+    sys.exit(code)
+
+
+if __name__ == "__main__":
+    main()
