@@ -175,6 +175,12 @@ class LIMB_IK_PG_rig(bpy.types.PropertyGroup):
         name="Max Foot Angle", description="Steepest slope a sole tips to follow",
         default=math.radians(40.0), min=0.0, max=math.radians(89.0), subtype="ANGLE",
     )  # fmt: skip
+    max_heel_roll: FloatProperty(
+        name="Max Heel Roll",
+        description="How much further a foot pushing off may roll onto its toes to stay within reach, before the "
+        "hips are lowered for it",
+        default=math.radians(30.0), min=0.0, max=math.radians(80.0), subtype="ANGLE",
+    )  # fmt: skip
     pelvis_smoothing: FloatProperty(
         name="Pelvis Smoothing",
         description="Frames over which a bake smooths the pelvis' rise and fall, centred so it does not lag",

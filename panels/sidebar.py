@@ -142,6 +142,7 @@ class LIMB_IK_PT_ground(_Panel, bpy.types.Panel):
         column = layout.column(align=True)
         column.prop(settings, "blend_height")
         column.prop(settings, "max_foot_angle")
+        column.prop(settings, "max_heel_roll")
         layout.prop(settings, "pelvis_smoothing")
         layout.prop(settings, "use_foot_lock")
         column = layout.column(align=True)

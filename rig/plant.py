@@ -29,6 +29,8 @@ from .pose import local_quaternions
 
 #: Fraction of a leg's full reach the pelvis drop aims for, so knees never lock straight.
 REACH_MARGIN = 0.995
+#: Heel lift (m, above the sole's lowest point) over which a foot counts as rolling onto its toes.
+ROLLING = 0.04
 #: Weight of the ground under the pelvis against the feet's footing (a foot down weighs 1).
 FLIGHT = 0.05
 #: Height scale (m) over which a sole point counts less and less as touching the ground.
@@ -50,6 +52,7 @@ class Foot:
     sole_up: np.ndarray  #: the sole's normal in the foot bone's frame
     reach: float  #: upper + lower segment length (rest)
     foot_length: float
+    toe: int | None  #: pose bone index of the toe kept flat while the foot rolls
 
 
 @dataclass(frozen=True)
@@ -151,6 +154,7 @@ def _foot(obj, limb, chain) -> Foot:
         rest[:3, :3].T @ up,
         reach,
         foot.length,
+        index(toe.name) if toe is not None else None,
     )
 
 
@@ -172,6 +176,7 @@ class FrameInputs:
 
     world: np.ndarray  #: (4, 4) armature object matrix
     feet: np.ndarray  #: (n, 4, 4) foot bone matrices
+    toes: np.ndarray  #: (n, 4, 4) toe bone matrices (the foot's for a foot without a toe)
     soles: np.ndarray  #: (n, P, 3) sole points
     hips: np.ndarray  #: (n, 3) heads of the upper bones
     pelvis: np.ndarray  #: (4, 4)
@@ -181,16 +186,18 @@ def frame_inputs(plan: PlantPlan, pose) -> FrameInputs:
     world = pose.world
     matrices = world @ pose.matrices  # every bone in world space
     feet = matrices[[f.foot for f in plan.feet]]
+    toes = matrices[[f.foot if f.toe is None else f.toe for f in plan.feet]]
     soles = np.array(
         [[matrices[b][:3, :3] @ p + matrices[b][:3, 3] for b, p in zip(f.sole_bones, f.sole_points)] for f in plan.feet]
     )
     hips = matrices[[f.upper for f in plan.feet]][:, :3, 3]
-    return FrameInputs(world, feet, soles, hips, matrices[plan.pelvis])
+    return FrameInputs(world, feet, toes, soles, hips, matrices[plan.pelvis])
 
 
 @dataclass
 class PlantResult:
     feet: np.ndarray  #: (F, n, 4, 4) world matrices the foot bones must take
+    toes: np.ndarray  #: (F, n, 3, 3) world rotations the toes must take
     pelvis_offset: np.ndarray  #: (F, 3) world translation added to the pelvis
     contacts: np.ndarray  #: (F, n) bool: the animation has the foot standing
 
@@ -208,28 +215,48 @@ def solve_planting(
     soles = np.stack([i.soles for i in inputs])  # (F, n, P, 3)
     feet = np.stack([i.feet for i in inputs])  # (F, n, 4, 4)
     clearance = soles[..., 2] - s.floor_height  # (F, n, P)
-    under_pelvis = ground_level(plan, np.stack([i.pelvis[:3, 3] for i in inputs]), ground) - s.floor_height
+    pelvis = np.stack([i.pelvis[:3, 3] for i in inputs])
+    toes = np.stack([i.toes[:, :3, :3] for i in inputs])  # (F, n, 3, 3)
     contacts = np.zeros((frames, count), bool)
     lock = np.zeros((frames, count, 2))
     if timeline:
         for n in range(count):
             contacts[:, n], lock[:, n] = _contacts_and_lock(soles[:, n], clearance[:, n], fps, s)
-    goals_world = np.empty_like(feet)
-    placed = np.empty_like(soles)  # the soles where the feet are put
-    for n in range(count):
-        goals_world[:, n], placed[:, n] = _foot_goals(
-            feet[:, n], soles[:, n], clearance[:, n], lock[:, n], contacts[:, n] if timeline else None,
-            under_pelvis, ground, s,
-        )  # fmt: skip
-    pelvis = np.stack([i.pelvis[:3, 3] for i in inputs])
-    level, standing = _support(plan, placed, pelvis, ground, smooth=timeline)
-    level -= s.floor_height
+
+    def place_feet(carrier):  # every foot on the ground; swinging ones ride on ``carrier``
+        goals_world, placed = np.empty_like(feet), np.empty_like(soles)
+        toes_world = np.empty_like(toes)
+        for n in range(count):
+            goals_world[:, n], placed[:, n], turn = _foot_goals(
+                feet[:, n], soles[:, n], clearance[:, n], lock[:, n], contacts[:, n] if timeline else None,
+                carrier, ground, s,
+            )  # fmt: skip
+            toes_world[:, n] = turn @ toes[:, n]
+        level, standing = _support(plan, placed, pelvis, ground, smooth=timeline)
+        return goals_world, toes_world, level - s.floor_height, standing
+
+    under_pelvis = ground_level(plan, pelvis, ground) - s.floor_height
+    if timeline:
+        under_pelvis = planting.smooth(under_pelvis, s.pelvis_smoothing)
+    goals_world, toes_world, level, standing = place_feet(under_pelvis)
+    if timeline:  # swinging feet ride on the level the body follows, known once the feet are placed
+        goals_world, toes_world, level, standing = place_feet(level)
 
     hips = np.stack([i.hips for i in inputs])  # (F, n, 3)
-    ankles_fk = feet[:, :, :3, 3]
+    animated = np.linalg.norm(hips - feet[:, :, :3, 3], axis=2)  # how extended each leg is animated
     reach = np.array([f.reach for f in plan.feet])
-    allowed = np.minimum(np.maximum(np.linalg.norm(hips - ankles_fk, axis=2), REACH_MARGIN * reach), reach)
+    allowed = np.minimum(np.maximum(animated, REACH_MARGIN * reach), reach)
     raised = hips + np.stack([np.zeros_like(level), np.zeros_like(level), level], axis=1)[:, None, :]
+    for n, foot in enumerate(plan.feet):
+        # A foot already rolling onto its toes in the animation may roll further, so the leg keeps
+        # its animated extension and the knee its animated bend.
+        heel_up = planting.smoothstep((clearance[:, n, 0] - clearance[:, n].min(axis=1)) / ROLLING)
+        angle = _roll_for_reach(
+            goals_world[:, n], foot.foot_length, raised[:, n], animated[:, n], s.max_heel_roll * heel_up * standing[:, n]
+        )
+        if timeline:  # eased over time, but never while the animated foot is flat
+            angle = planting.smooth(angle, s.pelvis_smoothing) * heel_up
+        goals_world[:, n] = _rolled(goals_world[:, n], foot.foot_length, angle)
     # Only a standing foot must be reached; a swinging one may come up short for a moment.
     needed = (
         np.stack(
@@ -241,7 +268,7 @@ def solve_planting(
     drop = _eased_up(needed, s.pelvis_smoothing) if timeline else needed
     offset = np.zeros((frames, 3))
     offset[:, 2] = level - drop
-    return PlantResult(goals_world, offset, contacts)
+    return PlantResult(goals_world, toes_world, offset, contacts)
 
 
 def _eased_up(needed: np.ndarray, sigma: float) -> np.ndarray:
@@ -252,6 +279,38 @@ def _eased_up(needed: np.ndarray, sigma: float) -> np.ndarray:
     window = max(int(round(2.0 * sigma)), 1)
     widened = np.array([needed[max(0, f - window) : f + window + 1].max() for f in range(len(needed))])
     return np.maximum(planting.smooth(widened, sigma), needed)
+
+
+def _roll_for_reach(goals, foot_length: float, hips, allowed, limit) -> np.ndarray:
+    """(F,) least angle (at most ``limit``) to turn each foot about its toe joint, heel up, that
+    brings its ankle within ``allowed`` of the hip (for the largest angle, as near as it gets)."""
+    low, high = np.zeros(len(goals)), np.asarray(limit, dtype=np.float64).copy()
+
+    def short(angle):  # how far the ankle stays out of reach at this roll
+        return np.linalg.norm(hips - _rolled(goals, foot_length, angle)[:, :3, 3], axis=1) - allowed
+
+    needs = (short(low) > 0.0) & (high > 0.0)
+    enough = short(high) <= 0.0  # elsewhere even the limit is not enough: roll that far
+    for _ in range(30):  # bisection on [0, limit]
+        middle = 0.5 * (low + high)
+        out = short(middle) > 0.0
+        low, high = np.where(out, middle, low), np.where(out, high, middle)
+    return np.where(needs, np.where(enough, high, limit), 0.0)
+
+
+def _rolled(goals, foot_length: float, angle) -> np.ndarray:
+    """Feet (F, 4, 4) turned about their toe joints by ``angle`` (F,), heel up."""
+    ankle = goals[:, :3, 3]
+    toe_joint = ankle + goals[:, :3, 1] * foot_length
+    back = ankle - toe_joint
+    axis = np.cross(back, [0.0, 0.0, 1.0])
+    norm = np.linalg.norm(axis, axis=1, keepdims=True)
+    axis = np.divide(axis, norm, out=np.zeros_like(axis), where=norm > 1e-12)
+    turn = rotation_modes.quat_to_matrix(np.column_stack([np.cos(0.5 * angle), axis * np.sin(0.5 * angle)[:, None]]))
+    result = goals.copy()
+    result[:, :3, :3] = turn @ goals[:, :3, :3]
+    result[:, :3, 3] = toe_joint + np.einsum("fij,fj->fi", turn, back)
+    return result
 
 
 def ground_level(plan: PlantPlan, pelvis: np.ndarray, ground: Ground) -> np.ndarray:
@@ -316,9 +375,9 @@ def _contacts_and_lock(soles, clearance, fps, s):
     return contacts, planting.lock_offsets(contacts, drift, s.lock_release)
 
 
-def _foot_goals(feet, soles, clearance, lock, contacts, level, ground: Ground, s) -> tuple[np.ndarray, np.ndarray]:
-    """(F, 4, 4) world matrices for one foot: held, on the surface, tipped to follow it; and
-    (F, P, 3) where that puts its sole points.
+def _foot_goals(feet, soles, clearance, lock, contacts, level, ground: Ground, s):
+    """(F, 4, 4) world matrices for one foot: held, on the surface, tipped to follow it; (F, P, 3)
+    where that puts its sole points; and (F, 3, 3) the turn from the floor onto the surface.
 
     The animation's floor is mapped onto the surface by a rigid turn about a point of the sole.
     With ``contacts`` (a bake), one mapping serves a whole contact, so a foot rolling from heel to
@@ -333,7 +392,7 @@ def _foot_goals(feet, soles, clearance, lock, contacts, level, ground: Ground, s
     moved = feet.copy()
     moved[:, :3, 3] += shift
     if contacts is not None and contacts.any():
-        turn, anchor, lift = _contact_mappings(soles, clearance, contacts, ground, s)
+        turn, anchor, lift = _contact_mappings(soles, clearance, contacts, level, ground, s)
     else:
         weight = planting.contact_weight(clearance.min(axis=1), s.blend_height)
         turn, anchor, lift = _frame_mappings(soles, clearance, weight, level, ground, s)
@@ -354,7 +413,7 @@ def _foot_goals(feet, soles, clearance, lock, contacts, level, ground: Ground, s
     result[:, :3, 3] = mapped(moved[:, None, :3, 3])[:, 0]
     result[:, 2, 3] += under
     placed[..., 2] += under[:, None]
-    return result, placed
+    return result, placed, rotation
 
 
 def _clearing_lift(under: np.ndarray, contacts: np.ndarray, sigma: float) -> np.ndarray:
@@ -384,9 +443,13 @@ def _surface_turn(soles_world, ground: Ground, s) -> tuple[np.ndarray, np.ndarra
     return heights.mean(), planting.tilt(normals.sum(axis=0)[None], 1.0, s.max_foot_angle)[0]
 
 
-def _contact_mappings(soles, clearance, contacts, ground: Ground, s):
+def _contact_mappings(soles, clearance, contacts, carrier, ground: Ground, s):
     """One rigid floor-to-surface mapping per contact, held while the foot stands and blended
-    between contacts: (F, 4) turns, (F, 3) anchors on the floor, (F,) lifts."""
+    between contacts: (F, 4) turns, (F, 3) anchors on the floor, (F,) lifts.
+
+    A foot in the air rides on ``carrier`` (F,), the body's ground level, as it rises and falls,
+    so hip and ankle keep their animated relation; only its offset from that level blends from
+    take-off to landing."""
     frames = len(soles)
     spans = planting.intervals(contacts)
     turns, anchors, lifts = [], [], []
@@ -409,11 +472,10 @@ def _contact_mappings(soles, clearance, contacts, ground: Ground, s):
         u = planting.smoothstep(t)
         turn[first : last + 1] = rotation_modes.slerp(np.tile(turns[a], (len(u), 1)), np.tile(turns[b], (len(u), 1)), u)
         anchor[first : last + 1] = anchors[a] + u[:, None] * (anchors[b] - anchors[a])
-        # Stepping up, the foot rises in the first half of the swing; stepping down, it stays up
-        # until the second: the higher of an early and a late blend.
-        early, late = planting.smoothstep(2.0 * t), planting.smoothstep(2.0 * t - 1.0)
-        rise = lifts[b] - lifts[a]
-        lift[first : last + 1] = lifts[a] + np.maximum(rise * early, rise * late)
+        ride = carrier[first : last + 1]
+        take_off = lifts[a] - carrier[spans[a][1]] if before is not None else lifts[a] - carrier[first]
+        landing = lifts[b] - carrier[spans[b][0]] if after is not None else lifts[b] - carrier[last]
+        lift[first : last + 1] = ride + take_off + u * (landing - take_off)
     return turn, anchor, lift
 
 
@@ -437,7 +499,10 @@ def apply(plan: PlantPlan, groups, pose, inputs: FrameInputs, result: PlantResul
     pelvis carried by its offset. Returns the pelvis' new location channel value."""
     to_armature = np.linalg.inv(inputs.world)
     shift = to_armature[:3, :3] @ result.pelvis_offset[frame]
-    foot_goal = {f.limb: to_armature @ result.feet[frame, n] for n, f in enumerate(plan.feet)}
+    foot_goal = {
+        f.limb: (to_armature @ result.feet[frame, n], to_armature[:3, :3] @ result.toes[frame, n])
+        for n, f in enumerate(plan.feet)
+    }
     for group in groups:
         batch = group.batch
         for row, limb in enumerate(group.limbs):
@@ -447,10 +512,12 @@ def apply(plan: PlantPlan, groups, pose, inputs: FrameInputs, result: PlantResul
                 if limb.target is None:
                     batch.target[row] += shift
             if limb.name in foot_goal:
-                goal = foot_goal[limb.name]
+                goal, toe = foot_goal[limb.name]
                 length = next(f.foot_length for f in plan.feet if f.limb == limb.name)
                 batch.target[row] = goal[:3, 3] + goal[:3, 1] * length
                 batch.end_rotation[row] = goals.rotation_of(goal[None, :3, :3])[0]
+                if batch.toe_goal is not None:
+                    batch.toe_goal[row] = goals.rotation_of(toe[None])[0]
     return pelvis_location(plan, pose, shift)
 
 
