@@ -33,20 +33,23 @@ class FootFigures:
 class PlantReport:
     frames: tuple[int, int]
     feet: list[FootFigures]
-    pelvis_clearance: np.ndarray  #: (F,) pelvis height above the ground under it, as played back
-    authored_pelvis_clearance: np.ndarray  #: (F,) pelvis height above the authored floor, live solving off
+    pelvis_above_ground: np.ndarray  #: (F,) pelvis height above the ground carrying the character
+    pelvis_above_floor: np.ndarray  #: (F,) pelvis height above the authored floor
+    authored_pelvis: np.ndarray  #: (F,) the animation's pelvis height above the authored floor
+    sole_height: np.ndarray  #: (F, feet) height of each foot's sole (the mean of its sole points)
+    surface_height: np.ndarray  #: (F, feet) height of the surface under it (the mean under those points)
 
     @property
     def pelvis_drop(self) -> float:
         """Most the pelvis sits lower above the ground than it was animated above the floor."""
-        return float(max((self.authored_pelvis_clearance - self.pelvis_clearance).max(), 0.0))
+        return float(max((self.authored_pelvis - self.pelvis_above_ground).max(), 0.0))
 
     def as_dict(self) -> dict:
         return {
             "frames": list(self.frames),
             "feet": [asdict(f) for f in self.feet],
             "pelvis_drop": self.pelvis_drop,
-            "pelvis_clearance_change_max": float(np.abs(self.pelvis_clearance - self.authored_pelvis_clearance).max()),
+            "pelvis_height_change_max": float(np.abs(self.pelvis_above_ground - self.authored_pelvis).max()),
         }
 
     def table(self) -> str:
@@ -66,9 +69,17 @@ class PlantReport:
         return "\n".join(lines)
 
 
-def foot_report(obj: bpy.types.Object, frame_start: int | None = None, frame_end: int | None = None) -> PlantReport:
+def foot_report(
+    obj: bpy.types.Object, frame_start: int | None = None, frame_end: int | None = None, authored: PlantReport = None
+) -> PlantReport:
     """Measure the planted feet over a frame range (default: the scene's) as they play back now
-    (live planting or baked keys), and the pelvis against the animation with live solving off."""
+    (live planting or baked keys).
+
+    The pelvis is compared with the animation as authored: ``authored``, a report taken before
+    planting was baked (with live solving off, it measures the animation itself), or else the
+    animation played with live solving paused. After a bake without ``authored`` the keys are
+    the animation, and the pelvis drop reads zero.
+    """
     scene = bpy.context.scene
     planned = solve.plan(obj)
     planned.raise_first_problem()
@@ -80,18 +91,26 @@ def foot_report(obj: bpy.types.Object, frame_start: int | None = None, frame_end
     frames = range(start, end + 1)
     ground = Ground(obj.limb_ik.ground, bpy.context.evaluated_depsgraph_get())
     played = _sample(scene, obj, planting, frames)
-    live.restore(obj)
-    with live.suspended():
-        authored = _sample(scene, obj, planting, frames)
-    scene.frame_set(scene.frame_current)  # the frame as it was, solved again if live
+    if authored is not None:
+        if authored.frames != (start, end):
+            raise LimbError(f"The authored report covers frames {authored.frames}, not {(start, end)}.")
+        authored_pelvis = authored.pelvis_above_floor
+    else:
+        live.restore(obj)
+        with live.suspended():
+            authored_pelvis = _sample(scene, obj, planting, frames)["pelvis"][:, 2] - obj.limb_ik.floor_height
+        scene.frame_set(scene.frame_current)  # the frame as it was, solved again if live
 
     s = obj.limb_ik
     fps = solve.fps(scene)
-    feet = [_figures(foot, played, n, ground, fps, s) for n, foot in enumerate(planting.feet)]
+    measured = [_figures(foot, played, n, ground, fps, s) for n, foot in enumerate(planting.feet)]
+    feet = [m[0] for m in measured]
     level = plant.support_level(planting, played["soles"], played["pelvis"], ground)
+    height = played["pelvis"][:, 2]
     return PlantReport(
-        (start, end), feet, played["pelvis"][:, 2] - level, authored["pelvis"][:, 2] - s.floor_height
-    )
+        (start, end), feet, height - level, height - s.floor_height, authored_pelvis,
+        np.stack([m[1] for m in measured], axis=1), np.stack([m[2] for m in measured], axis=1),
+    )  # fmt: skip
 
 
 def _sample(scene, obj, planting: plant.PlantPlan, frames) -> dict[str, np.ndarray]:
@@ -120,7 +139,8 @@ def _knee_angle(pose, foot: plant.Foot) -> float:
     return float(np.degrees(np.arccos(np.clip(cos, -1.0, 1.0))))
 
 
-def _figures(foot: plant.Foot, played, n: int, ground: Ground, fps: float, s) -> FootFigures:
+def _figures(foot: plant.Foot, played, n: int, ground: Ground, fps: float, s) -> tuple[FootFigures, np.ndarray, np.ndarray]:
+    """One foot's figures, and per frame the height of its sole and of the surface under it."""
     soles = played["soles"][:, n]  # (F, P, 3)
     frames, points = soles.shape[:2]
     surface, normals, _ = ground.cast_down(soles.reshape(-1, 3), s.search_distance, s.floor_height)
@@ -140,7 +160,7 @@ def _figures(foot: plant.Foot, played, n: int, ground: Ground, fps: float, s) ->
                 slide = max(slide, float(np.linalg.norm(moved, axis=1).max()))
     flat = contacts & (clearance[:, :2].max(axis=1) <= FLAT)  # heel and ball both down
     in_stance = lowest[contacts]
-    return FootFigures(
+    figures = FootFigures(
         foot.limb,
         int(contacts.sum()),
         float(np.median(np.abs(in_stance))) if len(in_stance) else 0.0,
@@ -150,3 +170,4 @@ def _figures(foot: plant.Foot, played, n: int, ground: Ground, fps: float, s) ->
         slide,
         float(np.abs(np.diff(played["knees"][:, n])).max()) if frames > 1 else 0.0,
     )
+    return figures, soles[..., 2].mean(axis=1), surface.reshape(frames, points).mean(axis=1)
