@@ -1,0 +1,257 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""What live solving costs per frame, against no IK and against Blender's own IK constraint.
+
+    ~/.cache/limb_ik/venv-blender-5.0/bin/python benchmarks/live.py [--rounds 2] [--profile]
+
+For 2, 20 and 100 legs (``scene.py``), plays the 250 frames with ``scene.frame_set`` and
+reports milliseconds per frame with no IK (FK), with Limb IK live, and with Blender's IK
+constraint (Legacy and iTaSC solvers). Each set-up is built afresh for every round; a round
+plays a few frames to warm up, then all 250 timed. Afterwards a few frames are checked to show
+that every IK set-up really puts the feet on their targets.
+"""
+
+import argparse
+import cProfile
+import io
+import pstats
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+BENCHMARKS = Path(__file__).resolve().parent
+sys.path.insert(1, str(BENCHMARKS.parent / "tools"))
+
+import source_extension  # noqa: E402
+
+source_extension.isolate_user_resources()  # before the first `import bpy`
+
+import bpy  # noqa: E402, I001
+import report  # noqa: E402
+import scene  # noqa: E402
+
+SIZES = (2, 20, 100)
+GOAL = 2.0  #: issue goal: at 100 legs, Limb IK at least this many times faster than Blender's IK constraint
+REACHED = 1e-3  #: metres: a set-up whose feet end further than this from their targets is not comparable
+WARM_UP = 10  #: frames played after building, before timing
+LABELS = {
+    "FK": "no IK (FK only)",
+    "LIMB_IK": "Limb IK, live",
+    "LEGACY": "Blender IK, Legacy",
+    "ITASC": "Blender IK, iTaSC",
+}
+
+
+@dataclass
+class Result:
+    legs: int
+    setup: str
+    frame: report.Timing  #: seconds per frame
+    handlers: report.Timing  #: seconds per frame inside Limb IK's frame handlers (whatever drives the legs)
+    errors: tuple[float, float] | None  #: worst tip distance (m) and foot angle (degrees) at the checked frames
+
+
+class HandlerClock:
+    """Times Limb IK's frame-change handlers (any defined in the extension) by swapping in timing
+    wrappers while in use."""
+
+    def __init__(self):
+        self.seconds = 0.0
+        self._swapped: list[tuple[list, Callable, Callable]] = []
+
+    def __enter__(self):
+        for handlers in (bpy.app.handlers.frame_change_pre, bpy.app.handlers.frame_change_post):
+            for index, function in enumerate(handlers):
+                if getattr(function, "__module__", "").startswith(source_extension.MODULE):
+                    wrapper = self._wrap(function)
+                    handlers[index] = wrapper
+                    self._swapped.append((handlers, function, wrapper))
+        if not self._swapped:
+            raise RuntimeError("Limb IK has no frame-change handlers registered: is the extension enabled?")
+        return self
+
+    def _wrap(self, function: Callable) -> Callable:
+        def timed(*args):
+            began = time.perf_counter()
+            try:
+                function(*args)
+            finally:
+                self.seconds += time.perf_counter() - began
+
+        return timed
+
+    def __exit__(self, *_exc):
+        for handlers, function, wrapper in self._swapped:
+            handlers[handlers.index(wrapper)] = function
+        self._swapped.clear()
+
+
+def frames() -> range:
+    return range(scene.FRAMES[0], scene.FRAMES[1] + 1)
+
+
+def play(frame_numbers) -> float:
+    """Seconds to evaluate the scene at each of ``frame_numbers`` in turn."""
+    current = bpy.context.scene
+    began = time.perf_counter()
+    for frame in frame_numbers:
+        current.frame_set(frame)
+    return time.perf_counter() - began
+
+
+def accuracy(legs: scene.LegScene) -> tuple[float, float]:
+    worst = [0.0, 0.0]
+    for frame in scene.check_frames():
+        bpy.context.scene.frame_set(frame)
+        worst = [max(w, e) for w, e in zip(worst, scene.goal_errors(legs))]
+    return worst[0], worst[1]
+
+
+def one_round(lik, legs: int, setup: str) -> tuple[float, float, scene.LegScene]:
+    """Seconds per frame in all, and in Limb IK's handlers, over the 250 frames of a freshly built scene."""
+    built = scene.build(legs, setup, lik)
+    play(range(scene.FRAMES[0], scene.FRAMES[0] + WARM_UP))
+    with HandlerClock() as clock:
+        seconds = play(frames())
+    return seconds / len(frames()), clock.seconds / len(frames()), built
+
+
+def measure(lik, legs: int, setups: list[str], rounds: int) -> list[Result]:
+    """Every set-up at one size. Rounds interleave the set-ups, so a busy spell on the machine
+    slows one round of each rather than every round of one; the last round is checked for accuracy."""
+    runs: dict[str, list[tuple[float, float]]] = {setup: [] for setup in setups}
+    errors: dict[str, tuple[float, float] | None] = dict.fromkeys(setups)
+    for round_number in range(rounds):
+        for setup in setups:
+            frame, handlers, built = one_round(lik, legs, setup)
+            runs[setup].append((frame, handlers))
+            if round_number == rounds - 1 and setup != "FK":
+                errors[setup] = accuracy(built)
+    results = []
+    for setup in setups:
+        frame_times, handler_times = zip(*runs[setup])
+        results.append(Result(legs, setup, report.Timing(frame_times), report.Timing(handler_times), errors[setup]))
+    return results
+
+
+def ik_cost(result: Result, fk: Result) -> float:
+    """Seconds per limb per frame added by the IK set-up over plain FK (best runs)."""
+    return (result.frame.best - fk.frame.best) / result.legs
+
+
+def results_table(results: list[Result]) -> str:
+    fk = {r.legs: r for r in results if r.setup == "FK"}
+    rows = []
+    for r in results:
+        over = "—" if r.setup == "FK" else f"{ik_cost(r, fk[r.legs]) * 1e6:.1f}"
+        handlers = f"{r.handlers.best * 1e3:.3f}"
+        tip, angle = ("—", "—") if r.errors is None else (f"{r.errors[0] * 1e3:.3f}", f"{r.errors[1]:.3f}")
+        rows.append((r.legs, LABELS[r.setup], f"{r.frame.best * 1e3:.2f}", f"{r.frame.median * 1e3:.2f}",
+                     report.percent(r.frame.spread), over, handlers, tip, angle))  # fmt: skip
+    return report.table(
+        (
+            "legs",
+            "driven by",
+            "ms/frame best",
+            "ms/frame median",
+            "spread",
+            "µs/limb/frame over FK",
+            "in Limb IK handlers, ms/frame",
+            "max tip error, mm",
+            "max foot angle error, °",
+        ),  # fmt: skip
+        rows,
+        right=[True, False, True, True, True, True, True, True, True],
+    )
+
+
+def ratio_table(results: list[Result]) -> tuple[str, bool]:
+    by = {(r.legs, r.setup): r for r in results}
+    rows, passed = [], False
+    for legs in sorted({r.legs for r in results}):
+        fk, ours = by[(legs, "FK")], by[(legs, "LIMB_IK")]
+        legacy, itasc = by[(legs, "LEGACY")], by.get((legs, "ITASC"))
+        ratio = ik_cost(legacy, fk) / ik_cost(ours, fk)
+        goal = "—"
+        if legs == max(r.legs for r in results):
+            passed = ratio >= GOAL
+            goal = f">= {GOAL:g}x: {report.verdict(passed)}"
+        rows.append((
+            legs,
+            f"{ratio:.2f}x",
+            "—" if itasc is None else f"{ik_cost(itasc, fk) / ik_cost(ours, fk):.2f}x",
+            f"{legacy.frame.best / ours.frame.best:.2f}x",
+            goal,
+        ))  # fmt: skip
+    table = report.table(
+        (
+            "legs",
+            "Legacy IK cost / Limb IK cost",
+            "iTaSC IK cost / Limb IK cost",
+            "Legacy / Limb IK, whole frame",
+            "goal",
+        ),  # fmt: skip
+        rows,
+        right=[True, True, True, True, False],
+    )
+    return table, passed
+
+
+def profile_live(lik, legs: int, top: int = 25) -> str:
+    """cProfile of one played range with Limb IK live, limited to the extension's functions."""
+    scene.build(legs, "LIMB_IK", lik)
+    play(range(scene.FRAMES[0], scene.FRAMES[0] + WARM_UP))
+    profiler = cProfile.Profile()
+    profiler.enable()
+    play(frames())
+    profiler.disable()
+    out = io.StringIO()
+    pstats.Stats(profiler, stream=out).sort_stats("cumulative").print_stats(r"limb_ik|numpy", top)
+    return out.getvalue()
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--rounds", type=int, default=2, help="fresh builds, each timed over 250 frames (default 2)")
+    parser.add_argument("--sizes", type=int, nargs="+", default=list(SIZES), help="numbers of legs (even)")
+    parser.add_argument("--no-itasc", action="store_true", help="leave out Blender's iTaSC solver")
+    parser.add_argument(
+        "--profile", action="store_true", help="also print a cProfile of Limb IK live at the largest size"
+    )
+    args = parser.parse_args()
+    lik = source_extension.enable()
+    setups = [s for s in scene.SETUPS if not (args.no_itasc and s == "ITASC")]
+    report.header(
+        "Live solving: cost of `scene.frame_set()` per frame",
+        (
+            f"one armature, N/2 characters of two legs (thigh, shin, foot), each leg chasing its own Empty keyed "
+            f"over frames {scene.FRAMES[0]}-{scene.FRAMES[1]}",
+            "Blender IK: IK constraint on the shin (chain 2, target at the ankle: a child of the foot's target) and "
+            f"Copy Rotation on the foot; iTaSC with {scene.ITASC_SETTINGS}",
+            f"{args.rounds} rounds: each builds the scene afresh, plays {WARM_UP} frames, then times all "
+            f"{len(frames())}; best and median of the rounds; spread = slowest / best - 1",
+            "IK cost = (ms/frame - FK ms/frame) / legs, best rounds; errors: worst over "
+            f"{len(scene.check_frames())} frames and all legs",
+        ),
+    )
+    results = []
+    for legs in args.sizes:
+        results += measure(lik, legs, setups, args.rounds)
+    print(results_table(results), end="\n\n")
+    table, passed = ratio_table(results)
+    print(table, end="\n\n")
+    print(f"Goal: Limb IK at least {GOAL:g}x faster than Blender's IK constraint at {max(args.sizes)} legs: "
+          f"{report.verdict(passed)}", flush=True)  # fmt: skip
+    for r in results:
+        if r.errors is not None and r.errors[0] > REACHED:
+            print(f"WARNING: {LABELS[r.setup]} at {r.legs} legs leaves a foot {r.errors[0] * 1e3:.1f} mm off its "
+                  "target: its timing is not comparable.")  # fmt: skip
+    if args.profile:
+        print(f"\n### cProfile, Limb IK live, {max(args.sizes)} legs, {len(frames())} frames\n")
+        print("```\n" + profile_live(lik, max(args.sizes)) + "```", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(report.finish(main()))
