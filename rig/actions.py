@@ -129,6 +129,9 @@ class ActionEdit:
         New keys are Bézier with auto-clamped handles, which Blender computes; keys outside the
         range keep every attribute, their handles included.
         """
+        if len(fcurve.keyframe_points) == 0:
+            self._key_new(fcurve, frames, values)
+            return
         old = read_keys(fcurve)
         frame_of = old["co"][:, 0]
         keep = (frame_of < start - 1e-3) | (frame_of > end + 1e-3)
@@ -149,6 +152,18 @@ class ActionEdit:
         for name in ("handle_left", "handle_right"):  # ...and the kept keys get theirs back
             computed[name][~is_new] = merged[name][~is_new]
             fcurve.keyframe_points.foreach_set(name, computed[name].ravel())
+
+    @staticmethod
+    def _key_new(fcurve: bpy.types.FCurve, frames: np.ndarray, values: np.ndarray) -> None:
+        """Key an F-curve that has no keys yet: the same keys, without merging."""
+        points = fcurve.keyframe_points
+        points.add(len(frames))
+        points.foreach_set("co", np.column_stack([frames, values]).astype(np.float32).ravel())
+        for name in ("interpolation", "handle_left_type", "handle_right_type", "easing", "back", "amplitude",
+                     "period", "type", "select_control_point"):  # fmt: skip
+            dtype = dict((f[0], f[2]) for f in KEY_FIELDS)[name]
+            points.foreach_set(name, np.full(len(frames), NEW_KEY[name], dtype))
+        fcurve.update()
 
     def rollback(self) -> None:
         """Put the action back as it was before this edit."""

@@ -75,7 +75,7 @@ def bake(
         scene.frame_end if frame_end is None else frame_end,
         step,
     )
-    planting = plant.plant_plan(obj, planned.limbs, planned.chains)
+    planting = planned.planting
     per_frame, poses = _gather(scene, planned, frames, progress)
     locations = None
     if planting is not None:

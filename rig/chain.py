@@ -24,6 +24,8 @@ class Chain:
     tip_length: float  #: rest length of the last bone: the effector is its tail
     hinge: tuple[float, float, float]  #: rest hinge axis in the upper bone's frame; zero if the rest pose is straight
     toe: int | None = None  #: a planted foot's toe, written with the chain (pose bone index)
+    target: tuple = ()  #: (object, bone name) the tip reaches for; empty: its own animated tip
+    pole: tuple = ()  #: (object, bone name) the knee points toward; empty: none
 
     @property
     def size(self) -> int:
@@ -100,7 +102,10 @@ def chain_of(obj: bpy.types.Object, limb) -> Chain:
     straight = np.linalg.norm(bend) <= STRAIGHT * lengths
     hinge = (0.0, 0.0, 0.0) if straight else tuple(upper_rest.T @ (bend / np.linalg.norm(bend)))
     toe = _toe(obj, limb, names)
-    return Chain(limb.name, tuple(names), tuple(pose_bones.find(n) for n in names), last.length, hinge, toe)
+    target = (limb.target, limb.target_bone) if limb.target is not None else ()
+    pole = (limb.pole, limb.pole_bone) if limb.pole is not None else ()
+    indices = tuple(pose_bones.find(n) for n in names)
+    return Chain(limb.name, tuple(names), indices, last.length, hinge, toe, target, pole)
 
 
 def _toe(obj, limb, names) -> int | None:

@@ -40,6 +40,7 @@ class _Written:
 
 
 _written: dict[int, _Written] = {}  # by Object.session_uid
+_plans: dict[int, tuple[tuple, solve.Plan]] = {}  # by Object.session_uid: (signature, plan)
 _recent: dict[int, OrderedDict] = {}  # by Object.session_uid: frame -> the last _Written there, oldest first
 RECENT_FRAMES = 256  #: frames whose last write is remembered for undo, per armature
 _suspended = 0
@@ -103,12 +104,14 @@ def restore_scene(scene: bpy.types.Scene) -> None:
 
 def forget_all() -> None:
     _written.clear()
+    _plans.clear()
     _recent.clear()
 
 
 def recall_scene(scene: bpy.types.Scene) -> None:
     """After undo or redo: for each armature, take as the pending write the recent one whose solved
     values the restored channels still hold, or none (the channels are then the animator's)."""
+    _plans.clear()  # undo may have reallocated the limbs and bones a plan refers to
     for obj in scene.objects:
         history = _recent.get(obj.session_uid)
         if not history:
@@ -151,13 +154,24 @@ def show_now(obj: bpy.types.Object, context) -> None:
         restore(obj)
 
 
+def _plan(obj: bpy.types.Object) -> solve.Plan:
+    """The plan of ``obj``, checked anew only when what it is built from has changed."""
+    key = solve.signature(obj)
+    cached = _plans.get(obj.session_uid)
+    if cached is not None and cached[0] == key:
+        return cached[1]
+    planned = solve.plan(obj)
+    _plans[obj.session_uid] = (key, planned)
+    return planned
+
+
 def solve_live(obj: bpy.types.Object, depsgraph) -> None:
     """Solve the enabled limbs of ``obj``; limbs that cannot be solved are skipped and marked.
 
     Never raises for a problem with the rig: the problem is stored in the limbs' status.
     """
     try:
-        planned = solve.plan(obj)
+        planned = _plan(obj)
         problems = dict(planned.problems)
         if planned.limbs:
             groups, pose, locations = solve.prepare(planned, depsgraph)

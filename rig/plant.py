@@ -22,7 +22,6 @@ import bpy
 import numpy as np
 
 from ..solvers import planting, rotation_modes
-from . import goals
 from .errors import LimbError
 from .ground import Ground
 from .pose import local_quaternions
@@ -515,9 +514,9 @@ def apply(plan: PlantPlan, groups, pose, inputs: FrameInputs, result: PlantResul
                 goal, toe = foot_goal[limb.name]
                 length = next(f.foot_length for f in plan.feet if f.limb == limb.name)
                 batch.target[row] = goal[:3, 3] + goal[:3, 1] * length
-                batch.end_rotation[row] = goals.rotation_of(goal[None, :3, :3])[0]
+                batch.end_rotation[row] = goal[:3, :3]
                 if batch.toe_goal is not None:
-                    batch.toe_goal[row] = goals.rotation_of(toe[None])[0]
+                    batch.toe_goal[row] = toe
     return pelvis_location(plan, pose, shift)
 
 

@@ -83,7 +83,7 @@ def foot_report(
     scene = bpy.context.scene
     planned = solve.plan(obj)
     planned.raise_first_problem()
-    planting = plant.plant_plan(obj, planned.limbs, planned.chains)
+    planting = planned.planting
     if planting is None:
         raise LimbError(f"Armature '{obj.name}' has no planted limbs to report on.")
     start = scene.frame_start if frame_start is None else frame_start

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 import bpy
 import numpy as np
 
+from ..properties import END_ROTATION_ITEMS, REACH_ITEMS, SWIVEL_ITEMS
 from ..solvers import SolverError
 from ..solvers.chains import ChainBatch, ChainResult, solve_chains
 from ..solvers.options import Reach
@@ -29,6 +30,8 @@ class Plan:
     limbs: list = field(default_factory=list)
     chains: list[Chain] = field(default_factory=list)
     problems: dict[str, str] = field(default_factory=dict)  #: limb name -> sentence
+    planting: plant.PlantPlan | None = None  #: the planted legs' set-up, when some are planted
+    modes: list[str] = field(default_factory=list)  #: rotation mode of every pose bone
 
     def raise_first_problem(self) -> None:
         if self.problems:
@@ -61,7 +64,7 @@ class Report:
 def plan(obj: bpy.types.Object, limbs=None) -> Plan:
     """Check the given limbs (default: the enabled ones) of ``obj``. Raises only for a bad armature."""
     check_armature(obj)
-    result = Plan(obj)
+    result = Plan(obj, modes=[bone.rotation_mode for bone in obj.pose.bones])
     owner: dict[str, str] = {}
     for limb in limbs if limbs is not None else [item for item in obj.limb_ik.limbs if item.enabled]:
         try:
@@ -76,7 +79,45 @@ def plan(obj: bpy.types.Object, limbs=None) -> Plan:
             continue
         result.limbs.append(limb)
         result.chains.append(chain)
+    try:
+        result.planting = plant.plant_plan(obj, result.limbs, result.chains)
+    except LimbError as error:  # no ground, no pelvis…: the planted limbs cannot be solved
+        kept = [(limb, chain) for limb, chain in zip(result.limbs, result.chains) if not limb.plant]
+        result.problems.update({limb.name: str(error) for limb in result.limbs if limb.plant})
+        result.limbs, result.chains = [k[0] for k in kept], [k[1] for k in kept]
     return result
+
+
+def signature(obj: bpy.types.Object) -> tuple:
+    """Everything a plan is built from, cheap to compare on every frame: the limbs' set-up, their
+    goals and ground, and the armature's bones (rest positions, inheritance, rotation locks)."""
+    def pointer(id_block):
+        return id_block.as_pointer() if id_block is not None else 0
+
+    def goal(id_block):
+        return (pointer(id_block), pointer(id_block.parent), id_block.parent_bone) if id_block else (0,)
+
+    settings = obj.limb_ik
+    limbs = tuple(
+        (limb.name, limb.enabled, limb.upper_bone, limb.lower_bone, limb.end_bone, goal(limb.target),
+         limb.target_bone, limb.target_name, goal(limb.pole), limb.pole_bone, limb.pole_name, limb.plant,
+         limb.toe_bone)
+        for limb in settings.limbs
+    )  # fmt: skip
+    bones, pose_bones = obj.data.bones, obj.pose.bones
+    arrays = []
+    for collection, name, width, dtype in (
+        (bones, "head_local", 3, np.float32),
+        (bones, "tail_local", 3, np.float32),
+        (bones, "use_inherit_rotation", 1, bool),
+        (pose_bones, "lock_rotation", 3, bool),
+        (pose_bones, "lock_rotation_w", 1, bool),
+        (pose_bones, "rotation_mode", 1, np.int32),
+    ):
+        array = np.empty(len(collection) * width, dtype)
+        collection.foreach_get(name, array)
+        arrays.append(array.tobytes())
+    return (limbs, pointer(obj.data), pointer(settings.ground), settings.pelvis_bone, *arrays)
 
 
 def gather(planned: Plan, depsgraph) -> tuple[list[Group], Pose]:
@@ -87,7 +128,8 @@ def gather(planned: Plan, depsgraph) -> tuple[list[Group], Pose]:
     world = pose.world
     to_armature = np.linalg.inv(world)
     unit = abs(np.linalg.det(world[:3, :3])) ** (1.0 / 3.0)  # world length of one armature unit
-    bones = obj.pose.bones
+    settings = _limb_settings(obj.limb_ik.limbs)
+    position = {limb.name: i for i, limb in enumerate(obj.limb_ik.limbs)}
     groups = []
     for size, with_toe in ((2, False), (3, False), (3, True)):
         members = [
@@ -98,25 +140,29 @@ def gather(planned: Plan, depsgraph) -> tuple[list[Group], Pose]:
         if not members:
             continue
         limbs, chains = [m[0] for m in members], [m[1] for m in members]
+        rows = [position[limb.name] for limb in limbs]
+        own = {name: values[rows] for name, values in settings.items()}
         index = np.array([c.indices for c in chains])
         written = np.array([c.written for c in chains])
-        modes = [bones[i].rotation_mode for i in written.ravel()]
+        modes = [planned.modes[i] for i in written.ravel()]
         local = local_quaternions(pose, written.ravel(), modes).reshape(*written.shape, 4)
         matrices = pose.matrices[index]
         last = matrices[:, -1]
         tip = last[:, :3, 3] + last[:, :3, 1] * np.array([c.tip_length for c in chains])[:, None]
         points = np.concatenate([matrices[:, :, :3, 3], tip[:, None]], axis=1)
-        target, end_rotation = tip.copy(), goals.rotation_of(last[:, :3, :3])
+        target, end_rotation = tip.copy(), last[:, :3, :3].copy()
         pole, pole_mask = np.zeros((len(limbs), 3)), np.zeros(len(limbs), bool)
-        for row, limb in enumerate(limbs):
-            if limb.target is not None:
-                goal = to_armature @ goals.world_matrix(limb.target, limb.target_bone, depsgraph)
-                target[row] = goal[:3, 3]
-                if limb.end_rotation == "TARGET":
-                    end_rotation[row] = goals.rotation_of(goal[None, :3, :3])[0]
-            if limb.pole is not None:
-                pole[row] = (to_armature @ goals.world_matrix(limb.pole, limb.pole_bone, depsgraph))[:3, 3]
-                pole_mask[row] = True
+        aimed = [row for row, chain in enumerate(chains) if chain.target]
+        if aimed:
+            goal = to_armature @ goals.world_matrices([chains[r].target for r in aimed], depsgraph)
+            target[aimed] = goal[:, :3, 3]
+            turned = [i for i, row in enumerate(aimed) if own["end_rotation"][row] == END_ROTATION["TARGET"]]
+            if turned:
+                end_rotation[[aimed[i] for i in turned]] = goal[turned, :3, :3]
+        poled = [row for row, chain in enumerate(chains) if chain.pole]
+        if poled:
+            pole[poled] = (to_armature @ goals.world_matrices([chains[r].pole for r in poled], depsgraph))[:, :3, 3]
+            pole_mask[poled] = True
         batch = ChainBatch(
             matrices=matrices,
             scales=pose.scale[index],
@@ -127,25 +173,49 @@ def gather(planned: Plan, depsgraph) -> tuple[list[Group], Pose]:
             pole=pole,
             pole_mask=pole_mask,
             hinge=np.array([c.hinge for c in chains]),
-            use_hinge=np.array([limb.use_hinge for limb in limbs]),
-            natural=np.array([limb.swivel == "END_PLANE" for limb in limbs]),
-            influence=np.array([limb.influence for limb in limbs]),
+            use_hinge=own["use_hinge"].astype(bool),
+            natural=own["swivel"] == SWIVEL["END_PLANE"],
+            influence=own["influence"],
             options={
-                "mode": np.array([Reach[limb.reach].value for limb in limbs]),
-                "softness": np.array([limb.softness for limb in limbs]) / unit,
-                "max_stretch": np.array([limb.max_stretch for limb in limbs]),
-                "stretch_start": np.array([limb.stretch_start for limb in limbs]),
+                "mode": own["reach"],
+                "softness": own["softness"] / unit,
+                "max_stretch": own["max_stretch"],
+                "stretch_start": own["stretch_start"],
                 # Stored in single precision, 180° reads as slightly more than pi.
-                "min_bend": np.minimum([limb.min_bend for limb in limbs], np.pi),
-                "max_bend": np.minimum([limb.max_bend for limb in limbs], np.pi),
+                "min_bend": np.minimum(own["min_bend"], np.pi),
+                "max_bend": np.minimum(own["max_bend"], np.pi),
             },
         )
         if with_toe:  # planting sets the toe's goal; until then it keeps its animated turn
             toes = written[:, -1]
             batch.toe_matrices, batch.toe_scales = pose.matrices[toes], pose.scale[toes]
-            batch.toe_rotations, batch.toe_goal = local[:, -1], goals.rotation_of(pose.matrices[toes][:, :3, :3])
+            batch.toe_rotations, batch.toe_goal = local[:, -1], pose.matrices[toes][:, :3, :3]
         groups.append(Group(size, limbs, chains, batch, modes))
     return groups, pose
+
+
+def _enum_values(items) -> dict[str, int]:
+    """What ``foreach_get`` reads for each item of an enum setting: its position in the items."""
+    return {item[0]: position for position, item in enumerate(items)}
+
+
+END_ROTATION, SWIVEL = _enum_values(END_ROTATION_ITEMS), _enum_values(SWIVEL_ITEMS)
+assert [_enum_values(REACH_ITEMS)[mode.name] for mode in Reach] == [mode.value for mode in Reach]
+_SETTINGS = (
+    ("reach", np.int64), ("end_rotation", np.int64), ("swivel", np.int64), ("use_hinge", np.int64),
+    ("softness", np.float64), ("max_stretch", np.float64), ("stretch_start", np.float64),
+    ("influence", np.float64), ("min_bend", np.float64), ("max_bend", np.float64),
+)  # fmt: skip
+
+
+def _limb_settings(limbs) -> dict[str, np.ndarray]:
+    """Every limb's solve settings, each read for all limbs at once (they may be animated)."""
+    out = {}
+    for name, dtype in _SETTINGS:
+        values = np.empty(len(limbs), np.float32 if dtype is np.float64 else np.int32)
+        limbs.foreach_get(name, values)
+        out[name] = values.astype(dtype)
+    return out
 
 
 def prepare(planned: Plan, depsgraph) -> tuple[list[Group], Pose, dict[int, np.ndarray]]:
@@ -155,7 +225,7 @@ def prepare(planned: Plan, depsgraph) -> tuple[list[Group], Pose, dict[int, np.n
     location}: the pelvis, when planting moves it).
     """
     groups, pose = gather(planned, depsgraph)
-    plan = plant.plant_plan(planned.obj, planned.limbs, planned.chains)
+    plan = planned.planting
     if plan is None:
         return groups, pose, {}
     scene = depsgraph.scene

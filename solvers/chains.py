@@ -17,7 +17,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from . import rotation_modes
+from . import rotation_modes, soa
 from .batch import solve_three_bone_batch, solve_two_bone_batch
 from .errors import SolverError
 from .local_rotation import chain_local_rotations
@@ -34,11 +34,13 @@ class ChainBatch:
     ``matrices`` (N, k, 4, 4), ``scales`` (N, k, 3) and ``rotations`` (N, k, 4): each bone's pose
     matrix, local scale and local rotation quaternion, as animated (FK). ``points`` (N, k + 1, 3):
     the joints, first bone's head to the effector. ``target`` (N, 3): where the effector goes.
-    ``end_rotation`` (N, 4): the last bone's goal rotation (three-bone chains only). ``hinge``
+    ``end_rotation``: the last bone's goal orientation (three-bone chains only), as (N, 4)
+    quaternions or (N, 3, 3) matrices whose nearest rotations are meant (a target's, scaled or
+    not). ``hinge``
     (N, 3): the knee's hinge axis in the first bone's rotation frame, zero to take it from the
     current bend. Settings are scalars or (N,) arrays; ``softness`` is in armature units.
     ``toe_matrices``, ``toe_scales``, ``toe_rotations`` and ``toe_goal`` (three-bone chains, all
-    or none): a bone below the end bone that takes the goal rotation ``toe_goal`` (N, 4) too, as
+    or none): a bone below the end bone that takes the goal orientation ``toe_goal`` too, as
     a toe staying flat on the ground while its foot rolls.
     """
 
@@ -89,20 +91,38 @@ class ChainResult(NamedTuple):
 def solve_chains(batch: ChainBatch) -> ChainResult:
     """Solve every chain of ``batch``; raises :class:`.SolverError` on bad input."""
     matrices = np.asarray(batch.matrices, dtype=np.float64)
+    if matrices.ndim != 4 or matrices.shape[2:] != (4, 4):
+        raise SolverError(f"matrices must be (N, k, 4, 4), not {matrices.shape}")
     n, k = matrices.shape[:2]
     if k not in (2, 3):
         raise SolverError(f"chains must have 2 or 3 bones, not {k}")
     points = np.asarray(batch.points, dtype=np.float64)
     rotations = np.asarray(batch.rotations, dtype=np.float64)
     scales = np.asarray(batch.scales, dtype=np.float64)
-    if points.shape != (n, k + 1, 3):
-        raise SolverError(f"points must be (N, k + 1, 3) = ({n}, {k + 1}, 3), not {points.shape}")
+    # Checked here, before the rigid space is built from them, so that the message names the culprit.
+    target = np.asarray(batch.target, dtype=np.float64)
+    for name, array, dims, shape in (("points", points, "k + 1, 3", (n, k + 1, 3)),
+                                     ("rotations", rotations, "k, 4", (n, k, 4)),
+                                     ("scales", scales, "k, 3", (n, k, 3)),
+                                     ("target", target, "3", (n, 3))):  # fmt: skip
+        if array.shape != shape:
+            raise SolverError(f"{name} must be (N, {dims}) = {shape}, not {array.shape}")
+    for name, value in (("matrices", matrices), ("scales", scales), ("rotations", rotations), ("points", points),
+                        ("end rotation", batch.end_rotation)):  # fmt: skip
+        if value is not None and not np.isfinite(value).all():
+            raise SolverError(f"{name} must be finite")
+    if not (np.abs(scales) > 1e-12).all():
+        raise SolverError("bones must not have zero scale")
 
     # The rigid space: the first bone's rotation frame (its matrix without its own scale), with
     # that bone's rotation taken back out. The chain turns rigidly in it.
     frame = matrices[:, 0, :3, :3] / scales[:, 0, None, :]
     rigid = frame @ np.swapaxes(rotation_modes.quat_to_matrix(_unit(rotations[:, 0])), 1, 2)
-    to_rigid = np.linalg.inv(rigid)
+    # Hadamard's bound: |det| reaches the product of the column lengths for orthogonal columns.
+    flat = ~(np.abs(np.linalg.det(rigid)) > 1e-12 * np.prod(np.linalg.norm(rigid, axis=1), axis=1))
+    if flat.any():
+        raise SolverError(f"the first bone has a degenerate (flat) pose matrix (row {int(np.argmax(flat))})")
+    to_rigid = soa.join_matrices(soa.mat_inv(soa.split_matrices(rigid))[0])
     origin = points[:, 0]
 
     def local(p):
@@ -111,18 +131,17 @@ def solve_chains(batch: ChainBatch) -> ChainResult:
     def direction(v):
         return np.einsum("nij,nj->ni", to_rigid, v)
 
-    hinge = _hinge(batch, frame, points, n)
+    joints = [local(points[:, i]) for i in range(k + 1)]
     options = dict(batch.options)
     if "softness" in options:  # a distance: into the rigid space's units
         options["softness"] = np.asarray(options["softness"], dtype=np.float64) / np.cbrt(np.abs(np.linalg.det(rigid)))
     common = dict(
         pole=None if batch.pole is None else local(np.asarray(batch.pole, dtype=np.float64)),
         pole_mask=batch.pole_mask if batch.pole is not None else None,
-        hinge=direction(hinge),
+        hinge=_hinge(batch, to_rigid @ frame, joints, n),
         **options,
     )
-    target = local(np.asarray(batch.target, dtype=np.float64))
-    joints = [local(points[:, i]) for i in range(k + 1)]
+    target = local(target)
     end_rotation = None
     if k == 2:
         solved = solve_two_bone_batch(joints[0], joints[1], joints[2], target, **common)
@@ -130,8 +149,8 @@ def solve_chains(batch: ChainBatch) -> ChainResult:
     else:
         if batch.end_rotation is None:
             raise SolverError("three-bone chains need an end rotation")
-        end_rotation = np.asarray(batch.end_rotation, dtype=np.float64)
-        end_direction = rotation_modes.quat_to_matrix(_unit(end_rotation))[:, :, 1]
+        end_rotation = _orientations(batch.end_rotation)
+        end_direction = rotation_modes.quat_to_matrix(end_rotation)[:, :, 1]
         solved = solve_three_bone_batch(
             *joints, target, direction(end_direction), natural=batch.natural, **common
         )
@@ -149,7 +168,7 @@ def solve_chains(batch: ChainBatch) -> ChainResult:
         rotations = np.concatenate([rotations, np.asarray(batch.toe_rotations, dtype=np.float64)[:, None]], axis=1)
         points = np.concatenate([points, toe_tip], axis=1)
         new_points = np.concatenate([new_points, toe_tip], axis=1)
-        end_rotation = np.stack([end_rotation, np.asarray(batch.toe_goal, dtype=np.float64)], axis=1)
+        end_rotation = np.stack([end_rotation, _orientations(batch.toe_goal)], axis=1)
         k = 4
     ik = chain_local_rotations(matrices, scales, rotations, points, new_points, end_rotation, stretching)
     influence = np.broadcast_to(np.asarray(batch.influence, dtype=np.float64), (n,))
@@ -160,6 +179,14 @@ def solve_chains(batch: ChainBatch) -> ChainResult:
     return ChainResult(blended, y_scale, solved_points, solved.reached)
 
 
+def _orientations(value) -> np.ndarray:
+    """(N, 4) unit quaternions from quaternions or from matrices of any scale."""
+    array = np.asarray(value, dtype=np.float64)
+    if array.ndim == 3:
+        return rotation_modes.matrix_to_quat(rotation_modes.nearest_rotation(array))
+    return _unit(array)
+
+
 def _unit(q: np.ndarray) -> np.ndarray:
     n = np.linalg.norm(q, axis=-1, keepdims=True)
     if not (n > 0.0).all():
@@ -167,12 +194,14 @@ def _unit(q: np.ndarray) -> np.ndarray:
     return q / n
 
 
-def _hinge(batch: ChainBatch, frame: np.ndarray, points: np.ndarray, n: int) -> np.ndarray:
-    """Hinge axis in armature space: the given local axis carried by the first bone's current frame,
-    else the current bend's normal, else none (zero). Zero where hinges are off."""
+def _hinge(batch: ChainBatch, frame: np.ndarray, joints: list[np.ndarray], n: int) -> np.ndarray:
+    """Hinge axis in the rigid space: the given local axis carried by the first bone's current frame
+    (``frame``, seen from the rigid space), else the normal of the current bend, else none (zero).
+    Zero where hinges are off. The bend's normal is taken from the joints in the rigid space: under a
+    parent's uneven scale a normal does not map like a direction, and mapped it could point backwards."""
     local_axis = np.zeros((n, 3)) if batch.hinge is None else np.asarray(batch.hinge, dtype=np.float64)
     carried = np.einsum("nij,nj->ni", frame, local_axis)
-    upper, lower = points[:, 1] - points[:, 0], points[:, 2] - points[:, 1]
+    upper, lower = joints[1] - joints[0], joints[2] - joints[1]
     bend = np.cross(upper, lower)
     straight = np.linalg.norm(bend, axis=1) <= STRAIGHT * np.linalg.norm(upper, axis=1) * np.linalg.norm(lower, axis=1)
     current = np.where(straight[:, None], 0.0, bend)

@@ -20,7 +20,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from . import soa
+from . import rotation_modes, soa
 from .errors import SolverError
 
 
@@ -154,8 +154,4 @@ def _normalised(q: soa.Quat) -> soa.Quat:
 
 def _rotation_part(m: soa.Mat) -> soa.Mat:
     """Nearest rotation to each matrix (polar decomposition); exact for rotation times any uniform scale."""
-    array = soa.join_matrices(m)
-    u, _, vt = np.linalg.svd(array)
-    flip = np.linalg.det(u @ vt) < 0.0
-    u[flip, :, 2] *= -1.0
-    return soa.split_matrices(u @ vt)
+    return soa.split_matrices(rotation_modes.nearest_rotation(soa.join_matrices(m)))

@@ -36,6 +36,41 @@ def matrix_to_quat(m) -> np.ndarray:
     return soa.join(soa.mat_to_quat(soa.split_matrices(m)))
 
 
+def nearest_rotation(matrices) -> np.ndarray:
+    """(n, 3, 3) nearest rotations to (n, 3, 3) matrices, whatever their scale or shear.
+
+    A rotation times a uniform or axis-aligned scale (nearly every object and bone) only needs its
+    columns normalised, then two Newton steps of the polar iteration ``X <- (X + X^-T) / 2`` to
+    take out the last rounding (Blender's single-precision pose matrices are orthogonal to about
+    1e-5); sheared, mirrored or flattened ones go through a full polar decomposition.
+    """
+    matrices = np.asarray(matrices, dtype=np.float64)
+    lengths = np.linalg.norm(matrices, axis=1, keepdims=True)
+    columns = matrices / np.where(lengths > 0.0, lengths, 1.0)
+    gram = np.einsum("nki,nkj->nij", columns, columns)
+    irregular = (np.abs(gram - np.eye(3)).max(axis=(1, 2)) > 1e-3) | (np.linalg.det(columns) <= 0.0)
+    regular = ~irregular
+    if regular.any():
+        near = columns[regular]
+        for _ in range(2):  # quadratic convergence: 1e-3 -> 1e-6 -> 1e-12
+            near = 0.5 * (near + _inverse_transpose(near))
+        columns[regular] = near
+    if irregular.any():
+        u, _, vt = np.linalg.svd(matrices[irregular])
+        flip = np.linalg.det(u @ vt) < 0.0
+        u[flip, :, 2] *= -1.0
+        columns[irregular] = u @ vt
+    return columns
+
+
+def _inverse_transpose(m: np.ndarray) -> np.ndarray:
+    """(n, 3, 3) inverse transposes: with columns a, b, c, the cofactors (b x c, c x a, a x b) / det."""
+    a, b, c = (soa.split(m[:, :, i]) for i in range(3))
+    cofactors = [soa.cross(b, c), soa.cross(c, a), soa.cross(a, b)]
+    determinant = soa.dot(a, cofactors[0])
+    return np.stack([np.stack(column, axis=1) for column in cofactors], axis=2) / determinant[:, None, None]
+
+
 def euler_to_quat(euler, order: str) -> np.ndarray:
     """(N, 3) Euler angles (x, y, z) in ``order`` to (N, 4) quaternions."""
     i, j, k, _ = _order(order)
@@ -84,9 +119,15 @@ def _euler_candidates(q: np.ndarray, order: str) -> tuple[np.ndarray, np.ndarray
     angle in [-pi/2, pi/2], and (first + pi, pi - middle, last + pi)."""
     i, j, k, parity = _order(order)
     m = quat_to_matrix(q)
-    first = np.arctan2(parity * m[:, k, j], m[:, k, k])
-    middle = np.arctan2(-parity * m[:, k, i], np.hypot(m[:, i, i], m[:, j, i]))
-    last = np.arctan2(parity * m[:, j, i], m[:, i, i])
+    cos_middle = np.hypot(m[:, i, i], m[:, j, i])
+    middle = np.arctan2(-parity * m[:, k, i], cos_middle)
+    # At gimbal lock (middle = +-pi/2) only first -+ last is defined: there the last angle is 0, as
+    # in Blender. The first angle comes from row j of R_k(last)^T M = R_j(middle) R_i(first), which is
+    # (cos first) e_j - parity (sin first) e_k whatever the middle angle: unlike the entries scaled by
+    # cos(middle), it keeps its digits near the lock, and it agrees with whatever last angle was taken.
+    last = np.where(cos_middle > 1e-14, np.arctan2(parity * m[:, j, i], m[:, i, i]), 0.0)
+    c, s = np.cos(last), parity * np.sin(last)
+    first = np.arctan2(-parity * (c * m[:, j, k] - s * m[:, i, k]), c * m[:, j, j] - s * m[:, i, j])
     primary, alternative = np.empty((len(m), 3)), np.empty((len(m), 3))
     primary[:, i], primary[:, j], primary[:, k] = first, middle, last
     alternative[:, i], alternative[:, j], alternative[:, k] = first + np.pi, np.pi - middle, last + np.pi
@@ -107,21 +148,18 @@ def quat_to_axis_angle(q) -> np.ndarray:
     """(N, 4) quaternions to (N, 4) Blender axis-angle (angle, x, y, z); no rotation gives axis +Y."""
     q = np.asarray(q, dtype=np.float64)
     v = q[:, 1:]
-    s = np.linalg.norm(v, axis=1)
-    angle = 2.0 * np.arctan2(s, q[:, 0])
-    axis = np.where((s > 0.0)[:, None], v / np.where(s > 0.0, s, 1.0)[:, None], [0.0, 1.0, 0.0])
+    angle = 2.0 * np.arctan2(np.linalg.norm(v, axis=1), q[:, 0])
+    unit, ok = soa.unit_scaled(soa.split(v))  # scaled first: a 1e-160 turn still has a unit axis
+    axis = np.where(ok[:, None], soa.join(unit), [0.0, 1.0, 0.0])
     return np.column_stack([angle, axis])
 
 
 def axis_angle_to_quat(axis_angle) -> np.ndarray:
     """(N, 4) Blender axis-angle (angle, x, y, z) to (N, 4) quaternions; a zero axis means no rotation."""
     axis_angle = np.asarray(axis_angle, dtype=np.float64)
-    axis = axis_angle[:, 1:]
-    n = np.linalg.norm(axis, axis=1)
-    ok = n > 0.0
+    unit, ok = soa.unit_scaled(soa.split(axis_angle[:, 1:]))  # any non-zero axis, however short
     half = 0.5 * np.where(ok, axis_angle[:, 0], 0.0)
-    unit = axis / np.where(ok, n, 1.0)[:, None]
-    return np.column_stack([np.cos(half), unit * np.sin(half)[:, None]])
+    return np.column_stack([np.cos(half), soa.join(unit) * np.sin(half)[:, None]])
 
 
 def same_hemisphere(q, reference) -> np.ndarray:
