@@ -1,0 +1,122 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The conventions the extension keeps: names, tooltips, undo, handlers, headers, imports, manifest."""
+
+import ast
+import re
+import tomllib
+from pathlib import Path
+
+import bpy
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+PRODUCT = [p for p in ROOT.rglob("*.py") if not set(p.relative_to(ROOT).parts) & {"tests", "tools", "benchmarks", "demo"}]
+EDITS_NOTHING = {"limb_ik.foot_report"}  # measures only
+
+
+def registered(base) -> list:
+    """Our registered classes deriving from ``base``."""
+    return [cls for cls in base.__subclasses__() if cls.__module__.startswith("bl_ext.limb_ik_dev.limb_ik")]
+
+
+def test_operators_are_named_documented_and_undoable(lik):
+    operators = registered(bpy.types.Operator)
+    assert {op.bl_idname for op in operators} >= {
+        "limb_ik.add_limb", "limb_ik.detect_limbs", "limb_ik.remove_limb", "limb_ik.solve",
+        "limb_ik.match_fk", "limb_ik.bake", "limb_ik.foot_report",
+    }  # fmt: skip
+    for op in operators:
+        assert re.fullmatch(r"LIMB_IK_OT_[a-z_]+", op.__name__), op.__name__
+        assert op.bl_idname == "limb_ik." + op.__name__.removeprefix("LIMB_IK_OT_"), op.bl_idname
+        assert op.__doc__ and op.__doc__.strip(), f"{op.__name__} has no tooltip"
+        assert "poll" in op.__dict__, f"{op.__name__} has no poll()"
+        if op.bl_idname not in EDITS_NOTHING:
+            assert {"REGISTER", "UNDO"} <= op.bl_options, op.bl_idname
+
+
+def test_panels_and_lists_are_named_and_in_the_sidebar_tab(lik):
+    panels = registered(bpy.types.Panel)
+    assert panels
+    for panel in panels:
+        assert re.fullmatch(r"LIMB_IK_PT_[a-z_]+", panel.__name__), panel.__name__
+        assert (panel.bl_space_type, panel.bl_region_type, panel.bl_category) == ("VIEW_3D", "UI", "Limb IK")
+    for ui_list in registered(bpy.types.UIList):
+        assert re.fullmatch(r"LIMB_IK_UL_[a-z_]+", ui_list.__name__), ui_list.__name__
+
+
+def _settings_of(rna):
+    return [p for p in rna.properties if p.identifier not in {"rna_type", "name"}]
+
+
+def test_every_setting_has_a_name_and_a_tooltip(lik):
+    owners = {cls.__name__: cls.bl_rna for cls in (lik.properties.LIMB_IK_PG_limb, lik.properties.LIMB_IK_PG_rig)}
+    for op in registered(bpy.types.Operator):
+        category, name = op.bl_idname.split(".")
+        owners[op.__name__] = getattr(getattr(bpy.ops, category), name).get_rna_type()
+    for owner, rna in owners.items():
+        for prop in _settings_of(rna):
+            assert prop.name, f"{owner}.{prop.identifier} has no name"
+            assert prop.description, f"{owner}.{prop.identifier} has no tooltip"
+
+
+def test_object_gets_one_pointer_property(lik):
+    assert isinstance(bpy.types.Object.bl_rna.properties["limb_ik"], bpy.types.PointerProperty)
+    assert bpy.types.Object.bl_rna.properties["limb_ik"].fixed_type.identifier == "LIMB_IK_PG_rig"
+
+
+def test_handlers_are_persistent_and_registered_once(lik):
+    ours = [
+        handler
+        for handlers in (bpy.app.handlers.frame_change_pre, bpy.app.handlers.frame_change_post,
+                         bpy.app.handlers.save_pre, bpy.app.handlers.save_post, bpy.app.handlers.load_post)
+        for handler in handlers
+        if getattr(handler, "__module__", "").startswith("bl_ext.limb_ik_dev.limb_ik")
+    ]  # fmt: skip
+    assert ours
+    assert len({h.__name__ for h in ours}) == len(ours)
+    assert all(hasattr(h, "_bpy_persistent") for h in ours)
+
+
+@pytest.mark.parametrize("path", PRODUCT, ids=lambda p: str(p.relative_to(ROOT)))
+def test_source_files_have_a_licence_header_and_a_docstring(path):
+    text = path.read_text()
+    assert text.startswith("# SPDX-License-Identifier: GPL-3.0-or-later\n"), path
+    assert ast.get_docstring(ast.parse(text)), f"{path} has no module docstring"
+
+
+@pytest.mark.parametrize("path", PRODUCT, ids=lambda p: str(p.relative_to(ROOT)))
+def test_imports_within_the_extension_are_relative(path):
+    """The installed package is ``bl_ext.<repository>.limb_ik``: its name must never be spelled out."""
+    tree = ast.parse(path.read_text())
+    ours = {"solvers", "rig", "operators", "panels", "properties", "handlers", "api", "cli", "limb_ik"}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            assert not {a.name.split(".")[0] for a in node.names} & ours, f"{path}: {ast.unparse(node)}"
+        elif isinstance(node, ast.ImportFrom) and node.level == 0:
+            assert (node.module or "").split(".")[0] not in ours, f"{path}: {ast.unparse(node)}"
+    docstrings = {id(node.body[0].value) for node in ast.walk(tree)
+                  if isinstance(node, (ast.Module, ast.FunctionDef, ast.ClassDef)) and ast.get_docstring(node)}  # fmt: skip
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings:
+            assert "bl_ext." not in node.value, f"{path} names the installed package: {node.value!r}"
+
+
+def test_solvers_import_nothing_from_blender():
+    for path in (ROOT / "solvers").glob("*.py"):
+        names = set()
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Import):
+                names |= {a.name.split(".")[0] for a in node.names}
+            elif isinstance(node, ast.ImportFrom) and node.level == 0:
+                names.add((node.module or "").split(".")[0])
+        assert not names & {"bpy", "mathutils", "bpy_extras", "gpu"}, path
+
+
+def test_manifest():
+    manifest = tomllib.loads((ROOT / "blender_manifest.toml").read_text())
+    assert manifest["id"] == "limb_ik"
+    assert manifest["blender_version_min"] == "4.2.0"
+    assert manifest["license"] == ["SPDX:GPL-3.0-or-later"]
+    assert len(manifest["tagline"]) <= 64 and not manifest["tagline"].endswith(".")
+    excluded = manifest["build"]["paths_exclude_pattern"]
+    assert {"__pycache__/", "/.*", "/*.zip", "/tests/", "/tools/", "/benchmarks/", "/demo/"} <= set(excluded)
