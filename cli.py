@@ -94,7 +94,7 @@ def _plant(obj: bpy.types.Object, options: Options) -> dict:
 
 def _check(obj: bpy.types.Object, options: Options) -> dict:
     part = {"problems": api.check(obj)}
-    if not part["problems"] and obj.limb_ik.ground is not None and any(l.plant for l in obj.limb_ik.limbs):
+    if not part["problems"] and obj.limb_ik.ground is not None and any(limb.plant for limb in obj.limb_ik.limbs):
         part["feet"] = api.foot_report(obj, *_frame_range(options))
     return part
 

@@ -17,19 +17,25 @@ from bpy.props import (
 from .rig import live
 
 REACH_ITEMS = (
-    ("EXTEND", "Extend",
-     "Out of reach, point straight at the target; too close, fold with the longer bone toward it"),
+    ("EXTEND", "Extend", "Out of reach, point straight at the target; too close, fold with the longer bone toward it"),
     ("HOLD", "Hold", "Out of reach, keep the animated pose"),
     ("STRETCH", "Stretch", "Out of reach, scale both bones along their length, up to Max Stretch"),
 )
 END_ROTATION_ITEMS = (
-    ("TARGET", "Target",
-     "The end bone copies the target's rotation (its animated rotation when the limb has no target)"),
+    (
+        "TARGET",
+        "Target",
+        "The end bone copies the target's rotation (its animated rotation when the limb has no target)",
+    ),
     ("FK", "Animated", "The end bone keeps its animated world rotation"),
 )
 SWIVEL_ITEMS = (
     ("LEAST_MOTION", "Least Motion", "Without a pole, the knee moves as little as possible"),
-    ("END_PLANE", "End Plane", "Without a pole, the knee swivels so the whole limb lies in one plane with the end bone"),
+    (
+        "END_PLANE",
+        "End Plane",
+        "Without a pole, the knee swivels so the whole limb lies in one plane with the end bone",
+    ),
 )
 
 
@@ -72,7 +78,9 @@ class LIMB_IK_PG_limb(bpy.types.PropertyGroup):
                                 options={"HIDDEN"})  # fmt: skip
     target_bone: StringProperty(name="Target Bone", description="Bone of the target armature to reach for")
     pole: PointerProperty(
-        name="Pole", type=bpy.types.Object, description="Object the knee or elbow points toward; none: least motion",
+        name="Pole",
+        type=bpy.types.Object,
+        description="Object the knee or elbow points toward; none: least motion",
         update=_remember_pole,
     )
     pole_name: StringProperty(name="Pole Name", description="Name of the pole when it was set", options={"HIDDEN"})

@@ -71,13 +71,18 @@ class LIMB_IK_OT_bake(bpy.types.Operator):
 
     def execute(self, context):
         scene, window_manager = context.scene, context.window_manager
-        start, end = (scene.frame_start, scene.frame_end) if self.use_scene_range else (self.frame_start, self.frame_end)
+        start, end = (
+            (scene.frame_start, scene.frame_end) if self.use_scene_range else (self.frame_start, self.frame_end)
+        )
+
+        def progress(done: float) -> None:
+            window_manager.progress_update(int(100 * done))
 
         def work():
             window_manager.progress_begin(0, 100)
             try:
-                report = bake(context.object, chosen_limbs(context, self.limbs), start, end, self.step,
-                              self.turn_off_live, lambda done: window_manager.progress_update(int(100 * done)))  # fmt: skip
+                limbs = chosen_limbs(context, self.limbs)
+                report = bake(context.object, limbs, start, end, self.step, self.turn_off_live, progress)
             finally:
                 window_manager.progress_end()
             text = f"Baked {names(report.limbs)}: {report.keys} keys over {report.frames} frames"

@@ -138,9 +138,7 @@ def _write(obj, edit: ActionEdit, groups, results, frames, first_pose, locations
     count = len(frames)
     indices = np.concatenate([g.bones.ravel() for g in groups])
     modes = [mode for g in groups for mode in g.modes]
-    rotations = np.concatenate(
-        [r.rotations.reshape(count, -1, 4) for r in results], axis=1
-    )  # (frames, bones, 4)
+    rotations = np.concatenate([r.rotations.reshape(count, -1, 4) for r in results], axis=1)  # (frames, bones, 4)
     y_scale = np.concatenate([r.y_scale.reshape(count, -1) for r in results], axis=1)
     frame_array = np.asarray(frames, dtype=np.float64)
     start, end = frames[0], frames[-1]
@@ -181,7 +179,7 @@ def _channel_values(rotations: np.ndarray, mode: str, first_pose, bones: np.ndar
     """(frames, bones, width) channel values in ``mode``, continuous over frames and starting
     nearest to the animated values at the first frame."""
     frames, count = rotations.shape[:2]
-    if mode == QUATERNION or mode == AXIS_ANGLE:
+    if mode in (QUATERNION, AXIS_ANGLE):
         start = rotations[0]
         if mode == QUATERNION:
             start = rotation_modes.same_hemisphere(start, first_pose.quaternion[bones])
@@ -190,7 +188,10 @@ def _channel_values(rotations: np.ndarray, mode: str, first_pose, bones: np.ndar
                 start, rotation_modes.axis_angle_to_quat(first_pose.axis_angle[bones])
             )
         sequence = np.stack(
-            [rotation_modes.make_quat_continuous(np.vstack([start[b : b + 1], rotations[1:, b]])) for b in range(count)],
+            [
+                rotation_modes.make_quat_continuous(np.vstack([start[b : b + 1], rotations[1:, b]]))
+                for b in range(count)
+            ],
             axis=1,
         )
         if mode == QUATERNION:

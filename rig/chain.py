@@ -64,9 +64,7 @@ def chain_of(obj: bpy.types.Object, limb) -> Chain:
         raise LimbError(f"Limb '{limb.name}' uses the same bone twice.")
     for parent, child in zip(names, names[1:]):
         if bones[parent] not in bones[child].parent_recursive:
-            raise LimbError(
-                f"Limb '{limb.name}': '{child}' is not a child of '{parent}', so they do not form a chain."
-            )
+            raise LimbError(f"Limb '{limb.name}': '{child}' is not a child of '{parent}', so they do not form a chain.")
         if not _inherits_rotation(bones[child], bones[parent]):
             raise LimbError(
                 f"Limb '{limb.name}': '{child}' does not inherit rotation from '{parent}'; "
@@ -122,7 +120,9 @@ def _toe(obj, limb, names) -> int | None:
         raise LimbError(f"Limb '{limb.name}': the toe bone '{name}' is also a bone of the chain.")
     pose_bone = obj.pose.bones[name]
     if any(pose_bone.lock_rotation) or (pose_bone.lock_rotations_4d and pose_bone.lock_rotation_w):
-        raise LimbError(f"Limb '{limb.name}': toe bone '{name}' has locked rotation; unlock it so planting can turn it.")
+        raise LimbError(
+            f"Limb '{limb.name}': toe bone '{name}' has locked rotation; unlock it so planting can turn it."
+        )
     return obj.pose.bones.find(name)
 
 

@@ -60,7 +60,13 @@ def _tree(obj: bpy.types.Object, depsgraph) -> BVHTree | None:
         coordinates = np.empty(count * 3, np.float32)
         mesh.vertices.foreach_get("co", coordinates)
         world = np.array(evaluated.matrix_world, dtype=np.float64)
-        fingerprint = (count, len(mesh.polygons), world.tobytes(), float(coordinates.sum()), float(coordinates[::7].sum()))
+        fingerprint = (
+            count,
+            len(mesh.polygons),
+            world.tobytes(),
+            float(coordinates.sum()),
+            float(coordinates[::7].sum()),
+        )
         cached = _trees.get(obj.session_uid)
         if cached is not None and cached[0] == fingerprint:
             return cached[1]

@@ -90,7 +90,7 @@ def plant_plan(obj: bpy.types.Object, limbs, chains) -> PlantPlan | None:
     under = frozenset(
         limb.name for limb, chain in zip(limbs, chains) if pelvis_bone in bones[chain.bones[0]].parent_recursive
     )
-    for limb, chain in planted:
+    for limb, _ in planted:
         if limb.name not in under:
             raise LimbError(f"Limb '{limb.name}' does not hang below the pelvis bone '{pelvis}'.")
     pose_bone = obj.pose.bones[pelvis]
@@ -251,7 +251,11 @@ def solve_planting(
         # its animated extension and the knee its animated bend.
         heel_up = planting.smoothstep((clearance[:, n, 0] - clearance[:, n].min(axis=1)) / ROLLING)
         angle = _roll_for_reach(
-            goals_world[:, n], foot.foot_length, raised[:, n], animated[:, n], s.max_heel_roll * heel_up * standing[:, n]
+            goals_world[:, n],
+            foot.foot_length,
+            raised[:, n],
+            animated[:, n],
+            s.max_heel_roll * heel_up * standing[:, n],
         )
         if timeline:  # eased over time, but never while the animated foot is flat
             angle = planting.smooth(angle, s.pelvis_smoothing) * heel_up

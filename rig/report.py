@@ -12,7 +12,6 @@ from .errors import LimbError
 from .ground import Ground
 from .pose import read_pose
 
-
 #: A sole point this close to the surface is down on it (heel and ball both down: the foot is flat).
 FLAT = 0.01
 
@@ -128,7 +127,12 @@ def _sample(scene, obj, planting: plant.PlantPlan, frames) -> dict[str, np.ndarr
             pelvis.append(inputs.pelvis[:3, 3])
     finally:
         scene.frame_set(current[0], subframe=current[1])
-    return {"soles": np.array(soles), "normals": np.array(normals), "knees": np.array(knees), "pelvis": np.array(pelvis)}
+    return {
+        "soles": np.array(soles),
+        "normals": np.array(normals),
+        "knees": np.array(knees),
+        "pelvis": np.array(pelvis),
+    }
 
 
 def _knee_angle(pose, foot: plant.Foot) -> float:
@@ -139,7 +143,9 @@ def _knee_angle(pose, foot: plant.Foot) -> float:
     return float(np.degrees(np.arccos(np.clip(cos, -1.0, 1.0))))
 
 
-def _figures(foot: plant.Foot, played, n: int, ground: Ground, fps: float, s) -> tuple[FootFigures, np.ndarray, np.ndarray]:
+def _figures(
+    foot: plant.Foot, played, n: int, ground: Ground, fps: float, s
+) -> tuple[FootFigures, np.ndarray, np.ndarray]:
     """One foot's figures, and per frame the height of its sole and of the surface under it."""
     soles = played["soles"][:, n]  # (F, P, 3)
     frames, points = soles.shape[:2]

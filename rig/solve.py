@@ -91,6 +91,7 @@ def plan(obj: bpy.types.Object, limbs=None) -> Plan:
 def signature(obj: bpy.types.Object) -> tuple:
     """Everything a plan is built from, cheap to compare on every frame: the limbs' set-up, their
     goals and ground, and the armature's bones (rest positions, inheritance, rotation locks)."""
+
     def pointer(id_block):
         return id_block.as_pointer() if id_block is not None else 0
 

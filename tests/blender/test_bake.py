@@ -35,7 +35,9 @@ def baked_channels(rig) -> set[str]:
     for limb in rig.limb_ik.limbs:
         for name in filter(None, (limb.upper_bone, limb.lower_bone, limb.end_bone)):
             mode = rig.pose.bones[name].rotation_mode
-            channel = {"QUATERNION": "rotation_quaternion", "AXIS_ANGLE": "rotation_axis_angle"}.get(mode, "rotation_euler")
+            channel = {"QUATERNION": "rotation_quaternion", "AXIS_ANGLE": "rotation_axis_angle"}.get(
+                mode, "rotation_euler"
+            )
             paths.add(f'pose.bones["{name}"].{channel}')
     return paths
 
@@ -56,7 +58,9 @@ def animated_target_scene(rotation_mode: str):
     scene.frame_start, scene.frame_end = FRAMES
     for f in range(FRAMES[0], FRAMES[1] + 1, 10):
         offset = Vector((0.15 * np.sin(f / 20), -0.2 * np.sin(f / 30), 0.3 * (1 + np.sin(f / 15)) / 2))
-        target.matrix_world = Matrix.LocRotScale(tip + offset, turn @ Euler((0.3 * np.sin(f / 25), 0, 0)).to_quaternion(), None)
+        target.matrix_world = Matrix.LocRotScale(
+            tip + offset, turn @ Euler((0.3 * np.sin(f / 25), 0, 0)).to_quaternion(), None
+        )
         target.keyframe_insert("location", frame=f)
         target.keyframe_insert("rotation_euler", frame=f)
     return rig, target

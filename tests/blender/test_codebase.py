@@ -10,7 +10,9 @@ import bpy
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-PRODUCT = [p for p in ROOT.rglob("*.py") if not set(p.relative_to(ROOT).parts) & {"tests", "tools", "benchmarks", "demo"}]
+PRODUCT = [
+    p for p in ROOT.rglob("*.py") if not set(p.relative_to(ROOT).parts) & {"tests", "tools", "benchmarks", "demo"}
+]
 EDITS_NOTHING = {"limb_ik.foot_report"}  # measures only
 
 
@@ -94,8 +96,10 @@ def test_imports_within_the_extension_are_relative(path):
             assert not {a.name.split(".")[0] for a in node.names} & ours, f"{path}: {ast.unparse(node)}"
         elif isinstance(node, ast.ImportFrom) and node.level == 0:
             assert (node.module or "").split(".")[0] not in ours, f"{path}: {ast.unparse(node)}"
-    docstrings = {id(node.body[0].value) for node in ast.walk(tree)
-                  if isinstance(node, (ast.Module, ast.FunctionDef, ast.ClassDef)) and ast.get_docstring(node)}  # fmt: skip
+    documented = (ast.Module, ast.FunctionDef, ast.ClassDef)
+    docstrings = {
+        id(node.body[0].value) for node in ast.walk(tree) if isinstance(node, documented) and ast.get_docstring(node)
+    }
     for node in ast.walk(tree):
         if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings:
             assert "bl_ext." not in node.value, f"{path} names the installed package: {node.value!r}"

@@ -35,7 +35,10 @@ INSTALL_AND_USE = textwrap.dedent(
 def build_package(folder: Path) -> Path:
     tool = Path(bpy.utils.system_resource("SCRIPTS")) / "addons_core" / "bl_pkg" / "cli" / "blender_ext.py"
     archive = folder / "limb_ik.zip"
-    for command in (["build", "--source-dir", str(ROOT), "--output-filepath", str(archive)], ["validate", str(archive)]):
+    for command in (
+        ["build", "--source-dir", str(ROOT), "--output-filepath", str(archive)],
+        ["validate", str(archive)],
+    ):
         subprocess.run([sys.executable, str(tool), *command], check=True, capture_output=True, text=True)
     return archive
 
