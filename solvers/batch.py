@@ -96,12 +96,13 @@ def solve_three_bone_batch(
 ) -> ThreeBoneBatch:
     """:func:`.three_bone.solve_three_bone` for N limbs; ``natural`` is a bool or an (N,) mask."""
     ankle, tip = _points("ankle", ankle), _points("tip", tip)
-    direction = _points("end direction", end_direction, len(ankle))
-    length = np.linalg.norm(direction, axis=1)
-    if not np.all(length > 0.0):
-        raise SolverError(f"end direction must not be the zero vector (row {int(np.argmin(length))})")
-    direction = direction / length[:, None]
-    end_length = np.linalg.norm(tip - ankle, axis=1)
+    if len(tip) != len(ankle):
+        raise SolverError("ankle and tip must have the same number of rows")
+    direction, ok = soa.unit_scaled(soa.split(_points("end direction", end_direction, len(ankle))))
+    if not np.all(ok):
+        raise SolverError(f"end direction must not be the zero vector (row {int(np.argmin(ok))})")
+    direction = soa.join(direction)
+    end_length = soa.norm(soa.sub(soa.split(tip), soa.split(ankle)))
     if not np.all(end_length >= MIN_LENGTH):
         raise SolverError(f"end bone must have non-zero length (row {int(np.argmin(end_length))})")
     wrist_goal = _points("target", target, len(ankle)) - end_length[:, None] * direction
@@ -114,7 +115,10 @@ def solve_three_bone_batch(
 def _points(name: str, value, rows: int | None = None) -> np.ndarray:
     array = np.asarray(value, dtype=np.float64)
     if rows is not None:
-        array = np.broadcast_to(array, (rows, 3))
+        try:
+            array = np.broadcast_to(array, (rows, 3))
+        except ValueError:
+            raise SolverError(f"{name} must be an ({rows}, 3) array or one 3-vector, not shape {array.shape}") from None
     if array.ndim != 2 or array.shape[1] != 3:
         raise SolverError(f"{name} must be an (N, 3) array, not shape {array.shape}")
     bad = ~(np.abs(array) < COORDINATE_LIMIT).all(axis=1)
@@ -156,16 +160,18 @@ def _solve_block(a, b, c, t, pole, use_pole, hinge, plane, s):
     # Direction to the target; a target on the root keeps the current aim (see the scalar solver).
     to_target = soa.sub(t, a)
     distance = soa.norm(to_target)
-    to_end = soa.sub(c, a)
-    aim = soa.where(distance > 0.0, to_target, soa.where(soa.norm(to_end) > 0.0, to_end, soa.sub(b, a)))
-    d, _ = soa.unit_or_zero(aim, 0.0)
+    aim, aim_ok = soa.unit_scaled(to_target)
+    to_end, end_ok = soa.unit_scaled(soa.sub(c, a))
+    across = soa.any_perpendicular(soa.unit_scaled(soa.sub(b, a))[0])
+    d = soa.where(aim_ok, aim, soa.where(end_ok, to_end, across))
 
     length, stretch, reached, held = _reach_distance(distance, upper, lower, s)
     l1, l2 = upper * stretch, lower * stretch
     safe = np.where(length > 0.0, length, 1.0)
     along = np.where(length > 0.0, (length * length + (l1 - l2) * (l1 + l2)) / (2.0 * safe), 0.0)
-    area4 = (l1 + l2 + length) * (length + l2 - l1) * (length + l1 - l2) * (l1 + l2 - length)
-    radius = np.where(length > 0.0, np.sqrt(np.maximum(area4, 0.0)) / (2.0 * safe), l1)
+    outer, near, far = (l1 + l2 + length) * (l1 + l2 - length), length + (l2 - l1), length + (l1 - l2)
+    area = np.sqrt(np.maximum(outer, 0.0)) * np.sqrt(np.maximum(near, 0.0)) * np.sqrt(np.maximum(far, 0.0))
+    radius = np.where(length > 0.0, area / (2.0 * safe), l1)  # factor by factor, as in the scalar solver
 
     u = _swivel(d, a, b, pole, use_pole, hinge, plane, DEGENERATE * (upper + lower))
     new_knee = soa.add(a, soa.add(soa.scale(d, along), soa.scale(u, radius)))
@@ -189,8 +195,10 @@ def _reach_distance(distance, upper, lower, s):
     )
     start = s["stretch_start"] * longest
     stretching = (s["mode"] == Reach.STRETCH) & (distance > start)
-    stretch = np.where(stretching, np.minimum(distance / np.where(stretching, start, 1.0), s["max_stretch"]), 1.0)
+    by_start = distance / np.where(stretching & (start > 0.0), start, 1.0)
+    stretch = np.where(stretching, np.minimum(np.where(start > 0.0, by_start, np.inf), s["max_stretch"]), 1.0)
     shortest, longest = shortest * stretch, longest * stretch
+    longest = np.where(stretching & (stretch < s["max_stretch"]), np.maximum(longest, distance), longest)
     reached = (shortest <= distance) & (distance <= longest)
     held = (s["mode"] == Reach.HOLD) & ~reached
     result = np.minimum(np.maximum(distance, shortest), longest)
@@ -206,16 +214,16 @@ def _swivel(d, a, b, pole, use_pole, hinge, plane, eps):
     """Vectorised :func:`.two_bone._swivel`."""
     from_pole, pole_ok = _perpendicular_unit(soa.sub(pole, a), d, eps)
     pole_ok &= use_pole
-    axis = soa.cross(d, hinge)
-    forward, forward_ok = _perpendicular_unit(axis, d, DEGENERATE * soa.norm(hinge))
+    axis = soa.cross(d, soa.unit_scaled(hinge)[0])
+    forward, forward_ok = _perpendicular_unit(axis, d, DEGENERATE)
     current, current_ok = _perpendicular_unit(soa.sub(b, a), d, eps)
-    in_plane, plane_ok = _perpendicular_unit(plane, d, DEGENERATE * soa.norm(plane))
+    in_plane, plane_ok = _perpendicular_unit(soa.unit_scaled(plane)[0], d, DEGENERATE)
     side = soa.where(forward_ok, forward, current)
     flip = (forward_ok | current_ok) & (soa.dot(in_plane, side) < 0.0)
     in_plane = soa.where(flip, soa.scale(in_plane, -1.0), in_plane)
     chosen = soa.where(plane_ok, in_plane, current)
     chosen_ok = plane_ok | current_ok
-    backwards = forward_ok & (~chosen_ok | (soa.dot(chosen, forward) < 0.0))
+    backwards = forward_ok & (~chosen_ok | (soa.dot(chosen, forward) < -DEGENERATE))
     chosen = soa.where(backwards, forward, chosen)
     chosen_ok |= forward_ok
     chosen = soa.where(chosen_ok, chosen, soa.any_perpendicular(d))
@@ -223,5 +231,6 @@ def _swivel(d, a, b, pole, use_pole, hinge, plane, eps):
 
 
 def _perpendicular_unit(v, d, eps):
-    k = soa.dot(v, d)
-    return soa.unit_or_zero(soa.sub(v, soa.scale(d, k)), eps)
+    """Vectorised :func:`.two_bone._perpendicular_unit`, with its second projection (zero where None)."""
+    u, ok = soa.unit_or_zero(soa.sub(v, soa.scale(d, soa.dot(v, d))), eps)
+    return soa.unit_or_zero(soa.sub(u, soa.scale(d, soa.dot(u, d))), 0.0)[0], ok

@@ -35,10 +35,12 @@ def two_bone_angles(upper: float, lower: float, x: float, y: float, bend: int = 
     d = min(max(distance, shortest), longest)
     aim = math.atan2(y, x)
     # 16 * area^2 of the triangle (upper, lower, d), Heron's formula in its stable product form.
-    area16 = (upper + lower + d) * (d + lower - upper) * (d + upper - lower) * (upper + lower - d)
+    # The bracketed differences are exact for nearly equal bones, where d + lower - upper left to
+    # right would lose all the digits of a target near the shoulder.
+    area16 = (upper + lower + d) * (d + (lower - upper)) * (d + (upper - lower)) * (upper + lower - d)
     four_area = math.sqrt(area16) if area16 > 0.0 else 0.0
     # Interior angle at the shoulder lies between the upper bone and d: the side opposite it is
     # the lower bone, so cos = (d^2 + upper^2 - lower^2) / (2 d upper).
-    at_shoulder = math.atan2(four_area, d * d + upper * upper - lower * lower)
+    at_shoulder = math.atan2(four_area, d * d + (upper - lower) * (upper + lower))
     at_elbow = math.atan2(four_area, upper * upper + lower * lower - d * d)
     return PlanarAngles(aim + bend * at_shoulder, -bend * (math.pi - at_elbow), reachable)

@@ -36,6 +36,12 @@ def rotation_between(u, v) -> Quat:
         ax, ay, az = any_perpendicular((ux, uy, uz))
         return (0.0, ax, ay, az)
     half = 0.5 * math.atan2(sin_angle, cos_angle)
+    if cos_angle < 0.0:
+        # Nearly opposite: rounding leaves the axis along u by up to 1e-16 / sin_angle of its length,
+        # which would tip a near half turn off v by twice that (1e-4 at 1e-12 rad); take that part out.
+        k = cx * ux + cy * uy + cz * uz
+        cx, cy, cz = cx - k * ux, cy - k * uy, cz - k * uz
+        sin_angle = math.hypot(cx, cy, cz)
     s = math.sin(half) / sin_angle
     return (math.cos(half), cx * s, cy * s, cz * s)
 

@@ -67,8 +67,17 @@ def unit_or_zero(a: Vec, eps) -> tuple[Vec, np.ndarray]:
     """``a`` normalised where its length exceeds ``eps`` (zero elsewhere), and that mask."""
     n = norm(a)
     ok = n > eps
-    inv = np.divide(1.0, n, out=np.zeros_like(n), where=ok)
-    return scale(a, inv), ok
+    safe = np.where(ok, n, 1.0)  # divided, not multiplied by 1 / n: bit for bit what the scalar solvers do
+    return tuple(np.where(ok, c / safe, 0.0) for c in a), ok
+
+
+def unit_scaled(a: Vec) -> tuple[Vec, np.ndarray]:
+    """``a`` at length 1 where it is not zero (zero elsewhere), and that mask. Divided by its largest
+    component first, so that a vector as short as 1e-300, whose squares underflow, keeps its direction."""
+    big = np.maximum(np.maximum(np.abs(a[0]), np.abs(a[1])), np.abs(a[2]))
+    ok = big > 0.0
+    safe = np.where(ok, big, 1.0)
+    return unit_or_zero((a[0] / safe, a[1] / safe, a[2] / safe), 0.0)[0], ok
 
 
 def any_perpendicular(d: Vec) -> Vec:
@@ -189,21 +198,24 @@ def rotation_between(u: Vec, v: Vec) -> Quat:
     Angle by ``atan2(|u x v|, u . v)``; parallel gives the identity, anti-parallel a half turn
     about an axis perpendicular to ``u``, a zero vector the identity.
     """
-    nu, nv = norm(u), norm(v)
-    ok = (nu > 0.0) & (nv > 0.0)
-    nu = np.where(ok, nu, 1.0)
-    nv = np.where(ok, nv, 1.0)
+    u, u_ok = unit_scaled(u)  # normalised first: no product of two lengths to underflow or overflow
+    v, v_ok = unit_scaled(v)
+    ok = u_ok & v_ok
     c = cross(u, v)
-    sin_angle = norm(c) / (nu * nv)
-    cos_angle = dot(u, v) / (nu * nv)
+    sin_angle = norm(c)
+    cos_angle = dot(u, v)
     half = 0.5 * np.arctan2(sin_angle, cos_angle)
     general = sin_angle >= 1e-15
-    k = np.divide(np.sin(half), sin_angle * nu * nv, out=np.zeros_like(half), where=general)
+    # Nearly opposite: take out the part of the axis along u that rounding leaves (see the scalar version).
+    opposed = general & (cos_angle < 0.0)
+    c = sub(c, scale(u, np.where(opposed, dot(c, u), 0.0)))
+    length = np.where(opposed, norm(c), sin_angle)
+    k = np.divide(np.sin(half), length, out=np.zeros_like(half), where=general)
     w = np.where(general, np.cos(half), 1.0)
     x, y, z = c[0] * k, c[1] * k, c[2] * k
     opposite = ok & ~general & (cos_angle < 0.0)
     if opposite.any():
-        p = any_perpendicular(scale(u, 1.0 / nu))
+        p = any_perpendicular(where(opposite, u, (np.ones_like(w), np.zeros_like(w), np.zeros_like(w))))
         w = np.where(opposite, 0.0, w)
         x, y, z = (np.where(opposite, pc, qc) for pc, qc in zip(p, (x, y, z)))
     w = np.where(ok, w, 1.0)

@@ -13,7 +13,7 @@ from typing import NamedTuple
 
 from .errors import SolverError
 from .options import COORDINATE_LIMIT, DEFAULT_OPTIONS, MIN_LENGTH, ReachOptions
-from .two_bone import Vec3, solve_two_bone
+from .two_bone import Vec3, _unit, solve_two_bone
 
 
 class ThreeBoneSolution(NamedTuple):
@@ -45,15 +45,14 @@ def solve_three_bone(
     over the natural plane. With HOLD and an unreachable target, the pose is kept.
     """
     ex, ey, ez = end_direction
-    n = math.sqrt(ex * ex + ey * ey + ez * ez)
-    if not n < COORDINATE_LIMIT:
+    if not abs(ex) + abs(ey) + abs(ez) < COORDINATE_LIMIT:
         raise SolverError(f"end direction must be finite, got {end_direction}")
-    if n == 0.0:
+    if ex == ey == ez == 0.0:
         raise SolverError("end direction must not be the zero vector")
-    ex, ey, ez = ex / n, ey / n, ez / n
+    ex, ey, ez = _unit(ex, ey, ez)
     jx, jy, jz = ankle
     px, py, pz = tip
-    end_length = math.sqrt((px - jx) ** 2 + (py - jy) ** 2 + (pz - jz) ** 2)
+    end_length = math.sqrt((px - jx) * (px - jx) + (py - jy) * (py - jy) + (pz - jz) * (pz - jz))
     if not MIN_LENGTH <= end_length < COORDINATE_LIMIT:
         raise SolverError(f"end bone must have a finite, non-zero length, not {end_length:g}")
     tx, ty, tz = target
@@ -70,7 +69,7 @@ def solve_three_bone(
         new_tip,
         two.reached,
         two.stretch,
-        _roll(root, knee, ankle, two.knee, two.end),
+        _roll(root, knee, two.knee, two.end),
         _end_angle(root, two.knee, two.end, new_tip),
         two.held,
     )
@@ -95,10 +94,11 @@ def _offset_from_axis(point, root, axis):
     return (v[0] - k * axis[0], v[1] - k * axis[1], v[2] - k * axis[2])
 
 
-def _roll(root, old_knee, old_ankle, new_knee, new_ankle) -> float:
-    """Signed angle about the new root-ankle axis from the old knee's side to the new knee's side."""
-    old_axis, new_axis = _sub(old_ankle, root), _sub(new_ankle, root)
-    if _dot(old_axis, old_axis) == 0.0 or _dot(new_axis, new_axis) == 0.0:
+def _roll(root, old_knee, new_knee, new_ankle) -> float:
+    """Signed angle about the new root-ankle axis from the old knee's side to the new knee's side
+    (the old axis plays no part: it may be undefined, with the old ankle on the root)."""
+    new_axis = _sub(new_ankle, root)
+    if _dot(new_axis, new_axis) == 0.0:
         return 0.0
     before = _offset_from_axis(old_knee, root, new_axis)
     after = _offset_from_axis(new_knee, root, new_axis)
@@ -107,12 +107,12 @@ def _roll(root, old_knee, old_ankle, new_knee, new_ankle) -> float:
 
 
 def _end_angle(root, knee, ankle, tip) -> float:
-    """Angle from the lower bone to the end bone, signed by the knee's bend axis."""
+    """Angle from the lower bone to the end bone, negative where it turns against the knee's bend axis.
+
+    The full angle, not its part in the knee's plane: the end bone leaves that plane in the simple
+    way, and a straight leg's bend axis is only rounding noise.
+    """
     lower, end = _sub(ankle, knee), _sub(tip, ankle)
-    bend_axis = _cross(_sub(knee, root), lower)
     turn = _cross(lower, end)
-    norm = math.sqrt(_dot(bend_axis, bend_axis))
-    sin_part = math.sqrt(_dot(turn, turn))
-    if norm > 0.0:
-        sin_part = _dot(turn, bend_axis) / norm
-    return math.atan2(sin_part, _dot(lower, end))
+    angle = math.atan2(math.sqrt(_dot(turn, turn)), _dot(lower, end))
+    return -angle if _dot(turn, _cross(_sub(knee, root), lower)) < 0.0 else angle

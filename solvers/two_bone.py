@@ -67,17 +67,17 @@ def reach_distance(
     if mode is Reach.STRETCH:
         start = options.stretch_start * longest
         if distance > start:
-            stretch = distance / start
+            stretch = distance / start if start > 0.0 else options.max_stretch  # start is 0 for a limb bent shut
             if stretch > options.max_stretch:
                 stretch = options.max_stretch
             shortest *= stretch
             longest *= stretch
-    if distance > longest:
-        result, reached = longest, False
-    elif distance < shortest:
-        result, reached = shortest, False
-    else:
-        result, reached = distance, True
+            if stretch < options.max_stretch:  # stretched to the target: rounding must not leave it a hair short
+                longest = max(longest, distance)
+    # Clamped in this order, as the batch solver does: where rounding leaves shortest a hair above
+    # longest (a limb allowed only to fold shut), both must pick the same end.
+    result = min(max(distance, shortest), longest)
+    reached = shortest <= distance <= longest
     if not reached and mode is Reach.HOLD:
         return None
     softness = options.softness
@@ -128,14 +128,12 @@ def solve_two_bone(
         raise SolverError(f"bones must have non-zero length (upper {upper:g}, lower {lower:g})")
 
     # Unit direction from the root to the target; a target on the root keeps the current aim.
-    if distance == 0.0:
+    if dx == dy == dz == 0.0:
         dx, dy, dz = cx - ax, cy - ay, cz - az
-        n = sqrt(dx * dx + dy * dy + dz * dz)
-        if n == 0.0:  # end folded back onto the root: aim along the upper bone
-            dx, dy, dz, n = bx - ax, by - ay, bz - az, upper
-        dx, dy, dz = dx / n, dy / n, dz / n
+    if dx == dy == dz == 0.0:  # the end is on the root too: aiming across the upper bone keeps the knee
+        dx, dy, dz = any_perpendicular(_unit(bx - ax, by - ay, bz - az))
     else:
-        dx, dy, dz = dx / distance, dy / distance, dz / distance
+        dx, dy, dz = _unit(dx, dy, dz)
 
     reach = reach_distance(distance, upper, lower, options)
     if reach is None:
@@ -145,11 +143,14 @@ def solve_two_bone(
 
     # Circle of possible knees: centre at `along` from the root on the axis, radius `radius`.
     # Heron's form keeps the radius accurate near full extension, where l1 + l2 - length is
-    # a small difference of nearly equal numbers.
+    # a small difference of nearly equal numbers; the bracketed differences are exact for
+    # nearly equal bones, where length + l2 - l1 left to right would lose all the digits of a
+    # target near the root. Square roots are taken factor by factor: for a target 1e-160 from
+    # the root the product of the two small factors would underflow to 0.
     if length > 0.0:
         along = (length * length + (l1 - l2) * (l1 + l2)) / (2.0 * length)
-        area4 = (l1 + l2 + length) * (length + l2 - l1) * (length + l1 - l2) * (l1 + l2 - length)
-        radius = sqrt(area4) / (2.0 * length) if area4 > 0.0 else 0.0
+        outer, near, far = (l1 + l2 + length) * (l1 + l2 - length), length + (l2 - l1), length + (l1 - l2)
+        radius = sqrt(outer) * sqrt(near) * sqrt(far) / (2.0 * length) if min(outer, near, far) > 0.0 else 0.0
     else:  # equal bones folded flat onto the root
         along, radius = 0.0, l1
 
@@ -159,7 +160,7 @@ def solve_two_bone(
         ux, uy, uz = ox - k * dx, oy - k * dy, oz - k * dz
         n = sqrt(ux * ux + uy * uy + uz * uz)
         if n > DEGENERATE * (upper + lower):
-            ux, uy, uz = ux / n, uy / n, uz / n
+            ux, uy, uz = _reproject(ux / n, uy / n, uz / n, (dx, dy, dz))
         else:
             ux, uy, uz = any_perpendicular((dx, dy, dz))
     else:
@@ -172,6 +173,15 @@ def solve_two_bone(
     )
 
 
+def _unit(x: float, y: float, z: float) -> Vec3:
+    """The non-zero ``(x, y, z)`` at length 1. Divided by its largest component first, so that a
+    vector as short as 1e-300, whose squares underflow, keeps its direction."""
+    big = max(abs(x), abs(y), abs(z))
+    x, y, z = x / big, y / big, z / big
+    n = sqrt(x * x + y * y + z * z)
+    return (x / n, y / n, z / n)
+
+
 def _perpendicular_unit(vx: float, vy: float, vz: float, d: Vec3, eps: float) -> Vec3 | None:
     """The unit part of ``v`` perpendicular to the unit ``d``, or None if shorter than ``eps``."""
     dx, dy, dz = d
@@ -180,7 +190,18 @@ def _perpendicular_unit(vx: float, vy: float, vz: float, d: Vec3, eps: float) ->
     n = sqrt(px * px + py * py + pz * pz)
     if n <= eps:
         return None
-    return (px / n, py / n, pz / n)
+    return _reproject(px / n, py / n, pz / n, d)
+
+
+def _reproject(ux: float, uy: float, uz: float, d: Vec3) -> Vec3:
+    """The unit ``u`` made perpendicular to the unit ``d`` once more. One projection of a ``v``
+    nearly along ``d`` leaves ``u . d`` up to 1e-16 |v| / |p| (1e-7 at the degenerate threshold),
+    which would show in the bone lengths."""
+    dx, dy, dz = d
+    k = ux * dx + uy * dy + uz * dz
+    ux, uy, uz = ux - k * dx, uy - k * dy, uz - k * dz
+    n = sqrt(ux * ux + uy * uy + uz * uz)
+    return (ux / n, uy / n, uz / n)
 
 
 def _swivel(d: Vec3, root: Vec3, knee: Vec3, pole, hinge, plane, eps: float) -> Vec3:
@@ -191,26 +212,26 @@ def _swivel(d: Vec3, root: Vec3, knee: Vec3, pole, hinge, plane, eps: float) -> 
         if chosen is not None:  # the pole's side is the allowed side by definition
             return chosen
     forward = None
-    if hinge is not None:
+    if hinge is not None and not hinge[0] == hinge[1] == hinge[2] == 0.0:
         # The knee offset u bends the chain about (u x d) * const, so the forward side of the
         # hinge axis h is u = d x h.
-        hx, hy, hz = hinge
+        hx, hy, hz = _unit(*hinge)
         dx, dy, dz = d
-        scale = DEGENERATE * sqrt(hx * hx + hy * hy + hz * hz)
-        forward = _perpendicular_unit(dy * hz - dz * hy, dz * hx - dx * hz, dx * hy - dy * hx, d, scale)
+        forward = _perpendicular_unit(dy * hz - dz * hy, dz * hx - dx * hz, dx * hy - dy * hx, d, DEGENERATE)
     current = _perpendicular_unit(knee[0] - ax, knee[1] - ay, knee[2] - az, d, eps)
     chosen = None
-    if plane is not None:
-        px, py, pz = plane
-        chosen = _perpendicular_unit(px, py, pz, d, DEGENERATE * sqrt(px * px + py * py + pz * pz))
+    if plane is not None and not plane[0] == plane[1] == plane[2] == 0.0:
+        chosen = _perpendicular_unit(*_unit(*plane), d, DEGENERATE)
         if chosen is not None:
             side = forward if forward is not None else current
             if side is not None and chosen[0] * side[0] + chosen[1] * side[1] + chosen[2] * side[2] < 0.0:
                 chosen = (-chosen[0], -chosen[1], -chosen[2])
     if chosen is None:
         chosen = current
+    # A knee bent exactly across its hinge sits on the boundary; rounding must not flip it back
+    # and forth from one solve to the next, so only a knee clearly behind the hinge plane is vetoed.
     if forward is not None and (
-        chosen is None or chosen[0] * forward[0] + chosen[1] * forward[1] + chosen[2] * forward[2] < 0.0
+        chosen is None or chosen[0] * forward[0] + chosen[1] * forward[1] + chosen[2] * forward[2] < -DEGENERATE
     ):
         chosen = forward
     return chosen if chosen is not None else any_perpendicular(d)

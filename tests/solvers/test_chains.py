@@ -1,0 +1,197 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The whole per-limb pipeline, checked with the forward-kinematics model of test_local_rotation:
+solve in the chain's rigid space, write back local rotations, blend by influence."""
+
+import math
+from dataclasses import replace
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from test_local_rotation import SEVERAL_CHAINS, Chain, random_chain, random_quaternion, same_rotation
+
+from solvers import Reach, SolverError
+from solvers import rotation_modes as rm
+from solvers.chains import ChainBatch, solve_chains
+
+REL = 1e-9
+
+
+def batch_of(chains: list[Chain], targets, **extra) -> ChainBatch:
+    return ChainBatch(
+        matrices=np.array([c.matrices() for c in chains]),
+        scales=np.array([c.scales for c in chains]),
+        rotations=np.array([c.quats for c in chains]),
+        points=np.array([c.joints() for c in chains]),
+        target=np.asarray(targets, dtype=float),
+        **extra,
+    )
+
+
+def rigid_space(chain: Chain) -> np.ndarray:
+    """The first bone's frame without its own rotation and scale, from the model's parts."""
+    return (chain.parent @ chain.offsets[0])[:3, :3]
+
+
+def end_goal(chain: Chain) -> np.ndarray:
+    """The last bone's armature-space rotation, as a quaternion (its frame is a rotation times a scale)."""
+    frame = chain.matrices()[-1][:3, :3] / chain.scales[-1]
+    return rm.matrix_to_quat((frame / np.cbrt(np.linalg.det(frame)))[None])[0]
+
+
+settings = st.tuples(st.integers(0, 2**32 - 1), st.booleans(), st.booleans())
+
+
+@SEVERAL_CHAINS
+@given(settings, st.floats(0.0, 1.0))
+def test_two_bone_chains_reach_a_reachable_target(setting, influence):
+    """A target that some pose of the chain reaches is reached, even under a parent scaled unevenly;
+    the posed joints are the solved ones, and influence 0 leaves the pose alone."""
+    seed, sheared, connected = setting
+    rng = np.random.default_rng(seed)
+    chains = [random_chain(rng, 2, sheared, "uniform", connected) for _ in range(2)]
+    targets = [replace(c, quats=np.array([random_quaternion(rng) for _ in range(2)])).joints()[-1] for c in chains]
+    result = solve_chains(batch_of(chains, targets, options={"mode": Reach.EXTEND}))
+    assert result.reached.all()
+    for c, target, points, rotations in zip(chains, targets, result.points, result.rotations):
+        size = c.size()
+        assert np.abs(points[-1] - target).max() <= REL * size
+        assert np.abs(replace(c, quats=rotations).joints() - points).max() <= REL * size
+        # the bend keeps its side (hinge from the current bend), seen in the rigid space
+        to_rigid = np.linalg.inv(rigid_space(c))
+        old, new = (to_rigid @ (p - p[0]).T for p in (c.joints(), points))
+        old_bend, new_bend = np.cross(old[:, 1], old[:, 2] - old[:, 1]), np.cross(new[:, 1], new[:, 2] - new[:, 1])
+        assert old_bend @ new_bend >= -1e-9 * np.linalg.norm(old_bend) * np.linalg.norm(new_bend)
+
+    blended = solve_chains(batch_of(chains, targets, influence=influence))
+    for c, full, part in zip(chains, result.rotations, blended.rotations):
+        for i in range(2):
+            expected = rm.slerp(c.quats[i][None], full[i][None], influence)[0]
+            assert same_rotation(part[i], expected, 1e-12)
+
+
+def test_influence_zero_leaves_the_pose_alone():
+    rng = np.random.default_rng(5)
+    chains = [random_chain(rng, 2, True, "uniform", False) for _ in range(8)]
+    targets = [c.joints()[-1] + rng.normal(size=3) for c in chains]
+    still = solve_chains(batch_of(chains, targets, influence=0.0, options={"mode": Reach.STRETCH, "max_stretch": 2.0}))
+    assert np.abs(still.rotations - np.array([c.quats for c in chains])).max() <= 1e-15
+    assert np.array_equal(still.y_scale, np.ones((8, 2)))
+
+
+@SEVERAL_CHAINS
+@given(settings, st.booleans())
+def test_three_bone_chains_put_the_tip_on_the_target_with_the_goal_rotation(setting, natural):
+    seed, _, connected = setting
+    rng = np.random.default_rng(seed)
+    chains = [random_chain(rng, 3, False, "uniform", connected) for _ in range(2)]
+    posed = [replace(c, quats=np.array([random_quaternion(rng) for _ in range(3)])) for c in chains]
+    targets = [p.joints()[-1] for p in posed]
+    goals = np.array([end_goal(p) for p in posed])
+    result = solve_chains(batch_of(chains, targets, end_rotation=goals, natural=natural))
+    assert result.reached.all()
+    for c, target, goal, points, rotations in zip(chains, targets, goals, result.points, result.rotations):
+        size = c.size()
+        moved = replace(c, quats=rotations)
+        assert np.abs(points[-1] - target).max() <= REL * size
+        assert np.abs(moved.joints() - points).max() <= REL * size
+        assert same_rotation(end_goal(moved), goal, 1e-9)
+        if natural:  # all four joints in one plane
+            a, b, d = points[1] - points[0], points[2] - points[0], points[3] - points[0]
+            assert abs(np.cross(a, b) @ d) <= REL * size**3
+
+
+@SEVERAL_CHAINS
+@given(settings, st.floats(1.05, 1.5))
+def test_stretch_mode_scales_the_bones_to_reach(setting, beyond):
+    seed, sheared, _ = setting
+    rng = np.random.default_rng(seed)
+    chains = [random_chain(rng, 2, sheared, "uniform", True) for _ in range(3)]
+    targets = []
+    for c in chains:  # straight out past full reach, in the rigid space
+        rigid = rigid_space(c)
+        p = np.linalg.solve(rigid, (c.joints() - c.joints()[0]).T).T
+        reach = np.linalg.norm(p[1]) + np.linalg.norm(p[2] - p[1])
+        direction = rng.normal(size=3)
+        targets.append(c.joints()[0] + rigid @ (direction / np.linalg.norm(direction) * reach * beyond))
+    options = {"mode": Reach.STRETCH, "max_stretch": 2.0}
+    result = solve_chains(batch_of(chains, targets, options=options))
+    assert result.reached.all()
+    for c, target, rotations, y_scale in zip(chains, targets, result.rotations, result.y_scale):
+        # the upper bone stretches; the lower one, straight in line with it, inherits that stretch
+        assert y_scale == pytest.approx([beyond, 1.0], rel=1e-9)
+        stretched = replace(c, quats=rotations, scales=c.scales * np.stack([np.ones(2), y_scale, np.ones(2)], 1))
+        assert np.abs(stretched.joints()[-1] - target).max() <= REL * c.size()
+
+
+def test_the_end_bone_points_along_its_local_plus_y():
+    """Blender bones point along their local +Y: an identity goal rotation points the foot along +Y."""
+    m = np.tile(np.eye(4), (1, 3, 1, 1))
+    m[0, 1, :3, 3], m[0, 2, :3, 3] = (0.0, 1.0, 0.0), (0.0, 2.0, 0.0)
+    chain = ChainBatch(
+        matrices=m,
+        scales=np.ones((1, 3, 3)),
+        rotations=np.tile([1.0, 0.0, 0.0, 0.0], (1, 3, 1)),
+        points=np.array([[[0.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 2.0, 0.0], [0.0, 2.5, 0.0]]]),
+        target=np.array([[1.0, 1.0, 0.0]]),
+        end_rotation=np.array([[1.0, 0.0, 0.0, 0.0]]),
+    )
+    result = solve_chains(chain)
+    assert np.abs(result.points[0, 3] - result.points[0, 2] - [0.0, 0.5, 0.0]).max() <= 1e-15
+    assert np.abs(result.points[0, 3] - [1.0, 1.0, 0.0]).max() <= 1e-15
+
+
+# ---------------------------------------------------------------------------------------------
+# Bad input
+
+
+def good(k=2) -> dict:
+    rng = np.random.default_rng(1)
+    chains = [random_chain(rng, k, False, "uniform", True) for _ in range(2)]
+    batch = batch_of(chains, [c.joints()[-1] * 0.9 for c in chains])
+    fields = {name: getattr(batch, name) for name in ("matrices", "scales", "rotations", "points", "target")}
+    if k == 3:
+        fields["end_rotation"] = np.tile([1.0, 0.0, 0.0, 0.0], (2, 1))
+    return fields
+
+
+@pytest.mark.parametrize("name", ["matrices", "scales", "rotations", "points", "target", "end_rotation", "pole"])
+@pytest.mark.parametrize("value", [math.nan, math.inf])
+def test_non_finite_input_is_rejected(name, value):
+    fields = good(3)
+    if name == "pole":
+        fields["pole"], fields["pole_mask"] = np.ones((2, 3)), True
+    fields[name] = np.array(fields[name], dtype=float)
+    fields[name].flat[1] = value
+    with pytest.raises(SolverError, match=f"{name.replace('_', ' ')} must be finite"):
+        solve_chains(ChainBatch(**fields))
+
+
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        (lambda f: f.update(matrices=f["matrices"][:, :1]), "2 or 3 bones"),
+        (lambda f: f.update(matrices=f["matrices"][:, :, :3]), r"matrices must be \(N, k, 4, 4\)"),
+        (lambda f: f.update(rotations=f["rotations"][..., :3]), r"rotations must be \(N, k, 4\)"),
+        (lambda f: f.update(scales=f["scales"][:, 0]), r"scales must be \(N, k, 3\)"),
+        (lambda f: f.update(points=f["points"][:, :2]), r"points must be \(N, k \+ 1, 3\)"),
+        (lambda f: f.update(target=np.ones((3, 3))), "target"),
+        (lambda f: f["scales"].__setitem__((0, 0, 1), 0.0), "zero scale"),
+        (lambda f: f["rotations"].__setitem__((1, 0), 0.0), "must not be zero"),
+        (lambda f: f["matrices"].__setitem__((0, 0, slice(0, 3), 1), 0.0), "degenerate"),
+    ],
+)
+def test_bad_chains_are_rejected(change, message):
+    fields = good()
+    fields = {name: np.array(value) for name, value in fields.items()}
+    change(fields)
+    with pytest.raises(SolverError, match=message):
+        solve_chains(ChainBatch(**fields))
+
+
+def test_three_bone_chains_need_an_end_rotation():
+    fields = good(3)
+    del fields["end_rotation"]
+    with pytest.raises(SolverError, match="end rotation"):
+        solve_chains(ChainBatch(**fields))
