@@ -14,6 +14,19 @@ from .rig import live
 
 
 @persistent
+def limb_ik_depsgraph_update_post(scene, depsgraph):
+    # A live rig's target or pole was moved by hand: solve again once the update is over.
+    if not live.is_suspended() and live.note_moved_goals(scene, depsgraph):
+        if not bpy.app.timers.is_registered(_solve_moved):
+            bpy.app.timers.register(_solve_moved, first_interval=0.0)
+
+
+def _solve_moved():
+    live.solve_moved(bpy.context)
+    return None  # once
+
+
+@persistent
 def limb_ik_frame_change_pre(scene, depsgraph=None):
     if not live.is_suspended():
         live.restore_scene(scene)
@@ -64,6 +77,7 @@ def limb_ik_load_post(*_args):
 _HANDLERS = (
     (bpy.app.handlers.frame_change_pre, limb_ik_frame_change_pre),
     (bpy.app.handlers.frame_change_post, limb_ik_frame_change_post),
+    (bpy.app.handlers.depsgraph_update_post, limb_ik_depsgraph_update_post),
     (bpy.app.handlers.save_pre, limb_ik_save_pre),
     (bpy.app.handlers.save_post, limb_ik_save_post),
     (bpy.app.handlers.load_post, limb_ik_load_post),
@@ -87,4 +101,6 @@ def register():
 def unregister():
     for handler_list, function in _HANDLERS:
         _remove(handler_list, function)
+    if bpy.app.timers.is_registered(_solve_moved):
+        bpy.app.timers.unregister(_solve_moved)
     live.forget_all()

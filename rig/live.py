@@ -41,6 +41,7 @@ class _Written:
 
 _written: dict[int, _Written] = {}  # by Object.session_uid
 _plans: dict[int, tuple[tuple, solve.Plan]] = {}  # by Object.session_uid: (signature, plan)
+_moved: set[int] = set()  # live rigs whose targets or poles were moved since they were solved
 _recent: dict[int, OrderedDict] = {}  # by Object.session_uid: frame -> the last _Written there, oldest first
 RECENT_FRAMES = 256  #: frames whose last write is remembered for undo, per armature
 _suspended = 0
@@ -105,6 +106,45 @@ def restore_scene(scene: bpy.types.Scene) -> None:
 def forget_all() -> None:
     _written.clear()
     _plans.clear()
+    _moved.clear()
+
+
+def note_moved_goals(scene: bpy.types.Scene, depsgraph) -> bool:
+    """Note the live rigs of ``scene`` whose targets or poles this depsgraph update moved (say, the
+    animator dragging a target); True when some rig needs solving again. The rigs themselves are
+    not watched: the live solve's own writes update them."""
+    moved = {
+        update.id.original.session_uid
+        for update in depsgraph.updates
+        if update.is_updated_transform and isinstance(update.id, bpy.types.Object)
+    }
+    if not moved:
+        return False
+    for obj in live_rigs(scene):
+        cached = _plans.get(obj.session_uid)
+        goals = (
+            {goal[0].session_uid for chain in cached[1].chains for goal in (chain.target, chain.pole) if goal}
+            if cached
+            else set()
+        )
+        if goals & moved:
+            _moved.add(obj.session_uid)
+    return bool(_moved)
+
+
+def solve_moved(context) -> None:
+    """Solve again the live rigs whose goals moved, from the animator's pose. Runs outside the
+    depsgraph's evaluation (a timer), as it evaluates the scene once between restoring and solving."""
+    rigs = [obj for obj in context.scene.objects if obj.session_uid in _moved] if context.scene else []
+    _moved.clear()
+    if not rigs:
+        return
+    for obj in rigs:
+        restore(obj)
+    context.view_layer.update()
+    depsgraph = context.evaluated_depsgraph_get()
+    for obj in rigs:
+        solve_live(obj, depsgraph)
     _recent.clear()
 
 

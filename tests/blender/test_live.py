@@ -130,3 +130,19 @@ def test_euler_channels_stay_continuous(mode):
     for name, history in values.items():
         steps = np.abs(np.diff(np.array(history), axis=0))
         assert steps.max() < 0.3, (name, np.array(history))
+
+
+def test_moving_a_target_by_hand_solves_again_from_the_animated_pose(lik):
+    """With Live on, dragging a target (no frame change) re-solves once the update is over; the
+    solve starts from the animator's pose, not from the previous IK result."""
+    rig = rigs.human_with_targets(FRAMES)
+    limb = rig.limb_ik.limbs["leg.L"]
+    bpy.context.scene.frame_set(2)
+    animated = rigs.channels(rig)
+    rig.limb_ik.live = True
+    limb.target.location.z += 0.05
+    bpy.context.view_layer.update()  # the depsgraph update notes the moved target...
+    lik.rig.live.solve_moved(bpy.context)  # ...and what the timer runs solves it again
+    assert rigs.goal_error(rig, limb) <= REACHED
+    rig.limb_ik.live = False  # the animator's pose underneath is untouched
+    assert np.array_equal(rigs.channels(rig), animated)
