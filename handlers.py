@@ -16,9 +16,9 @@ from .rig import live
 @persistent
 def limb_ik_depsgraph_update_post(scene, depsgraph):
     # A live rig's target or pole was moved by hand: solve again once the update is over.
-    if not live.is_suspended() and live.note_moved_goals(scene, depsgraph):
-        if not bpy.app.timers.is_registered(_solve_moved):
-            bpy.app.timers.register(_solve_moved, first_interval=0.0)
+    moved = not live.is_suspended() and live.note_moved_goals(scene, depsgraph)
+    if moved and not bpy.app.timers.is_registered(_solve_moved):
+        bpy.app.timers.register(_solve_moved, first_interval=0.0)
 
 
 def _solve_moved():
