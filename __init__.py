@@ -5,17 +5,9 @@ Layers, top to bottom: ``operators``, ``panels``, ``handlers`` (Blender-facing, 
 (the only code that touches armatures) → ``solvers`` (pure float64 maths, no ``bpy``).
 """
 
-from . import cli, handlers, operators, panels, properties
+import bpy
 
 # Registered in this order, unregistered in reverse: properties first, the command line last.
-_modules = (properties, operators, panels, handlers, cli)
-
-
-def register():
-    for module in _modules:
-        module.register()
-
-
-def unregister():
-    for module in reversed(_modules):
-        module.unregister()
+register, unregister = bpy.utils.register_submodule_factory(
+    __name__, ("properties", "operators", "panels", "handlers", "cli")
+)

@@ -15,28 +15,7 @@ from bpy.props import (
 )
 
 from .rig import live
-
-REACH_ITEMS = (
-    ("EXTEND", "Extend", "Out of reach, point straight at the target; too close, fold with the longer bone toward it"),
-    ("HOLD", "Hold", "Out of reach, keep the animated pose"),
-    ("STRETCH", "Stretch", "Out of reach, scale both bones along their length, up to Max Stretch"),
-)
-END_ROTATION_ITEMS = (
-    (
-        "TARGET",
-        "Target",
-        "The end bone copies the target's rotation (its animated rotation when the limb has no target)",
-    ),
-    ("FK", "Animated", "The end bone keeps its animated world rotation"),
-)
-SWIVEL_ITEMS = (
-    ("LEAST_MOTION", "Least Motion", "Without a pole, the knee moves as little as possible"),
-    (
-        "END_PLANE",
-        "End Plane",
-        "Without a pole, the knee swivels so the whole limb lies in one plane with the end bone",
-    ),
-)
+from .rig.choices import END_ROTATION_ITEMS, REACH_ITEMS, SWIVEL_ITEMS
 
 
 def _remember_target(limb, _context):

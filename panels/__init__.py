@@ -1,16 +1,7 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """User interface: the sidebar tab. Panels only draw; every change goes through an operator or a property."""
 
-from . import sidebar
+import bpy
 
-_modules = (sidebar,)
-
-
-def register():
-    for module in _modules:
-        module.register()
-
-
-def unregister():
-    for module in reversed(_modules):
-        module.unregister()
+# Imported and registered in this order, unregistered in reverse.
+register, unregister = bpy.utils.register_submodule_factory(__name__, ("sidebar",))

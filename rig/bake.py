@@ -21,7 +21,7 @@ from . import live, plant, solve
 from .actions import ActionEdit
 from .errors import LimbError
 from .ground import Ground
-from .pose import AXIS_ANGLE, QUATERNION
+from .pose import AXIS_ANGLE, QUATERNION, by_mode
 
 CHANNEL_PATH = {QUATERNION: "rotation_quaternion", AXIS_ANGLE: "rotation_axis_angle"}
 
@@ -143,7 +143,7 @@ def _write(obj, edit: ActionEdit, groups, results, frames, first_pose, locations
     frame_array = np.asarray(frames, dtype=np.float64)
     start, end = frames[0], frames[-1]
     keys = 0
-    for mode, columns in _by_mode(modes).items():
+    for mode, columns in by_mode(modes).items():
         bones = indices[columns]
         values = _channel_values(rotations[:, columns], mode, first_pose, bones)
         path = CHANNEL_PATH.get(mode, "rotation_euler")
@@ -166,13 +166,6 @@ def _key_bone(obj, edit, bone_index, channel, frames, values, start, end, first_
         curve = edit.fcurve(path, first_index + component, group=name)
         edit.replace_range(curve, frames, values[:, component], start, end)
     return values.size
-
-
-def _by_mode(modes) -> dict[str, np.ndarray]:
-    groups: dict[str, list[int]] = {}
-    for column, mode in enumerate(modes):
-        groups.setdefault(mode, []).append(column)
-    return {mode: np.array(columns) for mode, columns in groups.items()}
 
 
 def _channel_values(rotations: np.ndarray, mode: str, first_pose, bones: np.ndarray) -> np.ndarray:

@@ -48,7 +48,7 @@ def read_pose(obj: bpy.types.Object, obj_eval: bpy.types.Object) -> Pose:
     )
 
 
-def _by_mode(modes) -> dict[str, np.ndarray]:
+def by_mode(modes) -> dict[str, np.ndarray]:
     """Row numbers grouped by rotation mode, so each group converts in one vectorised call."""
     groups: dict[str, list[int]] = {}
     for row, mode in enumerate(modes):
@@ -60,7 +60,7 @@ def local_quaternions(pose: Pose, indices, modes) -> np.ndarray:
     """(n, 4) local rotations of the bones ``indices`` whose rotation modes are ``modes``."""
     indices = np.asarray(indices)
     out = np.empty((len(indices), 4))
-    for mode, rows in _by_mode(modes).items():
+    for mode, rows in by_mode(modes).items():
         bones = indices[rows]
         if mode == QUATERNION:
             q = pose.quaternion[bones]
@@ -95,7 +95,7 @@ def write_rotations(obj: bpy.types.Object, pose: Pose, indices, modes, quaternio
     """
     indices = np.asarray(indices)
     quaternions = np.asarray(quaternions, dtype=np.float64)
-    for mode, rows in _by_mode(modes).items():
+    for mode, rows in by_mode(modes).items():
         bones = indices[rows]
         if mode == QUATERNION:
             pose.quaternion[bones] = rotation_modes.same_hemisphere(quaternions[rows], pose.quaternion[bones])

@@ -11,12 +11,12 @@ from dataclasses import dataclass, field
 import bpy
 import numpy as np
 
-from ..properties import END_ROTATION_ITEMS, REACH_ITEMS, SWIVEL_ITEMS
 from ..solvers import SolverError
 from ..solvers.chains import ChainBatch, ChainResult, solve_chains
 from ..solvers.options import Reach
 from . import goals, plant
 from .chain import Chain, chain_of, check_armature
+from .choices import END_ROTATION_ITEMS, REACH_ITEMS, SWIVEL_ITEMS
 from .errors import LimbError
 from .ground import Ground
 from .pose import Pose, local_quaternions, read_pose, write_rotations
