@@ -4,8 +4,10 @@
 Arrays in, arrays out: points are (N, 3); per-limb settings are scalars or (N,) arrays.
 Directions that may be absent (hinge axis, knee plane) are zero vectors where absent; poles
 come with a boolean mask. The results agree with the scalar solvers to rounding (1e-9 is
-tested), including every fallback; rows are independent, so a large N is processed in
-cache-sized blocks.
+tested), including every fallback: the arithmetic that decides a branch is the scalar
+solvers' own, operation for operation. Rows are independent, so a large N is processed in
+cache-sized blocks; options not given, settings shared by all rows and fallbacks no row of a
+block needs cost nothing there.
 """
 
 from typing import NamedTuple
@@ -17,7 +19,7 @@ from .errors import SolverError
 from .options import COORDINATE_LIMIT, MIN_LENGTH, Reach
 from .two_bone import DEGENERATE
 
-BLOCK = 8192  #: rows per block: each component array of a block stays in cache
+BLOCK = 8192  #: rows per block: the component arrays of a block stay in cache
 
 
 class TwoBoneBatch(NamedTuple):
@@ -56,14 +58,91 @@ def solve_two_bone_batch(
 ) -> TwoBoneBatch:
     """:func:`.two_bone.solve_two_bone` for N limbs. ``pole_mask`` marks the rows whose pole is used
     (all rows when ``pole`` is given without a mask)."""
-    points = [_points("root", root), _points("knee", knee), _points("end", end), _points("target", target)]
-    n = len(points[0])
-    if any(len(p) != n for p in points):
+    points = {"root": _points("root", root), "knee": _points("knee", knee), "end": _points("end", end),
+              "target": _points("target", target)}  # fmt: skip
+    n = len(points["root"])
+    if any(len(p) != n for p in points.values()):
         raise SolverError("root, knee, end and target must have the same number of rows")
-    optional = {}
-    for name, value in (("pole", pole), ("hinge", hinge), ("plane", plane)):
-        optional[name] = np.zeros((n, 3)) if value is None else _points(name, value, n)
-    use_pole = np.zeros(n, bool) if pole is None else _settings(pole_mask if pole_mask is not None else True, n, bool)
+    limbs = _limbs(n, pole, pole_mask, hinge, plane, mode, softness, max_stretch, stretch_start, min_bend, max_bend)
+
+    out_knee, out_end = np.empty((n, 3)), np.empty((n, 3))
+    reached, stretch, held = np.empty(n, bool), np.empty(n), np.empty(n, bool)
+    for rows in soa.blocks(n, BLOCK):
+        a, b, c, t = (_split(name, p, rows) for name, p in points.items())
+        k, e, r, st, h = _solve_block(a, b, c, t, *limbs.block(rows), rows.start)
+        soa.join(k, out_knee[rows])
+        soa.join(e, out_end[rows])
+        reached[rows], stretch[rows], held[rows] = r, st, h
+    return TwoBoneBatch(out_knee, out_end, reached, stretch, held)
+
+
+def solve_three_bone_batch(
+    root, knee, ankle, tip, target, end_direction, pole=None, pole_mask=None, hinge=None, natural=True, **options
+) -> ThreeBoneBatch:
+    """:func:`.three_bone.solve_three_bone` for N limbs; ``natural`` is a bool or an (N,) mask."""
+    ankle, tip = _points("ankle", ankle), _points("tip", tip)
+    n = len(ankle)
+    if len(tip) != n:
+        raise SolverError("ankle and tip must have the same number of rows")
+    root, knee = _points("root", root), _points("knee", knee)
+    if len(root) != n or len(knee) != n:
+        raise SolverError("root, knee, end and target must have the same number of rows")
+    points = {"root": root, "knee": knee, "ankle": ankle, "tip": tip, "target": _points("target", target, n),
+              "end direction": _points("end direction", end_direction, n)}  # fmt: skip
+    natural = _settings(natural, n, bool)
+    limbs = _limbs(n, pole, pole_mask, hinge, None, **options)
+
+    out_knee, out_ankle, out_tip = np.empty((n, 3)), np.empty((n, 3)), np.empty((n, 3))
+    reached, stretch, held = np.empty(n, bool), np.empty(n), np.empty(n, bool)
+    for rows in soa.blocks(n, BLOCK):
+        a, b, c, p, t, direction = (_split(name, array, rows) for name, array in points.items())
+        direction, ok = soa.unit_scaled(direction)
+        if not ok.all():
+            raise SolverError(f"end direction must not be the zero vector (row {rows.start + int(np.argmin(ok))})")
+        end_length = soa.norm(soa.sub(p, c))
+        if not (end_length >= MIN_LENGTH).all():
+            raise SolverError(f"end bone must have non-zero length (row {rows.start + int(np.argmin(end_length))})")
+        # The end bone along its direction with its tip on the target: the ankle's goal (see the scalar solver).
+        wrist_goal = soa.sub(t, soa.scale(direction, end_length))
+        _check_range("target", wrist_goal, rows.start)  # the two-bone solve's target
+        in_plane = _block(natural, rows)
+        plane = direction if in_plane.all() else soa.where(in_plane, direction, (0.0, 0.0, 0.0))
+        pole_block, use_pole, hinge_block, _, settings = limbs.block(rows)
+        k, e, r, st, h = _solve_block(a, b, c, wrist_goal, pole_block, use_pole, hinge_block, plane, settings,
+                                      rows.start)  # fmt: skip
+        new_tip = soa.add(e, soa.scale(direction, end_length))
+        if h.any():
+            new_tip = soa.where(h, p, new_tip)
+        for solved, out in ((k, out_knee), (e, out_ankle), (new_tip, out_tip)):
+            soa.join(solved, out[rows])
+        reached[rows], stretch[rows], held[rows] = r, st, h
+    return ThreeBoneBatch(out_knee, out_ankle, out_tip, reached, stretch, held)
+
+
+class _Limbs(NamedTuple):
+    """The optional inputs and the settings of N limbs, validated, handed out a block at a time."""
+
+    pole: np.ndarray | None  #: (N, 3) or None
+    use_pole: np.ndarray | None  #: (N,) or shared (0-d) bool; None without a pole
+    hinge: np.ndarray | None  #: (N, 3) or None
+    plane: np.ndarray | None  #: (N, 3) or None
+    settings: dict  #: name: scalar (shared by all rows) or (N,) array
+
+    def block(self, rows: slice) -> tuple:
+        """The block's pole, pole mask, hinge and plane as component arrays (or None), and its settings."""
+        return (
+            None if self.pole is None else _split("pole", self.pole, rows),
+            None if self.use_pole is None else _block(self.use_pole, rows),
+            None if self.hinge is None else _split("hinge", self.hinge, rows),
+            None if self.plane is None else _split("plane", self.plane, rows),
+            {key: _block(value, rows) for key, value in self.settings.items()},
+        )
+
+
+def _limbs(n: int, pole, pole_mask, hinge, plane, mode=Reach.EXTEND, softness=0.0, max_stretch=1.0,
+           stretch_start=1.0, min_bend=0.0, max_bend=np.pi) -> _Limbs:  # fmt: skip
+    """Validated optional inputs and settings of n limbs; the defaults are those of the public solvers."""
+    use_pole = None if pole is None else _settings(pole_mask if pole_mask is not None else True, n, bool)
     settings = {
         "mode": _settings(mode, n, np.int64),
         "softness": _settings(softness, n),
@@ -74,45 +153,15 @@ def solve_two_bone_batch(
     }
     _check_settings(settings)
 
-    out_knee, out_end = np.empty((n, 3)), np.empty((n, 3))
-    reached, stretch, held = np.empty(n, bool), np.empty(n), np.empty(n, bool)
-    for s in range(0, n, BLOCK):
-        rows = slice(s, s + BLOCK)
-        k, e, r, st, h = _solve_block(
-            *(soa.split(p[rows]) for p in points),
-            soa.split(optional["pole"][rows]),
-            use_pole[rows],
-            soa.split(optional["hinge"][rows]),
-            soa.split(optional["plane"][rows]),
-            {key: value[rows] for key, value in settings.items()},
-        )
-        out_knee[rows], out_end[rows] = soa.join(k), soa.join(e)
-        reached[rows], stretch[rows], held[rows] = r, st, h
-    return TwoBoneBatch(out_knee, out_end, reached, stretch, held)
+    def optional(name, value):
+        return None if value is None else _points(name, value, n)
 
-
-def solve_three_bone_batch(
-    root, knee, ankle, tip, target, end_direction, pole=None, pole_mask=None, hinge=None, natural=True, **options
-) -> ThreeBoneBatch:
-    """:func:`.three_bone.solve_three_bone` for N limbs; ``natural`` is a bool or an (N,) mask."""
-    ankle, tip = _points("ankle", ankle), _points("tip", tip)
-    if len(tip) != len(ankle):
-        raise SolverError("ankle and tip must have the same number of rows")
-    direction, ok = soa.unit_scaled(soa.split(_points("end direction", end_direction, len(ankle))))
-    if not np.all(ok):
-        raise SolverError(f"end direction must not be the zero vector (row {int(np.argmin(ok))})")
-    direction = soa.join(direction)
-    end_length = soa.norm(soa.sub(soa.split(tip), soa.split(ankle)))
-    if not np.all(end_length >= MIN_LENGTH):
-        raise SolverError(f"end bone must have non-zero length (row {int(np.argmin(end_length))})")
-    wrist_goal = _points("target", target, len(ankle)) - end_length[:, None] * direction
-    plane = np.where(_settings(natural, len(ankle), bool)[:, None], direction, 0.0)
-    two = solve_two_bone_batch(root, knee, ankle, wrist_goal, pole, pole_mask, hinge, plane, **options)
-    new_tip = np.where(two.held[:, None], tip, two.end + end_length[:, None] * direction)
-    return ThreeBoneBatch(two.knee, two.end, new_tip, two.reached, two.stretch, two.held)
+    return _Limbs(optional("pole", pole), use_pole, optional("hinge", hinge), optional("plane", plane), settings)
 
 
 def _points(name: str, value, rows: int | None = None) -> np.ndarray:
+    """``value`` as an (N, 3) float64 array; one 3-vector is broadcast to ``rows`` rows where given.
+    Its coordinates are checked block by block, by :func:`_split`."""
     array = np.asarray(value, dtype=np.float64)
     if rows is not None:
         try:
@@ -121,18 +170,40 @@ def _points(name: str, value, rows: int | None = None) -> np.ndarray:
             raise SolverError(f"{name} must be an ({rows}, 3) array or one 3-vector, not shape {array.shape}") from None
     if array.ndim != 2 or array.shape[1] != 3:
         raise SolverError(f"{name} must be an (N, 3) array, not shape {array.shape}")
-    bad = ~(np.abs(array) < COORDINATE_LIMIT).all(axis=1)
-    if bad.any():
-        raise SolverError(f"{name} must be finite and within ±{COORDINATE_LIMIT:g} (row {int(np.argmax(bad))})")
     return array
 
 
+def _split(name: str, points: np.ndarray, rows: slice) -> soa.Vec:
+    """The block ``rows`` of (N, 3) ``points`` as three component arrays, checked finite and in range."""
+    columns = soa.components(points[rows])
+    _check_range(name, columns, rows.start)
+    return tuple(columns)
+
+
+def _check_range(name: str, columns, first_row: int) -> None:
+    """Raise unless every coordinate of a block of points, (3, B) or three arrays, is finite and in range."""
+    # One maximum over the block (NaN propagates through it); the culprit's row only on failure.
+    if not np.abs(columns).max(initial=0.0) < COORDINATE_LIMIT:
+        bad = ~(np.abs(columns) < COORDINATE_LIMIT).all(axis=0)
+        row = first_row + int(np.argmax(bad))
+        raise SolverError(f"{name} must be finite and within ±{COORDINATE_LIMIT:g} (row {row})")
+
+
 def _settings(value, rows: int, dtype=np.float64) -> np.ndarray:
+    """A per-limb setting: an (N,) array, or a 0-d array when one value is shared by all rows, so that
+    its checks and branches cost nothing per row."""
     array = np.asarray(value, dtype=dtype)
+    if array.ndim == 0:
+        return array
     try:
         return np.broadcast_to(array, (rows,))
     except ValueError:
         raise SolverError(f"per-limb settings must be scalars or have {rows} rows, not shape {array.shape}") from None
+
+
+def _block(setting: np.ndarray, rows: slice) -> np.ndarray:
+    """The rows of a per-limb setting; a shared (0-d) setting as it is."""
+    return setting if setting.ndim == 0 else setting[rows]
 
 
 def _check_settings(s: dict) -> None:
@@ -149,85 +220,133 @@ def _check_settings(s: dict) -> None:
             raise SolverError(f"{message} (row {int(np.argmin(ok))})")
 
 
-def _solve_block(a, b, c, t, pole, use_pole, hinge, plane, s):
-    upper = soa.norm(soa.sub(b, a))
+def _solve_block(a, b, c, t, pole, use_pole, hinge, plane, s, first_row):
+    """One block of :func:`solve_two_bone_batch`, whose first row is row ``first_row`` of the input: new
+    knees and ends, reached, stretch and held. ``pole``, ``hinge`` and ``plane`` are None where no row
+    of the block has one."""
+    upper_bone = soa.sub(b, a)
+    upper = soa.norm(upper_bone)
     lower = soa.norm(soa.sub(c, b))
     short = (upper < MIN_LENGTH) | (lower < MIN_LENGTH)
     if short.any():
-        row = int(np.argmax(short))
-        raise SolverError(f"bones must have non-zero length (row {row}: upper {upper[row]:g}, lower {lower[row]:g})")
+        i = int(np.argmax(short))
+        raise SolverError(
+            f"bones must have non-zero length (row {first_row + i}: upper {upper[i]:g}, lower {lower[i]:g})"
+        )
 
-    # Direction to the target; a target on the root keeps the current aim (see the scalar solver).
     to_target = soa.sub(t, a)
     distance = soa.norm(to_target)
-    aim, aim_ok = soa.unit_scaled(to_target)
-    to_end, end_ok = soa.unit_scaled(soa.sub(c, a))
-    across = soa.any_perpendicular(soa.unit_scaled(soa.sub(b, a))[0])
-    d = soa.where(aim_ok, aim, soa.where(end_ok, to_end, across))
+    d, aim_ok = soa.unit_scaled(to_target)
+    if not aim_ok.all():
+        d = soa.where(aim_ok, d, _current_aim(a, b, c))
 
     length, stretch, reached, held = _reach_distance(distance, upper, lower, s)
-    l1, l2 = upper * stretch, lower * stretch
-    safe = np.where(length > 0.0, length, 1.0)
-    along = np.where(length > 0.0, (length * length + (l1 - l2) * (l1 + l2)) / (2.0 * safe), 0.0)
-    outer, near, far = (l1 + l2 + length) * (l1 + l2 - length), length + (l2 - l1), length + (l1 - l2)
-    area = np.sqrt(np.maximum(outer, 0.0)) * np.sqrt(np.maximum(near, 0.0)) * np.sqrt(np.maximum(far, 0.0))
-    radius = np.where(length > 0.0, area / (2.0 * safe), l1)  # factor by factor, as in the scalar solver
+    along, radius = _circle(length, upper * stretch, lower * stretch)
+    u = _swivel(d, a, upper_bone, pole, use_pole, hinge, plane, DEGENERATE * (upper + lower))
+    new_knee = tuple(a[i] + along * d[i] + radius * u[i] for i in range(3))
+    new_end = tuple(a[i] + length * d[i] for i in range(3))
+    if held.any():
+        new_knee, new_end = soa.where(held, b, new_knee), soa.where(held, c, new_end)
+        stretch = np.where(held, 1.0, stretch)
+    return new_knee, new_end, reached, stretch, held
 
-    u = _swivel(d, a, b, pole, use_pole, hinge, plane, DEGENERATE * (upper + lower))
-    new_knee = soa.add(a, soa.add(soa.scale(d, along), soa.scale(u, radius)))
-    new_end = soa.add(a, soa.scale(d, length))
-    new_knee = soa.where(held, b, new_knee)
-    new_end = soa.where(held, c, new_end)
-    return new_knee, new_end, reached, np.where(held, 1.0, stretch), held
+
+def _current_aim(a, b, c) -> soa.Vec:
+    """The direction kept for a target on the root: root to end, else (the end on the root too)
+    across the upper bone, which keeps the knee where it is."""
+    to_end, end_ok = soa.unit_scaled(soa.sub(c, a))
+    across = soa.any_perpendicular(soa.unit_scaled(soa.sub(b, a))[0])
+    return soa.where(end_ok, to_end, across)
 
 
 def _reach_distance(distance, upper, lower, s):
-    """Vectorised :func:`.two_bone.reach_distance`; ``held`` marks HOLD rows out of range."""
-    total = upper + lower
-    sin_min, sin_max = np.sin(0.5 * s["min_bend"]), np.sin(0.5 * s["max_bend"])
-    longest = np.where(
-        s["min_bend"] == 0.0, total, np.sqrt(np.maximum(total * total - 4.0 * upper * lower * sin_min * sin_min, 0.0))
-    )
-    shortest = np.where(
-        s["max_bend"] == np.pi,
-        np.abs(upper - lower),
-        np.sqrt(np.maximum(total * total - 4.0 * upper * lower * sin_max * sin_max, 0.0)),
-    )
-    start = s["stretch_start"] * longest
-    stretching = (s["mode"] == Reach.STRETCH) & (distance > start)
-    by_start = distance / np.where(stretching & (start > 0.0), start, 1.0)
-    stretch = np.where(stretching, np.minimum(np.where(start > 0.0, by_start, np.inf), s["max_stretch"]), 1.0)
-    shortest, longest = shortest * stretch, longest * stretch
-    longest = np.where(stretching & (stretch < s["max_stretch"]), np.maximum(longest, distance), longest)
+    """Vectorised :func:`.two_bone.reach_distance`; ``held`` marks HOLD rows out of range. The stretch
+    is the scalar 1.0 where no row of the block stretches."""
+    shortest, longest = _bend_range(upper, lower, s)
+    stretch = 1.0
+    stretching = s["mode"] == Reach.STRETCH
+    if stretching.any():
+        start = s["stretch_start"] * longest
+        stretching = stretching & (distance > start)
+        by_start = distance / np.where(stretching & (start > 0.0), start, 1.0)
+        stretch = np.where(stretching, np.minimum(np.where(start > 0.0, by_start, np.inf), s["max_stretch"]), 1.0)
+        shortest, longest = shortest * stretch, longest * stretch
+        longest = np.where(stretching & (stretch < s["max_stretch"]), np.maximum(longest, distance), longest)
     reached = (shortest <= distance) & (distance <= longest)
     held = (s["mode"] == Reach.HOLD) & ~reached
     result = np.minimum(np.maximum(distance, shortest), longest)
-    softness = np.minimum(s["softness"], longest - shortest)
-    soft = (softness > 0.0) & (distance > longest - softness) & ~held
-    safe = np.where(soft, softness, 1.0)
-    eased = longest - softness * np.exp(np.minimum((longest - softness - distance) / safe, 0.0))
-    result = np.where(soft, eased, result)
-    return result, stretch, reached & ~soft, held
+    if (s["softness"] > 0.0).any():
+        softness = np.minimum(s["softness"], longest - shortest)
+        soft = (softness > 0.0) & (distance > longest - softness) & ~held
+        if soft.any():
+            safe = np.where(soft, softness, 1.0)
+            eased = longest - softness * np.exp(np.minimum((longest - softness - distance) / safe, 0.0))
+            result = np.where(soft, eased, result)
+            reached &= ~soft
+    return result, stretch, reached, held
 
 
-def _swivel(d, a, b, pole, use_pole, hinge, plane, eps):
-    """Vectorised :func:`.two_bone._swivel`."""
-    from_pole, pole_ok = _perpendicular_unit(soa.sub(pole, a), d, eps)
-    pole_ok &= use_pole
-    axis = soa.cross(d, soa.unit_scaled(hinge)[0])
-    forward, forward_ok = _perpendicular_unit(axis, d, DEGENERATE)
-    current, current_ok = _perpendicular_unit(soa.sub(b, a), d, eps)
-    in_plane, plane_ok = _perpendicular_unit(soa.unit_scaled(plane)[0], d, DEGENERATE)
-    side = soa.where(forward_ok, forward, current)
-    flip = (forward_ok | current_ok) & (soa.dot(in_plane, side) < 0.0)
-    in_plane = soa.where(flip, soa.scale(in_plane, -1.0), in_plane)
-    chosen = soa.where(plane_ok, in_plane, current)
-    chosen_ok = plane_ok | current_ok
-    backwards = forward_ok & (~chosen_ok | (soa.dot(chosen, forward) < -DEGENERATE))
-    chosen = soa.where(backwards, forward, chosen)
-    chosen_ok |= forward_ok
-    chosen = soa.where(chosen_ok, chosen, soa.any_perpendicular(d))
-    return soa.where(pole_ok, from_pole, chosen)
+def _bend_range(upper, lower, s):
+    """Vectorised :func:`.two_bone.bend_range`."""
+    total = upper + lower
+
+    def limited(sine):  # the root-to-end distance at a bend angle 2 asin(sine)
+        return np.sqrt(np.maximum(total * total - 4.0 * upper * lower * sine * sine, 0.0))
+
+    longest = total
+    if (s["min_bend"] != 0.0).any():
+        longest = np.where(s["min_bend"] == 0.0, total, limited(np.sin(0.5 * s["min_bend"])))
+    shortest = np.abs(upper - lower)
+    if (s["max_bend"] != np.pi).any():
+        shortest = np.where(s["max_bend"] == np.pi, shortest, limited(np.sin(0.5 * s["max_bend"])))
+    return shortest, longest
+
+
+def _circle(length, l1, l2):
+    """The circle of possible knees (see the scalar solver): its centre's distance from the root
+    along the root-end axis, and its radius."""
+    positive = length > 0.0
+    folded = not positive.all()  # equal bones folded flat onto the root
+    twice = 2.0 * (np.where(positive, length, 1.0) if folded else length)
+    difference, total = l1 - l2, l1 + l2
+    along = (length * length + difference * total) / twice
+    # length + (l2 - l1) is length - difference exactly: negation and subtraction round alike.
+    outer, near, far = (total + length) * (total - length), length - difference, length + difference
+    radius = np.sqrt(np.maximum(outer, 0.0)) * np.sqrt(np.maximum(near, 0.0)) * np.sqrt(np.maximum(far, 0.0)) / twice
+    if folded:
+        along, radius = np.where(positive, along, 0.0), np.where(positive, radius, l1)
+    return along, radius
+
+
+def _swivel(d, a, upper_bone, pole, use_pole, hinge, plane, eps):
+    """Vectorised :func:`.two_bone._swivel`, choice by choice in its order; absent options (None) cost nothing."""
+    current, current_ok = _perpendicular_unit(upper_bone, d, eps)
+    chosen, chosen_ok = current, current_ok
+    forward = None
+    if hinge is not None:  # zero rows have no hinge: their forward side is not ok
+        forward, forward_ok = _perpendicular_unit(soa.cross(d, soa.unit_scaled(hinge)[0]), d, DEGENERATE)
+    if plane is not None:  # likewise
+        in_plane, plane_ok = _perpendicular_unit(soa.unit_scaled(plane)[0], d, DEGENERATE)
+        side, side_ok = current, current_ok
+        if forward is not None:
+            side, side_ok = soa.where(forward_ok, forward, current), forward_ok | current_ok
+        flip = side_ok & (soa.dot(in_plane, side) < 0.0)
+        in_plane = soa.scale(in_plane, np.where(flip, -1.0, 1.0))  # exact either way
+        chosen, chosen_ok = in_plane, plane_ok | current_ok
+        if not plane_ok.all():
+            chosen = soa.where(plane_ok, in_plane, current)
+    if forward is not None:
+        backwards = forward_ok & (~chosen_ok | (soa.dot(chosen, forward) < -DEGENERATE))
+        if backwards.any():
+            chosen = soa.where(backwards, forward, chosen)
+        chosen_ok = chosen_ok | forward_ok
+    if not chosen_ok.all():
+        chosen = soa.where(chosen_ok, chosen, soa.any_perpendicular(d))
+    if pole is not None and use_pole.any():
+        from_pole, pole_ok = _perpendicular_unit(soa.sub(pole, a), d, eps)
+        pole_ok &= use_pole
+        chosen = soa.where(pole_ok, from_pole, chosen)
+    return chosen
 
 
 def _perpendicular_unit(v, d, eps):

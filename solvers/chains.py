@@ -151,9 +151,7 @@ def solve_chains(batch: ChainBatch) -> ChainResult:
             raise SolverError("three-bone chains need an end rotation")
         end_rotation = _orientations(batch.end_rotation)
         end_direction = rotation_modes.quat_to_matrix(end_rotation)[:, :, 1]
-        solved = solve_three_bone_batch(
-            *joints, target, direction(end_direction), natural=batch.natural, **common
-        )
+        solved = solve_three_bone_batch(*joints, target, direction(end_direction), natural=batch.natural, **common)
         new_local = [joints[0], solved.knee, solved.ankle, solved.tip]
     new_points = np.stack([origin + np.einsum("nij,nj->ni", rigid, p) for p in new_local], axis=1)
 

@@ -10,22 +10,26 @@ old position to the local direction of its new one. The minimal rotation adds no
 the bone, and working in ``F`` rather than in ``M`` keeps it right for any roll, offset
 (unconnected) joints, the bone's own non-uniform scale and its parent's.
 
-After each bone, its change ``F @ D @ F^-1`` (about its head) is carried to the bones below it,
-exactly as Blender's hierarchy would carry it, before the next bone is turned. This needs
-neither the rest matrices nor the inheritance flags: only each bone's current pose matrix,
-local scale and local rotation, which is what a rig hands over.
+After each bone, its change ``D = F T Y F^-1`` about its head (``T``: its local turn, ``Y``: a
+stretch along its axis) moves the bones below it, exactly as Blender's hierarchy would. Rather
+than carrying every frame below forward through ``D``, the new points below are carried back
+through ``D^-1``: a bone below then turns in its own, unchanged frame, and a point costs less
+to carry than a frame. Only a bone that takes a goal orientation needs its carried frame. This
+needs neither the rest matrices nor the inheritance flags: only each bone's current pose
+matrix, local scale and local rotation, which is what a rig hands over.
 """
 
+import functools
 from typing import NamedTuple
 
 import numpy as np
 
-from . import rotation_modes, soa
+from . import soa
 from .errors import SolverError
-
 
 #: Relative departure from a similarity that single-precision pose matrices show without any shear.
 SHEAR_NOISE = 1e-4
+BLOCK = 8192  #: chains per block: the component arrays of a block stay in cache
 
 
 class LocalRotations(NamedTuple):
@@ -50,95 +54,145 @@ def chain_local_rotations(
     as in a connected chain); the bones below inherit that scale as Blender's hierarchy does.
     All maths in float64.
     """
-    matrices = np.asarray(matrices, dtype=np.float64)
-    scales = np.asarray(scales, dtype=np.float64)
-    rotations = np.asarray(rotations, dtype=np.float64)
-    old_points = np.asarray(old_points, dtype=np.float64)
-    new_points = np.asarray(new_points, dtype=np.float64)
-    n, k = matrices.shape[:2]
-    if matrices.shape != (n, k, 4, 4) or scales.shape != (n, k, 3) or rotations.shape != (n, k, 4):
+    inputs = {
+        "matrices": np.asarray(matrices, dtype=np.float64),
+        "scales": np.asarray(scales, dtype=np.float64),
+        "rotations": np.asarray(rotations, dtype=np.float64),
+        "old points": np.asarray(old_points, dtype=np.float64),
+        "new points": np.asarray(new_points, dtype=np.float64),
+    }
+    n, k = inputs["matrices"].shape[:2]
+    shapes = {"matrices": (n, k, 4, 4), "scales": (n, k, 3), "rotations": (n, k, 4)}
+    if any(inputs[name].shape != shape for name, shape in shapes.items()):
         raise SolverError("matrices, scales and rotations must be (N, k, 4, 4), (N, k, 3) and (N, k, 4)")
-    if old_points.shape != (n, k + 1, 3) or new_points.shape != (n, k + 1, 3):
+    if inputs["old points"].shape != (n, k + 1, 3) or inputs["new points"].shape != (n, k + 1, 3):
         raise SolverError(f"old and new points must be (N, k + 1, 3) = ({n}, {k + 1}, 3)")
-    for name, array in (("matrices", matrices), ("scales", scales), ("rotations", rotations),
-                        ("old points", old_points), ("new points", new_points)):  # fmt: skip
-        if not np.isfinite(array).all():
-            raise SolverError(f"{name} must be finite")
-    if not (np.abs(scales) > 1e-12).all():
-        raise SolverError("bones must not have zero scale")
-
     goals = None if end_rotation is None else np.asarray(end_rotation, dtype=np.float64).reshape(n, -1, 4)
     first_goal = k if goals is None else k - goals.shape[1]
     if first_goal < 0:
         raise SolverError(f"{goals.shape[1]} goal rotations for a chain of {k} bones")
+    if stretch is not None:
+        stretch = np.broadcast_to(np.asarray(stretch, bool), (n,))
 
-    # Accumulated change of the bones above, as an affine map x -> W x + w.
-    w_lin: soa.Mat | None = None
-    w_off: soa.Vec | None = None
-    stretch = np.zeros(n, bool) if stretch is None else np.broadcast_to(np.asarray(stretch, bool), (n,))
     result = np.empty((n, k, 4))
     y_scale = np.ones((n, k))
-    for i in range(k):
-        inv_scale = soa.split(1.0 / scales[:, i])
-        frame = soa.mat_scale_columns(soa.split_matrices(matrices[:, i, :3, :3]), inv_scale)
-        head = soa.split(matrices[:, i, :3, 3])
-        rotation = soa.split(rotations[:, i])
-        if w_lin is not None:
-            frame = soa.mat_mul(w_lin, frame)
-            head = soa.add(soa.mat_vec(w_lin, head), w_off)
-        frame_inv, det = soa.mat_inv(frame)
-        if not (np.abs(det) > 1e-300).all():
-            raise SolverError(f"bone {i} has a degenerate (flat) pose matrix")
-
-        factor = np.ones(n)
-        if i >= first_goal:
-            # The frame before this bone's own rotation is F @ R^-1; its rotation part times the
-            # new local rotation must equal the goal.
-            before = soa.mat_mul(frame, soa.mat_transpose(soa.quat_to_mat(rotation)))
-            goal = soa.quat_to_mat(_normalised(soa.split(goals[:, i - first_goal])))
-            local = soa.mat_mul(soa.mat_transpose(_rotation_part(before)), goal)
-            # Where ``before`` shears (a parent scaled unevenly), its rotation part alone would not
-            # point the bone along the goal: turn the local Y axis onto the goal's Y as seen
-            # through ``before``. Blender's single-precision matrices are never exactly
-            # orthogonal; below that noise the rotation part is the better estimate.
-            wanted = soa.mat_vec(soa.mat_inv(before)[0], (goal[1], goal[4], goal[7]))
-            aim = soa.rotation_between((local[1], local[4], local[7]), wanted)
-            sheared = _shear(before) > SHEAR_NOISE
-            aim = tuple(np.where(sheared, a, identity) for a, identity in zip(aim, (1.0, 0.0, 0.0, 0.0)))
-            new_rotation = _normalised(soa.quat_mul(aim, soa.mat_to_quat(local)))
-            turn = soa.quat_mul(_conjugate(_normalised(rotation)), new_rotation)  # R^-1 R'
-        else:
-            old_child = soa.split(old_points[:, i + 1])
-            if w_lin is not None:  # where the parents' change carried it
-                old_child = soa.add(soa.mat_vec(w_lin, old_child), w_off)
-            old_local = soa.mat_vec(frame_inv, soa.sub(old_child, head))
-            new_local = soa.mat_vec(frame_inv, soa.sub(soa.split(new_points[:, i + 1]), head))
-            turn = soa.rotation_between(old_local, new_local)
-            new_rotation = _normalised(soa.quat_mul(rotation, turn))
-            factor = np.where(stretch, soa.norm(new_local) / np.maximum(soa.norm(old_local), 1e-300), 1.0)
-        y_scale[:, i] = factor
-        if i < k - 1:
-            # This bone's change about its head, F T Y F^-1 (T: its local turn, Y: the stretch
-            # along its axis), composed after the parents' change.
-            m = soa.quat_to_mat(turn)
-            m = (m[0], m[1] * factor, m[2], m[3], m[4] * factor, m[5], m[6], m[7] * factor, m[8])
-            change = soa.mat_mul(soa.mat_mul(frame, m), frame_inv)
-            shift = soa.sub(head, soa.mat_vec(change, head))
-            if w_lin is None:
-                w_lin, w_off = change, shift
-            else:
-                w_lin = soa.mat_mul(change, w_lin)
-                w_off = soa.add(soa.mat_vec(change, w_off), shift)
-        result[:, i] = soa.join(new_rotation)
+    for rows in soa.blocks(n, BLOCK):
+        block = {name: array[rows] for name, array in inputs.items()}
+        for name, array in block.items():
+            if not np.isfinite(array).all():
+                raise SolverError(f"{name} must be finite")
+        if not (np.abs(block["scales"]) > 1e-12).all():
+            raise SolverError("bones must not have zero scale")
+        stretching = None if stretch is None or not stretch[rows].any() else stretch[rows]
+        block_goals = None if goals is None else goals[rows]
+        for i, (new_rotation, factor) in enumerate(_turn_bones(block, first_goal, block_goals, stretching)):
+            soa.join(new_rotation, result[rows, i])
+            if factor is not None:
+                y_scale[rows, i] = factor
     return LocalRotations(result, y_scale)
 
 
+class _Bone(NamedTuple):
+    """One bone of a block of chains, as component arrays."""
+
+    frame: soa.Mat  #: its rotation frame, the pose matrix without its own scale
+    head: soa.Vec
+    rotation: soa.Quat  #: its local rotation
+
+
+def _bone(block: dict, i: int) -> _Bone:
+    """Bone ``i`` of a block of chains, each of its inputs transposed once (and only when it is reached,
+    so that a block holds one bone's arrays at a time)."""
+    m = soa.components(block["matrices"][:, i, :3])  # rows 0-2 of the 4x4 matrices
+    frame = (m[0, 0], m[0, 1], m[0, 2], m[1, 0], m[1, 1], m[1, 2], m[2, 0], m[2, 1], m[2, 2])
+    scale = soa.components(block["scales"][:, i])
+    if not (scale == 1.0).all():  # nearly every bone is unscaled, and dividing by 1 would change nothing
+        frame = soa.mat_scale_columns(frame, tuple(1.0 / scale))
+    return _Bone(frame, (m[0, 3], m[1, 3], m[2, 3]), tuple(soa.components(block["rotations"][:, i])))
+
+
+def _turn_bones(block: dict, first_goal: int, goals, stretch):
+    """Yield each bone's new local rotation and its Y scale factor (None for 1), from the top of the chain.
+
+    ``new`` holds the new joints still to be reached, each carried back through the changes of the
+    bones above it; ``carried`` is the linear part of those changes, kept only while a goal bone
+    lies below (it needs its frame as the bones above leave it).
+    """
+    k = block["matrices"].shape[1]
+    new = [tuple(point) for point in soa.components(block["new points"][:, 1 : first_goal + 1])]
+    carried: soa.Mat | None = None
+    for i in range(k):
+        bone = _bone(block, i)
+        frame_inv, det = soa.mat_inv(bone.frame)
+        if not (np.abs(det) > 1e-300).all():
+            raise SolverError(f"bone {i} has a degenerate (flat) pose matrix")
+        frame = bone.frame if carried is None else soa.mat_mul(carried, bone.frame)  # as the bones above leave it
+        factor = None
+        if i >= first_goal:
+            new_rotation, turn = _goal_turn(frame, bone.rotation, _normalised(soa.split(goals[:, i - first_goal])))
+        else:
+            old_child = tuple(soa.components(block["old points"][:, i + 1]))
+            old_local = soa.mat_vec(frame_inv, soa.sub(old_child, bone.head))
+            new_local = soa.mat_vec(frame_inv, soa.sub(new[i], bone.head))
+            turn = soa.rotation_between(old_local, new_local)
+            new_rotation = _normalised(soa.quat_mul(bone.rotation, turn))
+            if stretch is not None:
+                factor = np.where(stretch, soa.norm(new_local) / np.maximum(soa.norm(old_local), 1e-300), 1.0)
+        yield new_rotation, factor
+        new[i + 1 : first_goal] = [_carry_back(p, bone, frame_inv, turn, factor) for p in new[i + 1 : first_goal]]
+        if goals is not None and i + 1 < k:
+            # The linear change of the bones above, now through this one too: C F T Y F^-1.
+            carried = soa.mat_mul(soa.mat_mul(frame, _turn_matrix(turn, factor)), frame_inv)
+
+
+def _goal_turn(frame: soa.Mat, rotation: soa.Quat, goal: soa.Quat) -> tuple[soa.Quat, soa.Quat]:
+    """The new local rotation of a bone whose carried rotation frame is ``frame`` that gives it the
+    armature-space orientation ``goal``, and its turn ``R^-1 R'``."""
+    # The frame before this bone's own rotation is F @ R^-1; its rotation part times the new local
+    # rotation must equal the goal.
+    before = soa.mat_mul(frame, soa.mat_transpose(soa.quat_to_mat(rotation)))
+    goal = soa.quat_to_mat(goal)
+    local = soa.mat_mul(soa.mat_transpose(soa.nearest_rotation(before)), goal)
+    new_rotation = soa.mat_to_quat(local)
+    # Where ``before`` shears (a parent scaled unevenly), its rotation part alone would not point the
+    # bone along the goal: turn the local Y axis onto the goal's Y as seen through ``before``.
+    # Blender's single-precision matrices are never exactly orthogonal; below that noise the rotation
+    # part is the better estimate.
+    sheared = _shear(before) > SHEAR_NOISE
+    if sheared.any():
+        wanted = soa.mat_vec(soa.mat_inv(before)[0], (goal[1], goal[4], goal[7]))
+        aim = soa.where(sheared, soa.rotation_between((local[1], local[4], local[7]), wanted), soa.IDENTITY)
+        new_rotation = soa.quat_mul(aim, new_rotation)
+    new_rotation = _normalised(new_rotation)
+    return new_rotation, soa.quat_mul(_conjugate(_normalised(rotation)), new_rotation)
+
+
+def _carry_back(point: soa.Vec, bone: _Bone, frame_inv: soa.Mat, turn: soa.Quat, factor) -> soa.Vec:
+    """Where ``point`` was before the bone's change ``D = F T Y F^-1`` about its head moved it:
+    ``head + F Y^-1 T^-1 F^-1 (point - head)``."""
+    local = soa.quat_rotate(_conjugate(turn), soa.mat_vec(frame_inv, soa.sub(point, bone.head)))
+    if factor is not None:
+        local = (local[0], local[1] / factor, local[2])
+    return soa.add(bone.head, soa.mat_vec(bone.frame, local))
+
+
+def _turn_matrix(turn: soa.Quat, factor) -> soa.Mat:
+    """``T Y``: the local turn, after a stretch by ``factor`` (None for 1) along the bone's Y axis."""
+    m = soa.quat_to_mat(turn)
+    if factor is None:
+        return m
+    return (m[0], m[1] * factor, m[2], m[3], m[4] * factor, m[5], m[6], m[7] * factor, m[8])
+
+
 def _shear(m: soa.Mat) -> np.ndarray:
-    """How far each matrix is from a rotation times a uniform scale (0 for none)."""
-    gram = soa.mat_mul(soa.mat_transpose(m), m)
-    size = (gram[0] + gram[4] + gram[8]) / 3.0
-    off = [np.abs(g - (size if i in (0, 4, 8) else 0.0)) for i, g in enumerate(gram)]
-    return np.max(off, axis=0) / size
+    """How far each matrix is from a rotation times a uniform scale (0 for none): the largest departure
+    of ``m^T m`` from a multiple of the identity, relative to that multiple."""
+    a, b, c = soa.mat_columns(m)
+    aa, bb, cc = soa.dot(a, a), soa.dot(b, b), soa.dot(c, c)
+    size = (aa + bb + cc) / 3.0
+    off = [np.abs(aa - size), np.abs(bb - size), np.abs(cc - size),
+           np.abs(soa.dot(a, b)), np.abs(soa.dot(a, c)), np.abs(soa.dot(b, c))]  # fmt: skip
+    return functools.reduce(np.maximum, off) / size
 
 
 def _conjugate(q: soa.Quat) -> soa.Quat:
@@ -150,8 +204,3 @@ def _normalised(q: soa.Quat) -> soa.Quat:
     if not (n > 0.0).all():
         raise SolverError("rotation quaternions must not be zero")
     return (q[0] / n, q[1] / n, q[2] / n, q[3] / n)
-
-
-def _rotation_part(m: soa.Mat) -> soa.Mat:
-    """Nearest rotation to each matrix (polar decomposition); exact for rotation times any uniform scale."""
-    return soa.split_matrices(rotation_modes.nearest_rotation(soa.join_matrices(m)))

@@ -5,7 +5,14 @@ A vector is a tuple of three 1-D float64 arrays ``(x, y, z)``, a 3x3 matrix a tu
 row-major order, a quaternion a tuple of four ``(w, x, y, z)``. Each array holds one component
 for every limb, so each operation is a handful of numpy calls that run at memory speed, with no
 per-limb Python and no small-matrix routines.
+
+Callers work through many limbs a block of rows at a time (:func:`blocks`), so that the arrays
+of one block stay in the processor's cache. Rare cases (zero vectors, opposite directions)
+are tested for once per block and only then patched in with ``np.where``: a choice costs as
+much as four multiplications, and a block seldom holds a row that needs one.
 """
+
+from collections.abc import Iterator
 
 import numpy as np
 
@@ -13,16 +20,29 @@ Vec = tuple[np.ndarray, np.ndarray, np.ndarray]
 Mat = tuple[np.ndarray, ...]  # nine arrays, row-major
 Quat = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
 
+#: The quaternion of no rotation, as scalars that broadcast against component arrays.
+IDENTITY = (1.0, 0.0, 0.0, 0.0)
+
+
+def blocks(rows: int, size: int) -> Iterator[slice]:
+    """Consecutive slices of at most ``size`` rows covering ``rows`` rows."""
+    return (slice(start, start + size) for start in range(0, rows, size))
+
+
+def components(array: np.ndarray) -> np.ndarray:
+    """An (N, ...) array as one contiguous float64 (..., N) array, whose entries are component arrays:
+    one transposing copy, whatever the strides of ``array``."""
+    return np.ascontiguousarray(np.moveaxis(np.asarray(array, dtype=np.float64), 0, -1))
+
 
 def split(array: np.ndarray) -> tuple[np.ndarray, ...]:
     """An (N, k) array as k contiguous float64 component arrays."""
-    columns = np.ascontiguousarray(np.asarray(array, dtype=np.float64).T)
-    return tuple(columns)
+    return tuple(components(array))
 
 
-def join(components) -> np.ndarray:
-    """k component arrays back into one (N, k) array."""
-    return np.stack(components, axis=-1)
+def join(components, out: np.ndarray | None = None) -> np.ndarray:
+    """k component arrays back into one (N, k) array, or into ``out``."""
+    return np.stack(components, axis=-1, out=out)
 
 
 def split_matrices(array: np.ndarray) -> Mat:
@@ -67,7 +87,10 @@ def unit_or_zero(a: Vec, eps) -> tuple[Vec, np.ndarray]:
     """``a`` normalised where its length exceeds ``eps`` (zero elsewhere), and that mask."""
     n = norm(a)
     ok = n > eps
-    safe = np.where(ok, n, 1.0)  # divided, not multiplied by 1 / n: bit for bit what the scalar solvers do
+    # Divided, not multiplied by 1 / n: bit for bit what the scalar solvers do.
+    if ok.all():
+        return (a[0] / n, a[1] / n, a[2] / n), ok
+    safe = np.where(ok, n, 1.0)
     return tuple(np.where(ok, c / safe, 0.0) for c in a), ok
 
 
@@ -76,8 +99,9 @@ def unit_scaled(a: Vec) -> tuple[Vec, np.ndarray]:
     component first, so that a vector as short as 1e-300, whose squares underflow, keeps its direction."""
     big = np.maximum(np.maximum(np.abs(a[0]), np.abs(a[1])), np.abs(a[2]))
     ok = big > 0.0
-    safe = np.where(ok, big, 1.0)
-    return unit_or_zero((a[0] / safe, a[1] / safe, a[2] / safe), 0.0)[0], ok
+    if not ok.all():
+        big = np.where(ok, big, 1.0)  # zero stays zero, and unit_or_zero leaves it so
+    return unit_or_zero((a[0] / big, a[1] / big, a[2] / big), 0.0)[0], ok
 
 
 def any_perpendicular(d: Vec) -> Vec:
@@ -128,7 +152,8 @@ def mat_inv(m: Mat) -> tuple[Mat, np.ndarray]:
     c1 = m[5] * m[6] - m[3] * m[8]
     c2 = m[3] * m[7] - m[4] * m[6]
     det = m[0] * c0 + m[1] * c1 + m[2] * c2
-    inv_det = np.divide(1.0, det, out=np.zeros_like(det), where=det != 0.0)
+    invertible = det != 0.0
+    inv_det = 1.0 / det if invertible.all() else np.divide(1.0, det, out=np.zeros_like(det), where=invertible)
     inverse = (
         c0 * inv_det,
         (m[2] * m[7] - m[1] * m[8]) * inv_det,
@@ -141,6 +166,37 @@ def mat_inv(m: Mat) -> tuple[Mat, np.ndarray]:
         (m[0] * m[4] - m[1] * m[3]) * inv_det,
     )
     return inverse, det
+
+
+def mat_columns(m: Mat) -> tuple[Vec, Vec, Vec]:
+    """The three columns of ``m`` as vectors."""
+    return (m[0], m[3], m[6]), (m[1], m[4], m[7]), (m[2], m[5], m[8])
+
+
+def nearest_rotation(m: Mat) -> Mat:
+    """Nearest rotation to each matrix (polar decomposition), found as
+    :func:`..rotation_modes.nearest_rotation` finds it: a rotation times a uniform or axis-aligned
+    scale (nearly every bone) needs only its columns normalised, then two Newton steps
+    ``X <- (X + X^-T) / 2`` to take out rounding; the rows of a sheared, mirrored or flat matrix go
+    through an SVD."""
+    lengths = [norm(column) for column in mat_columns(m)]
+    if not all((length > 0.0).all() for length in lengths):
+        lengths = [np.where(length > 0.0, length, 1.0) for length in lengths]
+    x = tuple(c / lengths[i % 3] for i, c in enumerate(m))
+    a, b, c = mat_columns(x)
+    # Unit columns at right angles (to 1e-3) with a positive determinant; a zero column has none.
+    skew = np.maximum(np.maximum(np.abs(dot(a, b)), np.abs(dot(a, c))), np.abs(dot(b, c)))
+    irregular = (skew > 1e-3) | (mat_det(x) <= 0.0)
+    for _ in range(2):  # quadratic convergence: 1e-3 -> 1e-6 -> 1e-12
+        x = tuple(0.5 * (e + t) for e, t in zip(x, mat_transpose(mat_inv(x)[0])))
+    if irregular.any():
+        rows = np.flatnonzero(irregular)
+        u, _, vt = np.linalg.svd(np.stack([e[rows] for e in m], axis=-1).reshape(-1, 3, 3))
+        u[np.linalg.det(u @ vt) < 0.0, :, 2] *= -1.0
+        polar = (u @ vt).reshape(-1, 9)
+        for i, e in enumerate(x):  # fresh arrays of the Newton steps
+            e[rows] = polar[:, i]
+    return x
 
 
 def quat_mul(a: Quat, b: Quat) -> Quat:
@@ -178,45 +234,72 @@ def mat_to_quat(m: Mat) -> Quat:
     """Unit quaternion of the rotation matrix ``m``, by the largest-diagonal branch (Shepperd)."""
     m00, m01, m02, m10, m11, m12, m20, m21, m22 = m
     trace = m00 + m11 + m22
-    # Four candidate formulas; each is accurate where its denominator is largest.
-    cand = np.stack([trace, m00, m11, m22])
-    pick = np.argmax(cand, axis=0)
-    s = np.sqrt(np.maximum(1.0 + np.choose(pick, [trace, m00 - m11 - m22, m11 - m00 - m22, m22 - m00 - m11]), 1e-300))
-    half = 0.5 * s
-    inv = 0.5 / s
-    w = np.choose(pick, [half, (m21 - m12) * inv, (m02 - m20) * inv, (m10 - m01) * inv])
-    x = np.choose(pick, [(m21 - m12) * inv, half, (m01 + m10) * inv, (m02 + m20) * inv])
-    y = np.choose(pick, [(m02 - m20) * inv, (m01 + m10) * inv, half, (m12 + m21) * inv])
-    z = np.choose(pick, [(m10 - m01) * inv, (m02 + m20) * inv, (m12 + m21) * inv, half])
-    n = np.sqrt(w * w + x * x + y * y + z * z)
-    return (w / n, x / n, y / n, z / n)
+    # Each branch gives the quaternion times four times its largest component, which keeps it
+    # accurate; that factor is normalised away at the end.
+    a, b, c = m21 - m12, m02 - m20, m10 - m01
+    if ((trace >= m00) & (trace >= m11) & (trace >= m22)).all():  # w largest: turns up to 120 degrees
+        q = (1.0 + trace, a, b, c)
+    else:
+        d, e, f = m01 + m10, m02 + m20, m12 + m21
+        pick = np.argmax(np.stack([trace, m00, m11, m22]), axis=0)
+        q = (
+            np.choose(pick, [1.0 + trace, a, b, c]),
+            np.choose(pick, [a, 1.0 + m00 - m11 - m22, d, e]),
+            np.choose(pick, [b, d, 1.0 - m00 + m11 - m22, f]),
+            np.choose(pick, [c, e, f, 1.0 - m00 - m11 + m22]),
+        )
+    n = np.sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3])
+    return (q[0] / n, q[1] / n, q[2] / n, q[3] / n)
 
 
 def rotation_between(u: Vec, v: Vec) -> Quat:
     """Smallest rotation taking each ``u`` to each ``v`` (see :func:`..rotation.rotation_between`).
 
-    Angle by ``atan2(|u x v|, u . v)``; parallel gives the identity, anti-parallel a half turn
-    about an axis perpendicular to ``u``, a zero vector the identity.
+    The same angle, ``atan2(|u x v|, u . v)``, but by half-angle identities: in numpy an ``arctan2``,
+    a ``sin`` or a ``cos`` costs as much as thirty multiplications. Each identity is used where it
+    keeps its digits: ``cos(h) = sqrt((1 + cos) / 2)`` for an acute angle, ``sin(h) = sqrt((1 - cos) / 2)``
+    for an obtuse one, and the other from ``|u x v| = 2 sin(h) cos(h)``. Parallel gives the identity,
+    anti-parallel a half turn about an axis perpendicular to ``u``, a zero vector the identity.
     """
-    u, u_ok = unit_scaled(u)  # normalised first: no product of two lengths to underflow or overflow
-    v, v_ok = unit_scaled(v)
-    ok = u_ok & v_ok
-    c = cross(u, v)
-    sin_angle = norm(c)
+    u, v, ok = _unit_pair(u, v)  # normalised first: no product of two lengths to underflow or overflow
+    axis = cross(u, v)
     cos_angle = dot(u, v)
-    half = 0.5 * np.arctan2(sin_angle, cos_angle)
-    general = sin_angle >= 1e-15
-    # Nearly opposite: take out the part of the axis along u that rounding leaves (see the scalar version).
-    opposed = general & (cos_angle < 0.0)
-    c = sub(c, scale(u, np.where(opposed, dot(c, u), 0.0)))
-    length = np.where(opposed, norm(c), sin_angle)
-    k = np.divide(np.sin(half), length, out=np.zeros_like(half), where=general)
-    w = np.where(general, np.cos(half), 1.0)
-    x, y, z = c[0] * k, c[1] * k, c[2] * k
-    opposite = ok & ~general & (cos_angle < 0.0)
-    if opposite.any():
-        p = any_perpendicular(where(opposite, u, (np.ones_like(w), np.zeros_like(w), np.zeros_like(w))))
-        w = np.where(opposite, 0.0, w)
-        x, y, z = (np.where(opposite, pc, qc) for pc, qc in zip(p, (x, y, z)))
-    w = np.where(ok, w, 1.0)
-    return (w, np.where(ok, x, 0.0), np.where(ok, y, 0.0), np.where(ok, z, 0.0))
+    root = np.sqrt(0.5 * (1.0 + np.abs(cos_angle)))  # cos(h) where acute, sin(h) where obtuse
+    acute = cos_angle >= 0.0
+    if acute.all():  # sin(h) / |u x v| is 1 / (2 cos(h)): no length needed, parallel gives the identity
+        k = 0.5 / root
+        q = (root, axis[0] * k, axis[1] * k, axis[2] * k)
+    else:
+        q = _acute_or_obtuse(u, axis, root, acute)
+    if not ok.all():
+        q = where(ok, q, IDENTITY)
+    return q
+
+
+def _unit_pair(u: Vec, v: Vec) -> tuple[Vec, Vec, np.ndarray]:
+    """``u`` and ``v`` normalised, and where neither is zero. Lengths whose squares neither underflow
+    nor overflow (nearly always) are divided out directly, others by :func:`unit_scaled`."""
+    uu, vv = dot(u, u), dot(v, v)
+    smallest, largest = min(uu.min(initial=1.0), vv.min(initial=1.0)), max(uu.max(initial=1.0), vv.max(initial=1.0))
+    if smallest > 1e-200 and largest < 1e200:  # false for NaN too
+        nu, nv = np.sqrt(uu), np.sqrt(vv)
+        return (u[0] / nu, u[1] / nu, u[2] / nu), (v[0] / nv, v[1] / nv, v[2] / nv), np.ones(len(uu), bool)
+    u, u_ok = unit_scaled(u)
+    v, v_ok = unit_scaled(v)
+    return u, v, u_ok & v_ok
+
+
+def _acute_or_obtuse(u: Vec, axis: Vec, root: np.ndarray, acute: np.ndarray) -> Quat:
+    """:func:`rotation_between` for a block that holds obtuse angles, given the unit ``u``, ``u x v``,
+    ``sqrt((1 + |u . v|) / 2)`` and where ``u . v >= 0``."""
+    # Nearly opposite: take out the part of the axis along u that rounding leaves (see the scalar
+    # version); elsewhere that part is rounding noise too, and taking it out costs less than a choice.
+    axis = sub(axis, scale(u, dot(axis, u)))
+    length = norm(axis)  # |u x v| = 2 sin(h) cos(h)
+    w = np.where(acute, root, length / (2.0 * root))
+    k = np.where(acute, 0.5 / root, root / np.maximum(length, 1e-300))  # sin(h) / length
+    q = (w, axis[0] * k, axis[1] * k, axis[2] * k)
+    opposite = ~acute & (length < 1e-15)
+    if opposite.any():  # the axis is rounding noise: any axis across u (a unit stand-in elsewhere)
+        q = where(opposite, (0.0, *any_perpendicular(where(opposite, u, (1.0, 0.0, 0.0)))), q)
+    return q
