@@ -130,7 +130,8 @@ def key_run(
 def key_gait(rig: bpy.types.Object, gait: Gait, name: str, start: int, cycles: int, floor: float) -> Motion:
     """Key ``gait`` onto the human metarig ``rig`` as a new action, replacing the one it plays.
 
-    The left foot is at mid-stance, where it stands at rest, on frame ``start``. Raises
+    The left foot is at mid-stance, where it stands at rest, on frame ``start``. Lengths are in the
+    armature's space, so they scale with the rig; ``floor`` is a world height. Raises
     ``ValueError`` if the rig does not stand upright or the stride is beyond the legs' reach.
     """
     frames = np.arange(start, start + cycles * gait.cycle_frames + 1)
@@ -222,12 +223,13 @@ def _rest_sole(rig: bpy.types.Object, side: str) -> np.ndarray:
     bones = rig.data.bones
     heel = bones[f"heel.02.{side}"]
     sole = min(heel.head_local.z, heel.tail_local.z)
-    points = ((heel.head_local + heel.tail_local) / 2, bones[f"foot.{side}"].tail_local, bones[f"toe.{side}"].tail_local)
-    return np.array([(p.x, p.y, sole) for p in points])
+    ball, tip = bones[f"foot.{side}"].tail_local, bones[f"toe.{side}"].tail_local
+    return np.array([(p.x, p.y, sole) for p in ((heel.head_local + heel.tail_local) / 2, ball, tip)])
 
 
 def _armature_height(rig: bpy.types.Object, height: float) -> float:
     """A world height in the armature space of ``rig``, which may be moved, turned about Z and scaled uniformly."""
+    bpy.context.view_layer.update()  # matrix_world lags behind a location or rotation just set
     matrix = np.array(rig.matrix_world)
     axes = matrix[:3, :3]
     scales = np.linalg.norm(axes, axis=0)
@@ -351,7 +353,9 @@ def _frame(hinge: np.ndarray, direction: np.ndarray) -> np.ndarray:
     return np.column_stack((x, y, np.cross(x, y)))
 
 
-def _leg_pose(rest: dict[str, np.ndarray], leg: _Leg, move: np.ndarray, yaw: float, foot: _Foot) -> dict[str, np.ndarray]:
+def _leg_pose(
+    rest: dict[str, np.ndarray], leg: _Leg, move: np.ndarray, yaw: float, foot: _Foot
+) -> dict[str, np.ndarray]:
     """Armature-space rotations (3 × 3) of the thigh, shin, foot and toe of ``leg`` placing its foot as ``foot``."""
     side = leg.side
     hip = (move @ np.append(leg.hip, 1.0))[:3]
@@ -453,4 +457,5 @@ def _write_action(
 def _ranges(frames: np.ndarray, mask: np.ndarray) -> tuple[tuple[int, int], ...]:
     """Inclusive ``(first, last)`` runs of consecutive ``frames`` where ``mask`` holds."""
     edges = np.diff(np.concatenate(([0], mask.astype(int), [0])))
-    return tuple((int(frames[a]), int(frames[b - 1])) for a, b in zip(np.flatnonzero(edges == 1), np.flatnonzero(edges == -1)))
+    starts, ends = np.flatnonzero(edges == 1), np.flatnonzero(edges == -1)
+    return tuple((int(frames[a]), int(frames[b - 1])) for a, b in zip(starts, ends))

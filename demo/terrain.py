@@ -95,7 +95,8 @@ def build_rough(
     modifier with a Clouds texture (deterministic), by up to about ``relief`` / 2 either way.
 
     Its default extent holds the walk of :func:`demo.motion.key_walk` and more. The shape exists only
-    in the evaluated mesh; measure it with :func:`ground_hit`.
+    in the evaluated mesh; measure it with :func:`ground_hit`. Its faces face down, as an imported or
+    mirrored ground's may: what stands on it must not depend on which side a face shows.
     """
     columns, rows = (round(extent / spacing) + 1 for extent in size)
     xs = np.linspace(-size[0] / 2, size[0] / 2, columns) + centre[0]
@@ -123,17 +124,20 @@ def build_rough(
 
 
 def ground_hit(obj: bpy.types.Object, x: float, y: float) -> tuple[float, Vector] | None:
-    """World height and unit normal of the evaluated surface of ``obj`` seen from straight above ``(x, y)``;
-    None if the vertical line misses it."""
+    """World height and upward unit normal of the evaluated surface of ``obj`` seen from straight above
+    ``(x, y)``; None if the vertical line misses it."""
     depsgraph = bpy.context.evaluated_depsgraph_get()
+    evaluated = obj.evaluated_get(depsgraph)
+    # start just above the surface: single-precision hits lose millimetres when cast from far away
+    above = max((obj.matrix_world @ Vector(corner)).z for corner in evaluated.bound_box) + 1.0
     inverse = obj.matrix_world.inverted()
-    origin = inverse @ Vector((x, y, 1e4))
+    origin = inverse @ Vector((x, y, above))
     direction = inverse.to_3x3() @ Vector((0.0, 0.0, -1.0))
     hit, location, normal, _ = obj.ray_cast(origin, direction, depsgraph=depsgraph)
     if not hit:
         return None
     world_normal = (inverse.to_3x3().transposed() @ normal).normalized()
-    return (obj.matrix_world @ location).z, world_normal
+    return (obj.matrix_world @ location).z, world_normal if world_normal.z >= 0.0 else -world_normal
 
 
 def _link(obj: bpy.types.Object, collection: bpy.types.Collection | None) -> bpy.types.Object:
