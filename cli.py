@@ -7,9 +7,11 @@ does not load, has no armature, a limb is set up wrongly) fails on its own: it i
 report, nothing is written for it, and the batch goes on. Exit status: 0 when every file is
 fine, 1 when some failed, 2 for a usage error.
 
-With ``--jobs N`` the files are spread over N Blender processes, one per file, each running this
-same command on its one file and writing a JSON report that this process merges. The
-``bpy``-wheel launcher (``tools/limb_ik_cli.py``) calls :func:`main` with its own child command.
+With ``--jobs N`` the files are shared out over N Blender processes, each running this same
+command on its share and writing a JSON report after every file, which this process follows and
+merges. A process that dies fails only the file it was on: the rest of its share goes on in a new
+one. The ``bpy``-wheel launcher (``tools/limb_ik_cli.py``) calls :func:`main` with its own child
+command.
 """
 
 import argparse
@@ -19,11 +21,12 @@ import os
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import tomllib
 import traceback
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor, as_completed
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -379,31 +382,53 @@ def _outputs(files: list[str], args) -> tuple[dict[str, str | None], dict[str, s
     return outputs, problems
 
 
-def _child_run(worker: list[str], path: str, output: str | None, args, folder: str, number: int) -> dict:
-    """Run the command on one file in its own Blender process and return that file's entry."""
-    report = os.path.join(folder, f"{number}.json")
-    command = [*worker, args.subcommand, path, "--json", report, "--jobs", "1"]
-    if output is not None:
-        command += ["--in-place"] if args.in_place else ["--output-dir", os.path.dirname(output)]
-    if getattr(args, "dry_run", False):
-        command.append("--dry-run")
-    if getattr(args, "frames", None):
-        command += ["--frames", "{}:{}".format(*args.frames)]
-    if getattr(args, "ground", None):
-        command += ["--ground", args.ground]
-    began = time.perf_counter()
-    done = subprocess.run(command, capture_output=True, text=True, errors="replace")
+def _child_share(worker: list[str], share: list[str], outputs: dict, args, report: str, done) -> None:
+    """Do ``share`` in child processes, one after another, calling ``done(entry)`` for each file as
+    its child reports it. A child that stops early fails the file it was on; a new child takes the
+    rest of the share."""
+    todo = list(share)
+    while todo:
+        command = [*worker, args.subcommand, *todo, "--json", report, "--jobs", "1"]
+        if outputs[todo[0]] is not None:
+            command += ["--in-place"] if args.in_place else ["--output-dir", os.path.dirname(outputs[todo[0]])]
+        if getattr(args, "dry_run", False):
+            command.append("--dry-run")
+        if getattr(args, "frames", None):
+            command += ["--frames", "{}:{}".format(*args.frames)]
+        if getattr(args, "ground", None):
+            command += ["--ground", args.ground]
+        if os.path.exists(report):
+            os.remove(report)  # the last child's
+        with open(os.devnull, "w") as quiet, tempfile.TemporaryFile("w+", errors="replace") as errors:
+            child = subprocess.Popen(command, stdout=quiet, stderr=errors, text=True)
+            while True:
+                stopped = child.poll() is not None  # read once more after the child has stopped
+                for entry in _reported(report, todo):
+                    todo.remove(entry["path"])
+                    done(entry)
+                if stopped:
+                    break
+                time.sleep(0.1)
+            if todo:  # a child that finishes reports every file: it stopped on the first one left
+                errors.seek(0)
+                last = [line for line in errors.read().splitlines() if line.strip()][-3:]
+                detail = (": " + " / ".join(last)) if last else ""
+                name = os.path.basename(todo[0])
+                done(_entry(todo.pop(0), error=f"Blender stopped on '{name}' (exit status {child.returncode}){detail}"))
+
+
+def _reported(report: str, waiting: list[str]) -> list[dict]:
+    """The entries of a child's report for files still ``waiting`` for one."""
+    files = (_read_json(report) or {}).get("files", [])
+    return [entry for entry in files if isinstance(entry, dict) and entry.get("path") in waiting]
+
+
+def _read_json(path: str) -> dict | None:
     try:
-        with open(report, encoding="utf-8") as file:
-            entry = json.load(file)["files"][0]
-    except (OSError, ValueError, LookupError):
-        last = [line for line in (done.stderr or done.stdout).splitlines() if line.strip()][-3:]
-        detail = (": " + " / ".join(last)) if last else ""
-        entry = _entry(
-            path, error=f"Blender stopped on '{os.path.basename(path)}' (exit status {done.returncode}){detail}"
-        )
-    entry["seconds"] = round(time.perf_counter() - began, 3)  # the file's whole cost, Blender's start included
-    return entry
+        with open(path, encoding="utf-8") as file:
+            return json.load(file)
+    except (OSError, ValueError):
+        return None
 
 
 def _print_entry(entry: dict, dry_run: bool) -> None:
@@ -496,46 +521,47 @@ def main(argv: list[str], prog: str = f"blender --command {COMMAND}", worker: li
     if jobs > 1 and worker is None:
         print("Note: --jobs needs the Blender executable (or the bpy launcher); doing one file at a time.", flush=True)
         jobs = 1
-    if jobs > 1:
-        # The children do the work; this process only hands out files and collects their reports.
-        with tempfile.TemporaryDirectory(prefix="limb_ik_cli_") as folder, ThreadPoolExecutor(jobs) as pool:
-            futures = {
-                pool.submit(_child_run, worker, path, outputs[path], args, folder, number): path
-                for number, path in enumerate(todo)
-            }
-            for future in as_completed(futures):
-                entries[futures[future]] = entry = future.result()
-                _print_entry(entry, options.dry_run)
-    else:
-        for path in todo:
-            entries[path] = entry = process_file(path, outputs[path], args.subcommand, options)
-            _print_entry(entry, options.dry_run)
-    entries = [entries[item] if isinstance(item, str) else item for item in items]
+    lock = threading.Lock()
 
-    failed = [e for e in entries if e["status"] != "ok"]
-    status = 1 if failed else 0
-    seconds = time.perf_counter() - began
-    print(
-        f"{len(entries) - len(failed)} of {len(entries)} files done, {len(failed)} failed ({seconds:.1f} s).",
-        flush=True,
-    )
-    if args.json:
-        report = {
-            "command": args.subcommand,
-            "blender": bpy.app.version_string,
-            "limb_ik": _version(),
-            "dry_run": options.dry_run,
-            "frames": list(frames) if frames else None,
-            "jobs": jobs,
-            "exit_status": status,
-            "seconds": round(seconds, 3),
-            "files": entries,
-        }
-        try:
-            _write_json(args.json, report)
-        except OSError as error:
-            print(f"The report could not be written to '{args.json}': {error}", file=sys.stderr, flush=True)
-            return 1
+    def done(entry: dict) -> None:
+        with lock:
+            entries[entry["path"]] = entry
+            _print_entry(entry, options.dry_run)
+            if args.json and jobs == 1:  # after every file, so that progress can be followed (as a parent does)
+                _write_json(args.json, report(None))
+
+    def report(status: int | None) -> dict:
+        """The JSON report; ``status`` None while files are still being done."""
+        return {
+            "command": args.subcommand, "blender": bpy.app.version_string, "limb_ik": _version(),
+            "dry_run": options.dry_run, "frames": list(frames) if frames else None, "jobs": jobs,
+            "exit_status": status, "seconds": round(time.perf_counter() - began, 3),
+            "files": [entries[i] if isinstance(i, str) else i for i in items if not isinstance(i, str) or i in entries],
+        }  # fmt: skip
+
+    try:
+        if jobs > 1:
+            # The children do the work; this process only hands out the files and follows their reports.
+            with tempfile.TemporaryDirectory(prefix="limb_ik_cli_") as folder, ThreadPoolExecutor(jobs) as pool:
+                shares = [todo[n::jobs] for n in range(jobs)]  # every jobs-th file: heavy runs of files spread
+                children = [
+                    pool.submit(_child_share, worker, share, outputs, args, os.path.join(folder, f"{n}.json"), done)
+                    for n, share in enumerate(shares)
+                ]
+                for child in children:
+                    child.result()
+        else:
+            for path in todo:
+                done(process_file(path, outputs[path], args.subcommand, options))
+        failed = [e for e in entries.values() if e["status"] != "ok"] + [i for i in items if isinstance(i, dict)]
+        status = 1 if failed else 0
+        print(f"{len(items) - len(failed)} of {len(items)} files done, {len(failed)} failed "
+              f"({time.perf_counter() - began:.1f} s).", flush=True)  # fmt: skip
+        if args.json:
+            _write_json(args.json, report(status))
+    except OSError as error:
+        print(f"The report could not be written to '{args.json}': {error}", file=sys.stderr, flush=True)
+        return 1
     return status
 
 

@@ -7,7 +7,7 @@ Writes the twenty files of the command-line tests (``tests/blender/batch_files.p
 metarigs, BVH imports, test legs, one file without an armature, one truncated, one broken set-up)
 and runs ``tools/limb_ik_cli.py detect`` and ``bake`` over all of them as a user would, timing
 the whole command (Python and Blender start-up included). ``--jobs 1`` does every file in one
-process; ``--jobs N`` starts one process per file, N at a time. Best of ``--rounds``.
+process; ``--jobs N`` shares the files out over N child processes. Best of ``--rounds``.
 """
 
 import argparse
@@ -94,10 +94,7 @@ def main() -> int:
             rows,
             [False, True, False, True, True, True, True],
         ))  # fmt: skip
-        print(
-            "\nMedian s per file: the file's own time in its process (`--jobs 1`), or its whole child "
-            "process, start-up included (`--jobs 2` and up)."
-        )
+        print("\nMedian s per file: the file's own time in the process that did it.")
     bpy.ops.wm.read_homefile(app_template="")
     sys.stdout.flush()
     return 0

@@ -289,6 +289,35 @@ def test_a_child_that_dies_fails_only_its_file(inputs, extension, tmp_path):
     ]
 
 
+# Reports its first file done, then dies as a crashing Blender would.
+CRASH_AFTER_ONE = """
+import json, sys
+files = sys.argv[2 : sys.argv.index("--json")]
+entry = {"path": files[0], "status": "ok", "error": None, "output": None, "written": False, "changed": False,
+         "armatures": [], "seconds": 0.1}
+with open(sys.argv[sys.argv.index("--json") + 1], "w") as report:
+    json.dump({"files": [entry]}, report)
+print("segmentation fault", file=sys.stderr)
+sys.exit(139)
+"""
+
+
+def test_a_child_that_dies_midway_fails_only_the_file_it_was_on(inputs, extension, tmp_path):
+    """Each of the two children gets every other file; a new child takes over after each crash."""
+    folder, _ = inputs
+    names = ["leg.blend", "leg_rolls.blend", "leg_euler.blend", "leg_second_scene.blend", "leg_right.blend"]
+    report = tmp_path / "r.json"
+    argv = ["check", *(str(folder / name) for name in names), "--jobs", "2", "--json", str(report)]
+    assert extension.cli.main(argv, worker=[sys.executable, "-c", CRASH_AFTER_ONE]) == 1
+    errors = {Path(entry["path"]).name: entry["error"] for entry in json.loads(report.read_text())["files"]}
+    shares = [names[0::2], names[1::2]]
+    crashed = {name for share in shares for name in share[1::2]}  # each child does one file, dies on the next
+    assert crashed == {names[2], names[3]}
+    for name in names:
+        expected = f"Blender stopped on '{name}' (exit status 139): segmentation fault" if name in crashed else None
+        assert errors[name] == expected
+
+
 USAGE_ERRORS = [
     [],
     ["plant-everything", "a.blend"],
