@@ -37,38 +37,8 @@ def matrix_to_quat(m) -> np.ndarray:
 
 
 def nearest_rotation(matrices) -> np.ndarray:
-    """(n, 3, 3) nearest rotations to (n, 3, 3) matrices, whatever their scale or shear.
-
-    A rotation times a uniform or axis-aligned scale (nearly every object and bone) only needs its
-    columns normalised, then two Newton steps of the polar iteration ``X <- (X + X^-T) / 2`` to
-    take out the last rounding (Blender's single-precision pose matrices are orthogonal to about
-    1e-5); sheared, mirrored or flattened ones go through a full polar decomposition.
-    """
-    matrices = np.asarray(matrices, dtype=np.float64)
-    lengths = np.linalg.norm(matrices, axis=1, keepdims=True)
-    columns = matrices / np.where(lengths > 0.0, lengths, 1.0)
-    gram = np.einsum("nki,nkj->nij", columns, columns)
-    irregular = (np.abs(gram - np.eye(3)).max(axis=(1, 2)) > 1e-3) | (np.linalg.det(columns) <= 0.0)
-    regular = ~irregular
-    if regular.any():
-        near = columns[regular]
-        for _ in range(2):  # quadratic convergence: 1e-3 -> 1e-6 -> 1e-12
-            near = 0.5 * (near + _inverse_transpose(near))
-        columns[regular] = near
-    if irregular.any():
-        u, _, vt = np.linalg.svd(matrices[irregular])
-        flip = np.linalg.det(u @ vt) < 0.0
-        u[flip, :, 2] *= -1.0
-        columns[irregular] = u @ vt
-    return columns
-
-
-def _inverse_transpose(m: np.ndarray) -> np.ndarray:
-    """(n, 3, 3) inverse transposes: with columns a, b, c, the cofactors (b x c, c x a, a x b) / det."""
-    a, b, c = (soa.split(m[:, :, i]) for i in range(3))
-    cofactors = [soa.cross(b, c), soa.cross(c, a), soa.cross(a, b)]
-    determinant = soa.dot(a, cofactors[0])
-    return np.stack([np.stack(column, axis=1) for column in cofactors], axis=2) / determinant[:, None, None]
+    """(n, 3, 3) nearest rotations to (n, 3, 3) matrices, of any scale or shear (:func:`.soa.nearest_rotation`)."""
+    return soa.join_matrices(soa.nearest_rotation(soa.split_matrices(matrices)))
 
 
 def euler_to_quat(euler, order: str) -> np.ndarray:

@@ -16,6 +16,9 @@ from collections.abc import Iterator
 
 import numpy as np
 
+from .rotation import quat_multiply as quat_mul  # noqa: F401 (the same arithmetic, component-wise on arrays)
+from .rotation import quat_rotate  # noqa: F401
+
 Vec = tuple[np.ndarray, np.ndarray, np.ndarray]
 Mat = tuple[np.ndarray, ...]  # nine arrays, row-major
 Quat = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
@@ -174,10 +177,10 @@ def mat_columns(m: Mat) -> tuple[Vec, Vec, Vec]:
 
 
 def nearest_rotation(m: Mat) -> Mat:
-    """Nearest rotation to each matrix (polar decomposition), found as
-    :func:`..rotation_modes.nearest_rotation` finds it: a rotation times a uniform or axis-aligned
-    scale (nearly every bone) needs only its columns normalised, then two Newton steps
-    ``X <- (X + X^-T) / 2`` to take out rounding; the rows of a sheared, mirrored or flat matrix go
+    """Nearest rotation to each matrix (polar decomposition). A rotation times a uniform or
+    axis-aligned scale (nearly every object and bone) needs only its columns normalised, then two
+    Newton steps ``X <- (X + X^-T) / 2`` to take out rounding (Blender's single-precision pose
+    matrices are orthogonal to about 1e-5); the rows of a sheared, mirrored or flat matrix go
     through an SVD."""
     lengths = [norm(column) for column in mat_columns(m)]
     if not all((length > 0.0).all() for length in lengths):
@@ -197,25 +200,6 @@ def nearest_rotation(m: Mat) -> Mat:
         for i, e in enumerate(x):  # fresh arrays of the Newton steps
             e[rows] = polar[:, i]
     return x
-
-
-def quat_mul(a: Quat, b: Quat) -> Quat:
-    """Hamilton product ``a * b``."""
-    aw, ax, ay, az = a
-    bw, bx, by, bz = b
-    return (
-        aw * bw - ax * bx - ay * by - az * bz,
-        aw * bx + ax * bw + ay * bz - az * by,
-        aw * by - ax * bz + ay * bw + az * bx,
-        aw * bz + ax * by - ay * bx + az * bw,
-    )
-
-
-def quat_rotate(q: Quat, v: Vec) -> Vec:
-    """Rotate ``v`` by the unit quaternion ``q``."""
-    w, qv = q[0], (q[1], q[2], q[3])
-    t = scale(cross(qv, v), 2.0)
-    return add(add(v, scale(t, w)), cross(qv, t))
 
 
 def quat_to_mat(q: Quat) -> Mat:
