@@ -64,7 +64,8 @@ class PlantReport:
                 f" | {1e3 * f.max_penetration:.1f} | {f.max_normal_angle:.1f} | {1e3 * f.stance_slide:.1f}"
                 f" | {f.max_knee_change:.1f} |"
             )
-        lines.append(f"\nPelvis drop below its authored height: {1e3 * self.pelvis_drop:.1f} mm")
+        drop = 1e3 * self.pelvis_drop
+        lines.append(f"\nPelvis height above the ground, most below its authored height: {drop:.1f} mm")
         return "\n".join(lines)
 
 
