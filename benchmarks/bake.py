@@ -13,9 +13,6 @@ correct motion.
 """
 
 import argparse
-import cProfile
-import io
-import pstats
 import sys
 import time
 from dataclasses import dataclass
@@ -182,13 +179,7 @@ def ratio_table(results: list[Result]) -> tuple[str, bool]:
 def profile_bake(lik, legs: int, top: int = 25) -> str:
     """cProfile of one Limb IK bake, limited to the extension's and numpy's functions."""
     built = scene.build(legs, "LIMB_IK", lik)
-    profiler = cProfile.Profile()
-    profiler.enable()
-    limb_ik_bake(lik, built)
-    profiler.disable()
-    out = io.StringIO()
-    pstats.Stats(profiler, stream=out).sort_stats("cumulative").print_stats(r"limb_ik|numpy|frame_set", top)
-    return out.getvalue()
+    return report.profile(lambda: limb_ik_bake(lik, built), r"limb_ik|numpy|frame_set", top)
 
 
 def main() -> int:

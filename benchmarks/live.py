@@ -11,9 +11,6 @@ that every IK set-up really puts the feet on their targets.
 """
 
 import argparse
-import cProfile
-import io
-import pstats
 import sys
 import time
 from collections.abc import Callable
@@ -202,13 +199,7 @@ def profile_live(lik, legs: int, top: int = 25) -> str:
     """cProfile of one played range with Limb IK live, limited to the extension's functions."""
     scene.build(legs, "LIMB_IK", lik)
     play(range(scene.FRAMES[0], scene.FRAMES[0] + WARM_UP))
-    profiler = cProfile.Profile()
-    profiler.enable()
-    play(frames())
-    profiler.disable()
-    out = io.StringIO()
-    pstats.Stats(profiler, stream=out).sort_stats("cumulative").print_stats(r"limb_ik|numpy", top)
-    return out.getvalue()
+    return report.profile(lambda: play(frames()), r"limb_ik|numpy", top)
 
 
 def main() -> int:

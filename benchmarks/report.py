@@ -5,9 +5,12 @@ Imports neither ``bpy`` nor ``numpy``, so the solver benchmark can use it before
 numpy's thread count.
 """
 
+import cProfile
 import importlib.metadata
+import io
 import os
 import platform
+import pstats
 import statistics
 import subprocess
 import sys
@@ -118,3 +121,12 @@ def verdict(ok: bool) -> str:
 
 def percent(fraction: float) -> str:
     return f"{100.0 * fraction:.0f}%"
+
+
+def profile(run, functions: str, top: int = 25) -> str:
+    """cProfile of ``run()``: the ``top`` entries by cumulative time among ``functions`` (a regex)."""
+    profiler = cProfile.Profile()
+    profiler.runcall(run)
+    out = io.StringIO()
+    pstats.Stats(profiler, stream=out).sort_stats("cumulative").print_stats(functions, top)
+    return out.getvalue()
