@@ -339,18 +339,18 @@ def _expand(patterns: list[str]) -> list[str | dict]:
     pattern that names no file, its failed report entry."""
     items, seen = [], set()
     for pattern in patterns:
-        if glob.has_magic(pattern):
+        if os.path.isfile(pattern):  # a file named like a pattern ("take[2].blend") is that file
+            matches = [pattern]
+        elif glob.has_magic(pattern):
             matches = sorted(match for match in glob.glob(pattern, recursive=True) if os.path.isfile(match))
             if not matches:
                 items.append(_entry(pattern, error=f"No file matches '{pattern}'."))
         elif os.path.isdir(pattern):
             items.append(_entry(pattern, error=f"'{pattern}' is a folder; name the files, e.g. '{pattern}/*.blend'."))
             continue
-        elif not os.path.isfile(pattern):
+        else:
             items.append(_entry(pattern, error=f"'{pattern}' does not exist."))
             continue
-        else:
-            matches = [pattern]
         for match in matches:
             if os.path.realpath(match) not in seen:
                 seen.add(os.path.realpath(match))

@@ -289,6 +289,21 @@ def test_a_child_that_dies_fails_only_its_file(inputs, extension, tmp_path):
     ]
 
 
+def test_children_take_file_names_literally(inputs, tmp_path):
+    """A file named like a pattern is that file, in this process and in the children."""
+    folder, _ = inputs
+    names = ["take[2].blend", "take*.blend"]
+    for name in names:
+        shutil.copy(folder / "leg.blend", tmp_path / name)
+    report = tmp_path / "r.json"
+    done = launch("detect", *(tmp_path / name for name in names), "--output-dir", tmp_path / "out", "--jobs", 2,
+                  "--json", report)  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    entries = json.loads(report.read_text())["files"]
+    assert [(Path(entry["path"]).name, entry["error"]) for entry in entries] == [(name, None) for name in names]
+    assert sorted(path.name for path in (tmp_path / "out").iterdir()) == sorted(names)
+
+
 # Reports its first file done, then dies as a crashing Blender would.
 CRASH_AFTER_ONE = """
 import json, sys
