@@ -4,7 +4,8 @@
 Usable from Blender's Python console, a ``--python`` script, the ``bpy`` wheel or the
 ``limb_ik`` command line. These are the same code paths as the operators; they differ only in
 how problems surface: every function raises :class:`LimbIKError` with a sentence naming the
-limb, bone or object at fault, and leaves the scene as it was.
+limb, bone or object at fault, and leaves the scene as it was. A rig is given as its armature
+object or by the object's name.
 
 Example, from a script run inside Blender (the extension installed and enabled)::
 
@@ -39,9 +40,25 @@ __all__ = [
 ]
 
 
+def _armature(obj: bpy.types.Object | str) -> bpy.types.Object:
+    """The armature object ``obj``, which may also be given by name."""
+    if isinstance(obj, str):
+        found = bpy.data.objects.get(obj)
+        if found is None:
+            raise LimbIKError(f"There is no object named '{obj}'.")
+        obj = found
+    if not isinstance(obj, bpy.types.Object):
+        raise LimbIKError(f"Expected an armature object or its name, not {obj!r}.")
+    if obj.type != "ARMATURE":
+        raise LimbIKError(f"'{obj.name}' is a {obj.type.lower()}, not an armature.")
+    return obj
+
+
 def _limbs_named(obj: bpy.types.Object, names) -> list | None:
     if names is None:
         return None
+    if isinstance(names, str):  # one limb's name
+        names = [names]
     limbs = obj.limb_ik.limbs
     missing = [name for name in names if name not in limbs]
     if missing:
@@ -49,52 +66,57 @@ def _limbs_named(obj: bpy.types.Object, names) -> list | None:
     return [limbs[name] for name in names]
 
 
-def detect_limbs(obj: bpy.types.Object) -> list[str]:
+def detect_limbs(obj: bpy.types.Object | str) -> list[str]:
     """Find arms and legs by bone name and add those not set up yet; returns the names added.
 
     >>> detect_limbs(bpy.data.objects["metarig"])
     ['leg.L', 'leg.R', 'arm.L', 'arm.R']
     """
+    obj = _armature(obj)
     added, _ = _limbs.detect_limbs(obj)
     return [limb.name for limb in added]
 
 
-def add_limb(obj: bpy.types.Object, bones: list[str], name: str = "", with_target: bool = False) -> str:
+def add_limb(obj: bpy.types.Object | str, bones: list[str], name: str = "", with_target: bool = False) -> str:
     """Add a limb over two or three bones of one chain (root first); returns its name.
 
     >>> add_limb(rig, ["thigh.L", "shin.L", "foot.L"], with_target=True)
     'leg.L'
     """
+    obj = _armature(obj)
     return _limbs.add_limb(obj, list(bones), name, with_target).name
 
 
-def remove_limb(obj: bpy.types.Object, name: str) -> None:
+def remove_limb(obj: bpy.types.Object | str, name: str) -> None:
     """Remove the limb called ``name``; its bones and target stay."""
+    obj = _armature(obj)
     index = obj.limb_ik.limbs.find(name)
     if index < 0:
         raise LimbIKError(f"Armature '{obj.name}' has no limb named '{name}'.")
     _limbs.remove_limb(obj, index)
 
 
-def check(obj: bpy.types.Object) -> dict[str, str]:
+def check(obj: bpy.types.Object | str) -> dict[str, str]:
     """Every enabled limb that cannot be solved as set up, with the reason; empty when all can.
 
     >>> check(rig)
     {'arm.R': "Limb 'arm.R': bone 'hand.R' does not exist in armature 'rig'."}
     """
+    obj = _armature(obj)
     return _solve.plan(obj).problems
 
 
-def solve(obj: bpy.types.Object, limbs: list[str] | None = None) -> _solve.Report:
+def solve(obj: bpy.types.Object | str, limbs: list[str] | None = None) -> _solve.Report:
     """Solve the named limbs (default: every enabled one) at the current frame and write the pose.
 
     Returns a report with ``solved`` and ``unreached`` limb names.
     """
+    obj = _armature(obj)
     return _solve.solve_rig(obj, bpy.context.evaluated_depsgraph_get(), _limbs_named(obj, limbs))
 
 
 def bake(
-    obj: bpy.types.Object,
+    obj: bpy.types.Object | str,
     limbs: list[str] | None = None,
     frame_start: int | None = None,
     frame_end: int | None = None,
@@ -105,11 +127,12 @@ def bake(
     channels only; every other key stays as it was. Returns a report with ``frames``, ``keys``,
     ``unreached`` (limb -> frames out of reach) and ``seconds``.
     """
+    obj = _armature(obj)
     return _bake.bake(obj, _limbs_named(obj, limbs), frame_start, frame_end, step, turn_off_live)
 
 
 def plant(
-    obj: bpy.types.Object,
+    obj: bpy.types.Object | str,
     ground: bpy.types.Collection | str | None = None,
     limbs: list[str] | None = None,
     frame_start: int | None = None,
@@ -125,6 +148,7 @@ def plant(
         plant(rig, "Terrain")                    # every leg on the Terrain collection
         plant(rig, limbs=["leg.L"], frame_end=48)
     """
+    obj = _armature(obj)
     settings = obj.limb_ik
     before = (settings.ground, {limb.name: limb.plant for limb in settings.limbs})
     try:
@@ -148,7 +172,7 @@ def plant(
         raise
 
 
-def foot_report(obj: bpy.types.Object, frame_start: int | None = None, frame_end: int | None = None) -> dict:
+def foot_report(obj: bpy.types.Object | str, frame_start: int | None = None, frame_end: int | None = None) -> dict:
     """How the planted feet stand over a frame range (default: the scene's), as they play back now:
     per foot the stance frames, sole-to-surface distance (median, max), deepest penetration,
     sole-to-surface angle, stance slide and largest knee-angle change between frames; and the
@@ -156,4 +180,5 @@ def foot_report(obj: bpy.types.Object, frame_start: int | None = None, frame_end
 
         foot_report(rig)["feet"][0]["stance_slide"]     # 0.0008
     """
+    obj = _armature(obj)
     return _report.foot_report(obj, frame_start, frame_end).as_dict()

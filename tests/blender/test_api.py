@@ -70,7 +70,6 @@ def test_solve_reaches_the_target(lik, leg):
     report = lik.api.solve(leg)
     assert report.solved == ["leg.L"] and report.unreached == []
     assert rigs.goal_error(leg, leg.limb_ik.limbs["leg.L"]) < 1e-4
-    assert lik.api.solve(leg, limbs=["leg.L"]).solved == ["leg.L"]
 
 
 def test_bake_keys_the_limb_bones(lik, leg):
@@ -83,17 +82,28 @@ def test_bake_keys_the_limb_bones(lik, leg):
     assert rigs.goal_error(leg, leg.limb_ik.limbs["leg.L"]) < 1e-3
 
 
-@pytest.mark.parametrize("function", ["detect_limbs", "add_limb", "check", "solve", "bake"])
-def test_every_function_rejects_an_object_that_is_not_an_armature(lik, leg, function):
-    cube = bpy.data.objects["Cube"]
-    arguments = (LEG,) if function == "add_limb" else ()
-    with unchanged(lik, leg), pytest.raises(lik.api.LimbIKError, match=r"^'Cube' is a mesh, not an armature\.$"):
-        getattr(lik.api, function)(cube, *arguments)
+FUNCTIONS = ["detect_limbs", "add_limb", "remove_limb", "check", "solve", "bake", "plant", "foot_report"]
+ARGUMENTS = {"add_limb": (LEG,), "remove_limb": ("leg.L",)}
 
 
-def test_no_object_is_an_error_too(lik, leg):
-    with unchanged(lik, leg), pytest.raises(lik.api.LimbIKError, match="select an armature"):
-        lik.api.detect_limbs(None)
+@pytest.mark.parametrize("function", FUNCTIONS)
+@pytest.mark.parametrize(
+    ("rig", "message"),
+    [
+        ("Cube", r"^'Cube' is a mesh, not an armature\.$"),
+        ("Gone", r"^There is no object named 'Gone'\.$"),
+        (None, r"^Expected an armature object or its name, not None\.$"),
+    ],
+    ids=["mesh", "unknown name", "None"],
+)
+def test_every_function_rejects_what_is_not_an_armature(lik, leg, function, rig, message):
+    with unchanged(lik, leg), pytest.raises(lik.api.LimbIKError, match=message):
+        getattr(lik.api, function)(rig, *ARGUMENTS.get(function, ()))
+
+
+def test_a_rig_and_a_limb_may_be_given_by_name(lik, leg):
+    assert lik.api.solve("Leg", limbs="leg.L").solved == ["leg.L"]
+    assert rigs.goal_error(leg, leg.limb_ik.limbs["leg.L"]) < 1e-4
 
 
 BAD_CALLS = {
