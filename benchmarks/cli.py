@@ -56,13 +56,14 @@ def main() -> int:
     parser.add_argument("--jobs", type=int, nargs="+", default=[1, 2], help="values of --jobs to compare")
     args = parser.parse_args()
 
-    extension = source_extension.enable()
-    addon_utils.enable("rigify", default_set=True)
     with tempfile.TemporaryDirectory(prefix="limb_ik_bench_cli_") as folder:
         folder = Path(folder)
         inputs = folder / "inputs"
         inputs.mkdir()
-        paths = batch_files.write(inputs, extension.api, folder)
+        with report.quiet():
+            extension = source_extension.enable()
+            addon_utils.enable("rigify", default_set=True)
+            paths = batch_files.write(inputs, extension.api, folder)
         size = sum(path.stat().st_size for path in paths.values())
         report.header(
             "Batch command line: files per minute",

@@ -56,8 +56,9 @@ def row(lik, gait: str, ground: str, fps: int) -> list[str]:
 
 
 def main() -> int:
-    lik = source_extension.enable()
-    addon_utils.enable("rigify", default_set=True)
+    with report.quiet():
+        lik = source_extension.enable()
+        addon_utils.enable("rigify", default_set=True)
     report.header(
         "Foot planting: flat-ground motions planted on a ramp and a step",
         (
@@ -75,7 +76,8 @@ def main() -> int:
                 "knee °/frame", "pelvis", "flat", "bake s", "total s"]  # fmt: skip
     rows = []
     for case in CASES:
-        rows.append(row(lik, *case))
+        with report.quiet():
+            rows.append(row(lik, *case))
         print(f"measured {' '.join(map(str, case))}", file=sys.stderr, flush=True)
     print(report.table(headings, rows, right=[False, False] + [True] * 11), flush=True)
     return 0

@@ -14,7 +14,8 @@ import pstats
 import statistics
 import subprocess
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 
@@ -130,3 +131,19 @@ def profile(run, functions: str, top: int = 25) -> str:
     out = io.StringIO()
     pstats.Stats(profiler, stream=out).sort_stats("cumulative").print_stats(functions, top)
     return out.getvalue()
+
+
+@contextmanager
+def quiet() -> Iterator[None]:
+    """Standard output silenced for the block, Blender's own messages (printed from C) included, so
+    that a benchmark prints only its report; errors still reach standard error."""
+    sys.stdout.flush()
+    saved = os.dup(1)
+    try:
+        with open(os.devnull, "w") as null:
+            os.dup2(null.fileno(), 1)
+            yield
+    finally:
+        sys.stdout.flush()
+        os.dup2(saved, 1)
+        os.close(saved)
