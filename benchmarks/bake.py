@@ -217,4 +217,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(report.finish(main()))
+    source_extension.leave(main())

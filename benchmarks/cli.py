@@ -102,10 +102,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    status = main()
-    if bpy.app.version < (4, 3, 0):
-        import os
-
-        # The bpy 4.2 wheel crashes in its exit handlers once Rigify has been enabled; keep the status.
-        os._exit(status)
-    sys.exit(status)
+    source_extension.leave(main())

@@ -245,4 +245,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(report.finish(main()))
+    source_extension.leave(main())

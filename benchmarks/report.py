@@ -102,20 +102,6 @@ def table(headings: Sequence[str], rows: Sequence[Sequence[object]], right: Sequ
     return "\n".join([line(cells[0]), rule, *(line(row) for row in cells[1:])])
 
 
-def finish(status: int) -> int:
-    """Exit status for ``sys.exit``; with the Blender 4.2 wheel, leave at once instead.
-
-    The 4.2 ``bpy`` wheel crashes in its own exit handlers once this extension has been enabled
-    (segmentation fault, whatever the script did), which would turn every run into a failure.
-    """
-    bpy = sys.modules.get("bpy")
-    if bpy is not None and bpy.app.version < (4, 3, 0):
-        sys.stdout.flush()
-        sys.stderr.flush()
-        os._exit(status)
-    return status
-
-
 def verdict(ok: bool) -> str:
     return "PASS" if ok else "MISS"
 

@@ -428,11 +428,15 @@ def _new_fcurves(rig: bpy.types.Object, name: str):
     data.action = action
     if bpy.app.version < (4, 4, 0):
         return lambda path, index, group: action.fcurves.new(path, index=index, action_group=group)
-    from bpy_extras import anim_utils
-
     data.action_slot = action.slots.new(id_type="OBJECT", name=rig.name)
-    bag = anim_utils.action_ensure_channelbag_for_slot(action, data.action_slot)
-    return lambda path, index, group: bag.fcurves.new(path, index=index, group_name=group)
+    bag = action.layers.new("Layer").strips.new(type="KEYFRAME").channelbag(data.action_slot, ensure=True)
+
+    def new_fcurve(path, index, group):
+        curve = bag.fcurves.new(path, index=index)  # 4.4 and 4.5 take no group here
+        curve.group = bag.groups.get(group) or bag.groups.new(group)
+        return curve
+
+    return new_fcurve
 
 
 def _write_action(

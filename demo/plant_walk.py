@@ -103,9 +103,4 @@ def main(argv: list[str]) -> int:
 
 
 if __name__ == "__main__":
-    code = main(sys.argv[1:])
-    sys.stdout.flush()
-    # The bpy 4.2 wheel crashes in its own exit handlers once Rigify has been enabled.
-    import os
-
-    os._exit(code)
+    source_extension.leave(main(sys.argv[1:]))

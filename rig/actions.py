@@ -92,9 +92,27 @@ def fcurves(obj: bpy.types.Object, create: bool = False):
     if data.action_slot is None:
         return None
     if create:
-        return anim_utils.action_ensure_channelbag_for_slot(data.action, data.action_slot).fcurves
+        return _ensure_channelbag(data.action, data.action_slot).fcurves
     bag = anim_utils.action_get_channelbag_for_slot(data.action, data.action_slot)
     return bag.fcurves if bag is not None else None
+
+
+def _new_fcurve(obj: bpy.types.Object, curves, path: str, index: int, group: str) -> bpy.types.FCurve:
+    """A new F-curve in ``curves`` (from :func:`fcurves`), in the channel group ``group``."""
+    if not SLOTTED:
+        return curves.new(path, index=index, action_group=group)
+    curve = curves.new(path, index=index)  # 4.4 and 4.5 take no group here
+    bag = _ensure_channelbag(obj.animation_data.action, obj.animation_data.action_slot)
+    curve.group = bag.groups.get(group) or bag.groups.new(group)
+    return curve
+
+
+def _ensure_channelbag(action: bpy.types.Action, slot) -> "bpy.types.ActionChannelbag":
+    """The channelbag of ``slot`` in the action's first layer and strip, all created as needed
+    (what ``anim_utils.action_ensure_channelbag_for_slot`` does from 5.0 on; 4.4 and 4.5 lack it)."""
+    layer = action.layers[0] if action.layers else action.layers.new("Layer")
+    strip = layer.strips[0] if layer.strips else layer.strips.new(type="KEYFRAME")
+    return strip.channelbag(slot, ensure=True)
 
 
 @dataclass
@@ -117,7 +135,7 @@ class ActionEdit:
         curves = fcurves(self.obj, create=True)
         curve = curves.find(path, index=index)
         if curve is None:
-            curve = curves.new(path, index=index, **({"group_name": group} if SLOTTED else {"action_group": group}))
+            curve = _new_fcurve(self.obj, curves, path, index, group)
             self._created.append((path, index))
         elif (path, index) not in self._saved:
             self._saved[(path, index)] = read_keys(curve)

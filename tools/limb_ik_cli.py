@@ -12,7 +12,6 @@ written), then the extension's own ``cli.main`` parses the arguments and does th
 """
 
 import importlib
-import os
 import shutil
 import sys
 from pathlib import Path
@@ -39,17 +38,7 @@ def run(argv: list[str]) -> int:
 
 
 def main() -> None:
-    code = run(sys.argv[1:])
-    sys.stdout.flush()
-    sys.stderr.flush()
-    import bpy
-
-    if bpy.app.version < (4, 3, 0):
-        # The bpy 4.2 wheel crashes in its own exit handlers once files have been loaded and the
-        # extension enabled (and always once Rigify has been), which would turn the status into
-        # a segmentation fault. Everything is written and flushed by now: leave with the status.
-        os._exit(code)
-    sys.exit(code)
+    source_extension.leave(run(sys.argv[1:]))
 
 
 if __name__ == "__main__":

@@ -3,7 +3,7 @@
 """Set up and run Limb IK's development tasks with the official ``bpy`` wheel from PyPI.
 
     python3.11 tools/run.py demo     # foot planting on a slope and a step, baked: out/demo.blend, out/demo.png
-    python3.11 tools/run.py test     # the whole test suite (add --blender 4.2 for the LTS)
+    python3.11 tools/run.py test     # the whole test suite (--blender 4.5 or 4.2 for the LTSs)
     python3.11 tools/run.py bench    # benchmarks, with ratios against Blender's own IK measured in the same run
     python3.11 tools/run.py build    # dist/limb_ik-<version>.zip, built and validated by Blender's extension tool
     python3.11 tools/run.py cli bake 'shots/*.blend' --output-dir baked   # the batch command line (cli --help)
@@ -23,7 +23,7 @@ import venv
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-VERSIONS = ("5.0", "4.2")
+VERSIONS = ("5.0", "4.5", "4.2")
 TASKS = ("demo", "test", "bench", "build", "cli")
 
 
