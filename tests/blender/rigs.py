@@ -3,9 +3,6 @@
 configurable leg for the awkward cases (bone rolls, unconnected joints, rotation modes, scale)."""
 
 import math
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import bpy
@@ -122,31 +119,20 @@ def bvh_rig(folder: Path, frames: int = 10) -> bpy.types.Object:
     return bpy.context.object
 
 
-# Run in a fresh Python: the 4.2 wheel's glTF exporter has crashed (segmentation fault, setting
-# the window's scene) late in a long test session.
-EXPORT_GLTF = """
-import os, sys
-sys.path.insert(0, sys.argv[1])
-import bpy, rigs
-rig = rigs.leg_armature("Exported")
-bpy.ops.object.mode_set(mode="OBJECT")
-bpy.ops.mesh.primitive_cylinder_add(radius=0.06, depth=1.0, location=(0.1, 0.0, 0.5), vertices=8)
-bpy.context.object.select_set(True)
-rig.select_set(True)
-bpy.context.view_layer.objects.active = rig
-bpy.ops.object.parent_set(type="ARMATURE_AUTO")
-bpy.ops.export_scene.gltf(filepath=sys.argv[2], export_format="GLB", use_selection=True)
-sys.stdout.flush()
-os._exit(0)  # the 4.2 and 4.5 wheels' exit handlers may crash or hang
-"""
-
-
 def gltf_rig(folder: Path) -> bpy.types.Object:
     """The leg rig with a skinned mesh, exported to glTF and read back by Blender's glTF importer:
     disconnected bones whose tails are the importer's guesses."""
+    rig = leg_armature("Exported")
+    bpy.ops.object.mode_set(mode="OBJECT")
+    bpy.ops.mesh.primitive_cylinder_add(radius=0.06, depth=1.0, location=(0.1, 0.0, 0.5), vertices=8)
+    mesh = bpy.context.object
+    mesh.select_set(True)
+    rig.select_set(True)
+    bpy.context.view_layer.objects.active = rig
+    bpy.ops.object.parent_set(type="ARMATURE_AUTO")
     path = folder / "leg.glb"
-    subprocess.run([sys.executable, "-c", EXPORT_GLTF, str(Path(__file__).parent), str(path)], check=True,
-                   capture_output=True, env={**os.environ, "BLENDER_USER_RESOURCES": str(folder / "user")})  # fmt: skip
+    bpy.ops.export_scene.gltf(filepath=str(path), export_format="GLB", use_selection=True)
+    bpy.ops.wm.read_homefile(app_template="")
     bpy.ops.import_scene.gltf(filepath=str(path))
     return next(o for o in bpy.context.scene.objects if o.type == "ARMATURE")
 
