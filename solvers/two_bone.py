@@ -113,13 +113,10 @@ def solve_two_bone(
     bx, by, bz = knee
     cx, cy, cz = end
     tx, ty, tz = target
-    if pole is not None or plane is not None:
+    if pole is not None or hinge is not None or plane is not None:
         for name, vector in (("pole", pole), ("hinge", hinge), ("plane", plane)):
             if vector is not None and not abs(vector[0]) + abs(vector[1]) + abs(vector[2]) < COORDINATE_LIMIT:
                 raise SolverError(f"{name} must be finite and within ±{COORDINATE_LIMIT:g}, got {vector}")
-    elif hinge is not None and not abs(hinge[0]) + abs(hinge[1]) + abs(hinge[2]) < COORDINATE_LIMIT:
-        # The same check for a hinge alone, the common case, without the loop.
-        raise SolverError(f"hinge must be finite and within ±{COORDINATE_LIMIT:g}, got {hinge}")
     # Every input coordinate enters one of these lengths, so a NaN or infinity shows up in them.
     upper = sqrt((bx - ax) * (bx - ax) + (by - ay) * (by - ay) + (bz - az) * (bz - az))
     lower = sqrt((cx - bx) * (cx - bx) + (cy - by) * (cy - by) + (cz - bz) * (cz - bz))
@@ -157,30 +154,14 @@ def solve_two_bone(
     else:  # equal bones folded flat onto the root
         along, radius = 0.0, l1
 
-    if pole is None and plane is None:  # the common cases, inlined: least motion, vetoed by a hinge
+    if pole is None and hinge is None and plane is None:  # the common case, inlined: least motion
         ox, oy, oz = bx - ax, by - ay, bz - az
         k = ox * dx + oy * dy + oz * dz
         ux, uy, uz = ox - k * dx, oy - k * dy, oz - k * dz
         n = sqrt(ux * ux + uy * uy + uz * uz)
-        current = n > DEGENERATE * (upper + lower)
-        if current:
+        if n > DEGENERATE * (upper + lower):
             ux, uy, uz = _reproject(ux / n, uy / n, uz / n, (dx, dy, dz))
-        if hinge is not None and not hinge[0] == hinge[1] == hinge[2] == 0.0:
-            # As in _swivel: the forward side d x h of the hinge axis h, when the knee is clearly behind it.
-            hx, hy, hz = hinge  # _unit(*hinge), inlined
-            big = max(abs(hx), abs(hy), abs(hz))
-            hx, hy, hz = hx / big, hy / big, hz / big
-            n = sqrt(hx * hx + hy * hy + hz * hz)
-            hx, hy, hz = hx / n, hy / n, hz / n
-            fx, fy, fz = dy * hz - dz * hy, dz * hx - dx * hz, dx * hy - dy * hx
-            k = fx * dx + fy * dy + fz * dz
-            fx, fy, fz = fx - k * dx, fy - k * dy, fz - k * dz
-            n = sqrt(fx * fx + fy * fy + fz * fz)
-            if n > DEGENERATE:
-                fx, fy, fz = _reproject(fx / n, fy / n, fz / n, (dx, dy, dz))
-                if not current or ux * fx + uy * fy + uz * fz < -DEGENERATE:
-                    ux, uy, uz, current = fx, fy, fz, True
-        if not current:
+        else:
             ux, uy, uz = any_perpendicular((dx, dy, dz))
     else:
         ux, uy, uz = _swivel((dx, dy, dz), root, knee, pole, hinge, plane, DEGENERATE * (upper + lower))
