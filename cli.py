@@ -15,6 +15,7 @@ command.
 """
 
 import argparse
+import contextlib
 import glob
 import json
 import os
@@ -387,16 +388,17 @@ def _child_share(worker: list[str], share: list[str], outputs: dict, args, repor
     its child reports it. A child that stops early fails the file it was on; a new child takes the
     rest of the share."""
     todo = list(share)
+    flags = ["--json", report, "--jobs", "1"]
+    if outputs[todo[0]] is not None:  # every output of a run goes to the same place
+        flags += ["--in-place"] if args.in_place else ["--output-dir", os.path.dirname(outputs[todo[0]])]
+    if getattr(args, "dry_run", False):
+        flags.append("--dry-run")
+    if getattr(args, "frames", None):
+        flags += ["--frames", "{}:{}".format(*args.frames)]
+    if getattr(args, "ground", None):
+        flags += ["--ground", args.ground]
     while todo:
-        command = [*worker, args.subcommand, *todo, "--json", report, "--jobs", "1"]
-        if outputs[todo[0]] is not None:
-            command += ["--in-place"] if args.in_place else ["--output-dir", os.path.dirname(outputs[todo[0]])]
-        if getattr(args, "dry_run", False):
-            command.append("--dry-run")
-        if getattr(args, "frames", None):
-            command += ["--frames", "{}:{}".format(*args.frames)]
-        if getattr(args, "ground", None):
-            command += ["--ground", args.ground]
+        command = [*worker, args.subcommand, *todo, *flags]
         if os.path.exists(report):
             os.remove(report)  # the last child's
         with open(os.devnull, "w") as quiet, tempfile.TemporaryFile("w+", errors="replace") as errors:
@@ -528,7 +530,8 @@ def main(argv: list[str], prog: str = f"blender --command {COMMAND}", worker: li
             entries[entry["path"]] = entry
             _print_entry(entry, options.dry_run)
             if args.json and jobs == 1:  # after every file, so that progress can be followed (as a parent does)
-                _write_json(args.json, report(None))
+                with contextlib.suppress(OSError):  # progress only: the last write says if the path is unusable
+                    _write_json(args.json, report(None))
 
     def report(status: int | None) -> dict:
         """The JSON report; ``status`` None while files are still being done."""
@@ -539,29 +542,29 @@ def main(argv: list[str], prog: str = f"blender --command {COMMAND}", worker: li
             "files": [entries[i] if isinstance(i, str) else i for i in items if not isinstance(i, str) or i in entries],
         }  # fmt: skip
 
-    try:
-        if jobs > 1:
-            # The children do the work; this process only hands out the files and follows their reports.
-            with tempfile.TemporaryDirectory(prefix="limb_ik_cli_") as folder, ThreadPoolExecutor(jobs) as pool:
-                shares = [todo[n::jobs] for n in range(jobs)]  # every jobs-th file: heavy runs of files spread
-                children = [
-                    pool.submit(_child_share, worker, share, outputs, args, os.path.join(folder, f"{n}.json"), done)
-                    for n, share in enumerate(shares)
-                ]
-                for child in children:
-                    child.result()
-        else:
-            for path in todo:
-                done(process_file(path, outputs[path], args.subcommand, options))
-        failed = [e for e in entries.values() if e["status"] != "ok"] + [i for i in items if isinstance(i, dict)]
-        status = 1 if failed else 0
-        print(f"{len(items) - len(failed)} of {len(items)} files done, {len(failed)} failed "
-              f"({time.perf_counter() - began:.1f} s).", flush=True)  # fmt: skip
-        if args.json:
+    if jobs > 1:
+        # The children do the work; this process only hands out the files and follows their reports.
+        with tempfile.TemporaryDirectory(prefix="limb_ik_cli_") as folder, ThreadPoolExecutor(jobs) as pool:
+            shares = [todo[n::jobs] for n in range(jobs)]  # every jobs-th file: heavy runs of files spread
+            children = [
+                pool.submit(_child_share, worker, share, outputs, args, os.path.join(folder, f"{n}.json"), done)
+                for n, share in enumerate(shares)
+            ]
+            for child in children:
+                child.result()
+    else:
+        for path in todo:
+            done(process_file(path, outputs[path], args.subcommand, options))
+    failed = [e for e in entries.values() if e["status"] != "ok"] + [i for i in items if isinstance(i, dict)]
+    status = 1 if failed else 0
+    print(f"{len(items) - len(failed)} of {len(items)} files done, {len(failed)} failed "
+          f"({time.perf_counter() - began:.1f} s).", flush=True)  # fmt: skip
+    if args.json:
+        try:
             _write_json(args.json, report(status))
-    except OSError as error:
-        print(f"The report could not be written to '{args.json}': {error}", file=sys.stderr, flush=True)
-        return 1
+        except OSError as error:
+            print(f"The report could not be written to '{args.json}': {error}", file=sys.stderr, flush=True)
+            return 1
     return status
 
 

@@ -276,6 +276,17 @@ def test_unusable_inputs_fail_alone(inputs, extension, tmp_path):
     assert sorted(p.name for p in output.iterdir()) == ["leg.blend", "leg_rolls.blend"]
 
 
+def test_a_report_that_cannot_be_written_fails_the_run_after_the_files(inputs, extension, tmp_path, capsys):
+    folder, _ = inputs
+    (tmp_path / "taken").write_text("a file, not a folder")
+    report = tmp_path / "taken" / "r.json"
+    argv = ["detect", str(folder / "leg.blend"), str(folder / "leg_rolls.blend"), "--output-dir", str(tmp_path / "out"),
+            "--json", str(report)]  # fmt: skip
+    assert extension.cli.main(argv) == 1
+    assert sorted(path.name for path in (tmp_path / "out").iterdir()) == ["leg.blend", "leg_rolls.blend"]
+    assert f"The report could not be written to '{report}'" in capsys.readouterr().err
+
+
 def test_a_child_that_dies_fails_only_its_file(inputs, extension, tmp_path):
     folder, _ = inputs
     worker = [sys.executable, "-c", "import sys; print('segmentation fault', file=sys.stderr); sys.exit(139)"]
