@@ -10,13 +10,13 @@ status by the rig layer.
 import bpy
 from bpy.app.handlers import persistent
 
-from .rig import live
+from .rig import animator, live
 
 
 @persistent
 def limb_ik_depsgraph_update_post(scene, depsgraph):
     # A live rig's target or pole was moved by hand: solve again once the update is over.
-    moved = not live.is_suspended() and live.note_moved_goals(scene, depsgraph)
+    moved = not animator.is_suspended() and live.note_moved_goals(scene, depsgraph)
     if moved and not bpy.app.timers.is_registered(_solve_moved):
         bpy.app.timers.register(_solve_moved, first_interval=0.0)
 
@@ -28,13 +28,13 @@ def _solve_moved():
 
 @persistent
 def limb_ik_frame_change_pre(scene, depsgraph=None):
-    if not live.is_suspended():
-        live.restore_scene(scene)
+    if not animator.is_suspended():
+        animator.restore_scene(scene)
 
 
 @persistent
 def limb_ik_frame_change_post(scene, depsgraph):
-    if live.is_suspended():
+    if animator.is_suspended():
         return
     for obj in live.live_rigs(scene):
         live.solve_live(obj, depsgraph)
@@ -53,7 +53,7 @@ def _solve_current_scene() -> None:
 def limb_ik_save_pre(*_args):
     # The file keeps the animator's pose, not a solve result baked into unkeyed channels.
     for scene in bpy.data.scenes:
-        live.restore_scene(scene)
+        animator.restore_scene(scene)
 
 
 @persistent
@@ -64,8 +64,9 @@ def limb_ik_save_post(*_args):
 @persistent
 def limb_ik_undo_post(*_args):
     # The restored channels may hold values a live solve wrote at another frame.
+    live.forget_plans()
     for scene in bpy.data.scenes:
-        live.recall_scene(scene)
+        animator.recall_scene(scene)
 
 
 @persistent

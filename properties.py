@@ -148,48 +148,34 @@ class LIMB_IK_PG_rig(bpy.types.PropertyGroup):
         name="Authored Floor", description="Height of the flat floor the animation was made on",
         default=0.0, subtype="DISTANCE", unit="LENGTH",
     )  # fmt: skip
-    search_distance: FloatProperty(
-        name="Search Distance",
-        description="How far above and below each foot the ground is looked for",
-        default=1.5, min=0.01, soft_max=5.0, subtype="DISTANCE", unit="LENGTH",
-    )  # fmt: skip
-    blend_height: FloatProperty(
-        name="Blend Height",
-        description="Height above the floor over which a lifting foot stops following the ground's slope",
-        default=0.15, min=0.0, soft_max=0.5, subtype="DISTANCE", unit="LENGTH",
-    )  # fmt: skip
     max_foot_angle: FloatProperty(
-        name="Max Foot Angle", description="Steepest slope a sole tips to follow",
+        name="Max Foot Angle", description="Steepest slope a foot on the ground tips to follow",
         default=math.radians(40.0), min=0.0, max=math.radians(89.0), subtype="ANGLE",
     )  # fmt: skip
-    max_heel_roll: FloatProperty(
-        name="Max Heel Roll",
-        description="How much further a foot pushing off may roll onto its toes to stay within reach, before the "
-        "hips are lowered for it",
-        default=math.radians(30.0), min=0.0, max=math.radians(80.0), subtype="ANGLE",
-    )  # fmt: skip
-    pelvis_smoothing: FloatProperty(
-        name="Pelvis Smoothing",
-        description="Frames over which a bake smooths the pelvis' rise and fall, centred so it does not lag",
-        default=4.0, min=0.0, soft_max=24.0,
+    smoothing_time: FloatProperty(
+        name="Smoothing",
+        description="Time over which the body's rise and fall with the ground, and a lowering of the hips, "
+        "are smoothed (centred, so without lag)",
+        default=0.15, min=0.0, soft_max=1.0, subtype="TIME_ABSOLUTE", unit="TIME_ABSOLUTE",
     )  # fmt: skip
     use_foot_lock: BoolProperty(
         name="Foot Lock",
-        description="When baking, hold each foot where it touched down while the animation has it standing, "
-        "removing slide; released smoothly at lift-off",
+        description="Hold each foot where it stands while the animation has it standing, removing slide; "
+        "released smoothly at lift-off",
         default=True,
     )
     contact_height: FloatProperty(
-        name="Contact Height", description="A sole lower than this above the floor can be standing",
-        default=0.02, min=0.0, soft_max=0.2, subtype="DISTANCE", unit="LENGTH",
+        name="Contact Height",
+        description="A sole point this close to the height it rests at in the animation is on the ground",
+        default=0.03, min=0.0, soft_max=0.2, subtype="DISTANCE", unit="LENGTH",
     )  # fmt: skip
     contact_speed: FloatProperty(
-        name="Contact Speed", description="A sole slower than this (per second) can be standing",
+        name="Contact Speed", description="A sole point on the ground and slower than this (per second) stands",
         default=0.3, min=0.0, soft_max=2.0, unit="VELOCITY",
     )  # fmt: skip
-    lock_release: IntProperty(
-        name="Release Frames", description="Frames over which a locked foot eases back to its animation after lift-off",
-        default=4, min=1, soft_max=24,
+    release_time: FloatProperty(
+        name="Release", description="Time over which a locked foot eases back to its animation after lift-off",
+        default=0.1, min=0.0, soft_max=0.5, subtype="TIME_ABSOLUTE", unit="TIME_ABSOLUTE",
     )  # fmt: skip
 
     @property

@@ -17,11 +17,11 @@ import numpy as np
 
 from ..solvers import rotation_modes
 from ..solvers.chains import stack
-from . import live, plant, solve
+from . import plant, solve, timeline
 from .actions import ActionEdit
 from .errors import LimbError
 from .ground import Ground
-from .pose import AXIS_ANGLE, QUATERNION, by_mode
+from .pose import AXIS_ANGLE, QUATERNION, by_mode, read_pose
 
 CHANNEL_PATH = {QUATERNION: "rotation_quaternion", AXIS_ANGLE: "rotation_axis_angle"}
 
@@ -76,15 +76,17 @@ def bake(
         step,
     )
     planting = planned.planting
-    per_frame, poses = _gather(scene, planned, frames, progress)
     locations = None
-    if planting is not None:
+    if planting is None:
+        per_frame, poses, _ = _gather(scene, planned, frames, progress)
+    else:  # planting reads the whole take; the chains are gathered at the baked frames on the way
         ground = Ground(obj.limb_ik.ground, bpy.context.evaluated_depsgraph_get())
-        inputs = [plant.frame_inputs(planting, pose) for pose in poses]
-        result = plant.solve_planting(planting, inputs, ground, solve.fps(scene), timeline=True)
+        span = plant.take(obj, scene, frames[0], frames[-1])
+        per_frame, poses, samples = _gather(scene, planned, frames, progress, span)
+        analysis = plant.analyse(planting, span, samples, ground, scene)
         locations = {
             planting.pelvis: np.array(
-                [plant.apply(planting, g, p, i, result, f) for f, (g, p, i) in enumerate(zip(per_frame, poses, inputs))]
+                [plant.apply(planting, g, p, analysis, f) for g, p, f in zip(per_frame, poses, frames)]
             )
         }
     groups = [
@@ -112,24 +114,22 @@ def bake(
     return report
 
 
-def _gather(scene, planned, frames, progress):
-    """The goals and animated pose of the planned limbs at every frame; the scene's frame is restored."""
-    live.restore(planned.obj)  # unkeyed bones back to the animator's values before reading
-    current = (scene.frame_current, scene.frame_subframe)
-    bpy.context.evaluated_depsgraph_get()  # on 4.2, frame_set() does not animate a scene with no depsgraph yet
-    per_frame, poses = [], []
-    try:
-        with live.suspended():
-            for n, frame in enumerate(frames):
-                scene.frame_set(frame)
-                groups, pose = solve.gather(planned, bpy.context.evaluated_depsgraph_get())
-                per_frame.append(groups)
-                poses.append(pose)
-                if progress is not None:
-                    progress((n + 1) / len(frames))
-    finally:
-        scene.frame_set(current[0], subframe=current[1])
-    return per_frame, poses
+def _gather(scene, planned, frames, progress, span=()):
+    """The goals and animated pose of the planned limbs at every frame of ``frames``; with ``span``
+    (planting), also the animated legs at every frame of it (:func:`.plant.leg_sample`)."""
+    obj, planting, baked = planned.obj, planned.planting, set(frames)
+
+    def read(depsgraph):
+        if depsgraph.scene.frame_current in baked:
+            groups, pose = solve.gather(planned, depsgraph)
+        else:
+            groups, pose = None, read_pose(obj, obj.evaluated_get(depsgraph))
+        return groups, pose, plant.leg_sample(planting, pose) if planting else None
+
+    stepped = sorted(baked.union(span))
+    read_at = dict(zip(stepped, timeline.step(scene, stepped, read, progress)))
+    per_frame, poses = [read_at[f][0] for f in frames], [read_at[f][1] for f in frames]
+    return per_frame, poses, [read_at[f][2] for f in span]
 
 
 def _write(obj, edit: ActionEdit, groups, results, frames, first_pose, locations=None) -> int:

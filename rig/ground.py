@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """The ground a rig stands on: the evaluated meshes of a collection (modifiers applied), ray cast
-straight down in world space."""
+straight down in world space from above their highest point, so the topmost surface under a
+point is found however far above or below the authored floor it lies."""
 
 import bpy
 import numpy as np
@@ -9,37 +10,39 @@ from mathutils.bvhtree import BVHTree
 
 from .errors import LimbError
 
-_trees: dict[int, tuple[tuple, BVHTree]] = {}  # Object.session_uid -> (fingerprint, tree)
+_trees: dict[int, tuple[tuple, BVHTree, float]] = {}  # Object.session_uid -> (fingerprint, tree, top height)
 
 
 class Ground:
     """World-space triangles of every mesh object in a collection (and its children), as evaluated."""
 
     def __init__(self, collection: bpy.types.Collection, depsgraph):
-        self.trees = [
+        shapes = [
             _tree(obj, depsgraph) for obj in collection.all_objects if obj.type in {"MESH", "CURVE", "SURFACE", "META"}
         ]
-        self.trees = [tree for tree in self.trees if tree is not None]
-        if not self.trees:
+        shapes = [shape for shape in shapes if shape is not None]
+        if not shapes:
             raise LimbError(f"Ground collection '{collection.name}' has no mesh to stand on.")
+        self.name = collection.name
+        self.trees = [tree for tree, _ in shapes]
+        self.top = max(top for _, top in shapes) + 1.0  #: rays start this high: above every surface
+        self.fingerprint = tuple(_trees[obj.session_uid][0] for obj in collection.all_objects if obj.session_uid in _trees)
 
-    def cast_down(self, points, search: float, floor: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Surface height and normal straight below (or above, within ``search``) each of the (n, 3) points.
-
-        The ray starts ``search`` above the point and looks ``2 * search`` down, so the first
-        surface it meets is the top one. Where it meets none, the floor height and +Z stand in.
-        Returns heights (n,), normals (n, 3) pointing up, and which points hit (n,).
-        """
+    def cast_down(self, points) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The topmost surface straight below (or above) each of the (n, 3) world points: heights (n,),
+        upward normals (n, 3) and which points have ground under them at all (n,); where a point
+        has none, its height and normal mean nothing."""
         points = np.asarray(points, dtype=np.float64).reshape(-1, 3)
-        heights = np.full(len(points), floor, dtype=np.float64)
+        heights = np.zeros(len(points))
         normals = np.tile([0.0, 0.0, 1.0], (len(points), 1))
         hit = np.zeros(len(points), bool)
         down = Vector((0.0, 0.0, -1.0))
-        for i, (x, y, z) in enumerate(points):
-            origin = Vector((x, y, z + search))
+        top = self.top
+        for i, (x, y) in enumerate(points[:, :2].tolist()):
+            origin = Vector((x, y, top))
             best = None
             for tree in self.trees:
-                location, normal, _, distance = tree.ray_cast(origin, down, 2.0 * search)
+                location, normal, _, distance = tree.ray_cast(origin, down)
                 if location is not None and (best is None or distance < best[2]):
                     best = (location, normal, distance)
             if best is not None:
@@ -49,8 +52,9 @@ class Ground:
         return heights, normals, hit
 
 
-def _tree(obj: bpy.types.Object, depsgraph) -> BVHTree | None:
-    """A BVH tree of the evaluated object in world space, rebuilt only when its shape or place changed."""
+def _tree(obj: bpy.types.Object, depsgraph) -> tuple[BVHTree, float] | None:
+    """A BVH tree of the evaluated object in world space and its highest point, rebuilt only when
+    its shape or place changed."""
     evaluated = obj.evaluated_get(depsgraph)
     mesh = evaluated.to_mesh()
     try:
@@ -69,16 +73,17 @@ def _tree(obj: bpy.types.Object, depsgraph) -> BVHTree | None:
         )
         cached = _trees.get(obj.session_uid)
         if cached is not None and cached[0] == fingerprint:
-            return cached[1]
+            return cached[1], cached[2]
         mesh.calc_loop_triangles()
         triangles = np.empty(len(mesh.loop_triangles) * 3, np.int32)
         mesh.loop_triangles.foreach_get("vertices", triangles)
         vertices = coordinates.reshape(-1, 3).astype(np.float64) @ world[:3, :3].T + world[:3, 3]
         tree = BVHTree.FromPolygons(vertices.tolist(), triangles.reshape(-1, 3).tolist())
+        top = float(vertices[:, 2].max())
     finally:
         evaluated.to_mesh_clear()
-    _trees[obj.session_uid] = (fingerprint, tree)
-    return tree
+    _trees[obj.session_uid] = (fingerprint, tree, top)
+    return tree, top
 
 
 def forget_all() -> None:

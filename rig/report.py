@@ -6,7 +6,7 @@ from dataclasses import asdict, dataclass
 import bpy
 import numpy as np
 
-from ..solvers.planting import intervals
+from ..solvers.planting.timeline import intervals
 from . import live, plant, solve
 from .errors import LimbError
 from .ground import Ground

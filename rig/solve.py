@@ -18,7 +18,6 @@ from . import goals, plant
 from .chain import Chain, chain_of, check_armature
 from .choices import END_ROTATION_ITEMS, REACH_ITEMS, SWIVEL_ITEMS
 from .errors import LimbError
-from .ground import Ground
 from .pose import Pose, local_quaternions, read_pose, write_rotations
 
 
@@ -229,15 +228,8 @@ def prepare(planned: Plan, depsgraph) -> tuple[list[Group], Pose, dict[int, np.n
     plan = planned.planting
     if plan is None:
         return groups, pose, {}
-    scene = depsgraph.scene
-    ground = Ground(planned.obj.limb_ik.ground, depsgraph)
-    inputs = plant.frame_inputs(plan, pose)
-    result = plant.solve_planting(plan, [inputs], ground, fps(scene), timeline=False)
-    return groups, pose, {plan.pelvis: plant.apply(plan, groups, pose, inputs, result, 0)}
-
-
-def fps(scene: bpy.types.Scene) -> float:
-    return scene.render.fps / scene.render.fps_base
+    analysis = plant.current(plan, depsgraph, pose)
+    return groups, pose, {plan.pelvis: plant.apply(plan, groups, pose, analysis, depsgraph.scene.frame_current_final)}
 
 
 def solve_groups(groups: list[Group]) -> list[ChainResult]:

@@ -1,0 +1,227 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Foot planting over a whole take, on plain arrays: feet animated on a flat floor land on a surface.
+
+In: the animated legs as world-space tracks (:class:`Legs`, +Z up), the ground as a
+``cast_down(points) -> (heights, normals, hit)`` callable, and :class:`PlantSettings`. Out
+(:class:`Planted`): per frame, where each foot and toe goes and how far the pelvis moves. The
+rig layer gathers the tracks and turns the result into IK goals. The steps, one module each:
+
+1. :mod:`.contacts`: which sole points (heel, ball, tip) are down and which stand, each against
+   its own contact level; the foot lock that holds a standing foot on its ball;
+2. :mod:`.surface`: the floor-to-surface map of each foot, held while it stands, blended from
+   take-off to landing in the air, and raised wherever the foot would go into the ground;
+3. :mod:`.pelvis`: the ground carrying the body, and the drop a standing leg needs to reach.
+
+Everything works on the whole timeline at once, so a frame's result depends on the take, not
+on which frames are baked, and live solving can look its frame up in the same analysis.
+"""
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..errors import SolverError
+from ..rotation_modes import quat_to_matrix
+from .contacts import BALL, Contacts, find_contacts, holders, lock_offsets, touches
+from .air import bend_in_air
+from .pelvis import REACH_MARGIN, body_height, highest, pelvis_drop, support_level
+from .surface import IDENTITY, UP, clearing_lift, rest, swing, tilt, transform
+from .timeline import fill_gaps
+
+#: ``cast_down(points (N, 3)) -> heights (N,), upward normals (N, 3), hit (N,)``: the topmost
+#: surface straight below each point; where ``hit`` is False the other two mean nothing.
+CastDown = Callable[[np.ndarray], tuple[np.ndarray, np.ndarray, np.ndarray]]
+#: Directions around the pelvis where the ground under the body is sampled.
+_DISC = np.array([[0.0, 0.0]] + [[math.cos(a), math.sin(a)] for a in np.linspace(0.0, 2 * math.pi, 8, endpoint=False)])
+
+
+@dataclass(frozen=True)
+class PlantSettings:
+    """How planting reads the motion. Distances in metres, times in seconds, angles in radians."""
+
+    fps: float  #: frames per second of the take
+    floor: float = 0.0  #: height of the flat floor the motion was animated on
+    contact_height: float = 0.03  #: a sole point this close to its contact level is down
+    contact_speed: float = 0.3  #: a point down and slower than this (m/s, horizontally) stands
+    max_tilt: float = math.radians(40.0)  #: steepest surface a foot tips to follow
+    smoothing: float = 0.15  #: the body's rise and fall is smoothed over about this time
+    release: float = 0.1  #: a locked foot eases back to its animation over this time after lift-off
+    foot_lock: bool = True  #: hold standing feet where they stand
+
+    def __post_init__(self):
+        values = {name: getattr(self, name) for name in ("fps", "floor", "contact_height", "contact_speed",
+                                                          "max_tilt", "smoothing", "release")}  # fmt: skip
+        if not all(math.isfinite(v) for v in values.values()):
+            raise SolverError(f"planting settings must be finite numbers: {values}")
+        if self.fps <= 0.0:
+            raise SolverError(f"fps must be positive, not {self.fps}")
+        negative = [name for name, v in values.items() if name != "floor" and v < 0.0]
+        if negative:
+            raise SolverError(f"planting settings must not be negative: {', '.join(negative)}")
+
+
+@dataclass(frozen=True)
+class Legs:
+    """n animated legs over F frames, in world space with +Z up."""
+
+    foot: np.ndarray  #: (F, n, 4, 4) foot bone matrices; the translation is the ankle
+    ball: np.ndarray  #: (F, n, 3) where the foot bends: the toe's head, or a toe-less foot's tip
+    tip: np.ndarray  #: (F, n, 3) the toe's tip (the ball again for a toe-less foot)
+    toe: np.ndarray  #: (F, n, 3, 3) the toe bone's rotation (the foot's, without a toe)
+    hip: np.ndarray  #: (F, n, 3) the upper bone's head
+    pelvis: np.ndarray  #: (F, 3)
+    thigh: np.ndarray  #: (n,) hip to knee
+    shin: np.ndarray  #: (n,) knee to ankle
+
+
+@dataclass(frozen=True)
+class Planted:
+    """Where the legs go, per frame of the take."""
+
+    foot: np.ndarray  #: (F, n, 4, 4) world matrices the foot bones take
+    toe: np.ndarray  #: (F, n, 3, 3) world rotations the toes take
+    pelvis: np.ndarray  #: (F,) how far the pelvis moves up (negative: down)
+    contacts: Contacts  #: where the motion has the feet on the floor
+    no_ground: np.ndarray  #: (F, n) frames where a foot had no ground below it
+
+
+def plant(legs: Legs, cast_down: CastDown, settings: PlantSettings) -> Planted:
+    """Plant ``legs`` on the ground ``cast_down`` finds, over the whole take."""
+    _check(legs)
+    frames, count = legs.ball.shape[:2]
+    fps, floor = settings.fps, settings.floor
+    sigma = settings.smoothing * fps
+    sole = np.stack([heel_points(legs.foot, legs.ball), legs.ball, legs.tip], axis=2)  # (F, n, P, 3)
+    contacts = find_contacts(sole, fps, settings.contact_height, settings.contact_speed)
+    shift = np.zeros((frames, count, 3))
+    if settings.foot_lock:
+        for n in range(count):
+            shift[:, n, :2] = lock_offsets(sole[:, n, :, :2], contacts.stance[:, n], settings.release * fps)
+    sole = sole + shift[:, :, None]
+    ankle = legs.foot[:, :, :3, 3] + shift
+
+    # The ground under each foot that is down; a standing foot's map turns about the point it
+    # stands on (held still by the lock) and lifts it by the ground's height there, keeping its
+    # height above it. The ball leads: it stands whenever the foot is flat or pushing off.
+    down, standing = contacts.down, contacts.stance.any(axis=2)
+    held = standing | touches(down, standing, contacts.clearance.min(axis=2))
+    holder = holders(contacts.stance)
+    pivot = np.take_along_axis(sole, holder[:, :, None, None], axis=2)[:, :, 0]
+    footing, normal, ground = (a.reshape(frames, count, *a.shape[1:]) for a in cast_down(pivot.reshape(-1, 3)))
+    no_ground = down & ~ground
+    lift = np.zeros((frames, count))
+    for n in range(count):  # a foot off the ground's edge keeps the lift of its nearest footing
+        lift[:, n] = fill_gaps(np.where(ground[:, n], footing[:, n] - floor, 0.0), ground[:, n])
+    # A held foot is raised, besides, wherever a sole point or the ankle would be in the ground
+    # (deeper than the animation had it under the floor: a capture glitch stays a glitch).
+    turn = np.tile(IDENTITY, (frames, count, 1))
+    held &= ground
+    points = np.concatenate([sole, ankle[:, :, None]], axis=2)  # heel, ball, tip, ankle
+    depth = np.minimum(points[..., 2] - floor, 0.0)
+    turn[held] = rest(tilt(normal[held], settings.max_tilt), sole[held], depth[held][:, :3], lift[held], cast_down,
+                      holder[held])  # fmt: skip
+    lift[held] += _sinking(transform(turn[held], pivot[held], lift[held], points[held]), depth[held], cast_down)[0]
+
+    # Everywhere else the map blends from stance to stance, riding on the body, so hip and foot
+    # keep their animated relation (and the knee its bend) but for the blend; and rises over
+    # whatever it would pass through, on a smooth path.
+    under = _under_pelvis(legs, cast_down, floor)
+    carrier = support_level(footing, down & ground, under, sigma) - floor
+
+    def ride(body):
+        """Every foot's (F, n, 4) turns and (F, n, 4, 3) carried points, the feet in the air riding on
+        ``body`` (F,)."""
+        turns, moved = turn.copy(), np.empty_like(points)
+        for n in range(count):
+            turns[:, n], lifts = swing(held[:, n], turn[:, n], lift[:, n], body)
+            moved[:, n] = transform(turns[:, n], pivot[:, n], lifts, points[:, n])
+        return turns, moved
+
+    def hips(offset):
+        return legs.hip + np.stack([np.zeros(frames), np.zeros(frames), offset], axis=1)[:, None]
+
+    # The body sits as high as the lowest standing leg allows with its animated extension, and
+    # carries that over a flight; lower still where a standing foot would be out of reach.
+    animated = np.linalg.norm(legs.hip - legs.foot[:, :, :3, 3], axis=2)
+    reach = legs.thigh + legs.shin
+    _, moved = ride(carrier)  # where the held feet go does not depend on the body
+    body = body_height(highest(legs.hip, moved[:, :, 3], animated), held, carrier, sigma)
+    pelvis = body - pelvis_drop(hips(body), moved[:, :, 3], reach, animated, held, sigma)
+
+    # The feet in the air go with the body, their legs bending as animated give or take, then
+    # rise over whatever they would pass through.
+    turn, moved = ride(pelvis)
+    for n in range(count):
+        longest = np.clip(animated[:, n], REACH_MARGIN * reach[n], reach[n])  # as straight as animated, or nearly
+        ankles = bend_in_air(held[:, n], hips(pelvis)[:, n], moved[:, n, 3], animated[:, n], legs.thigh[n],
+                             legs.shin[n], longest)  # fmt: skip
+        moved[:, n] += (ankles - moved[:, n, 3])[:, None]
+    need, hit = _sinking(moved.reshape(-1, *points.shape[2:]), depth.reshape(-1, *depth.shape[2:]), cast_down)
+    need, hit = need.reshape(frames, count), hit.reshape(frames, count, -1)
+    for n in range(count):
+        moved[:, n, :, 2] += clearing_lift(np.where(held[:, n], 0.0, need[:, n]), held[:, n], sigma)[:, None]
+
+    rotation = quat_to_matrix(turn.reshape(-1, 4)).reshape(frames, count, 3, 3)
+    foot = legs.foot.copy()
+    foot[..., :3, :3] = rotation @ legs.foot[..., :3, :3]
+    foot[..., :3, 3] = moved[:, :, 3]
+    return Planted(foot, rotation @ legs.toe, pelvis, contacts, no_ground | ~hit[:, :, BALL])
+
+
+def _sinking(points, depth, cast_down: CastDown) -> tuple[np.ndarray, np.ndarray]:
+    """(k,) how far each of k feet must rise so none of its (k, K, 3) ``points`` is in the ground
+    deeper than ``depth`` (k, K) allows, and (k, K) which points have ground under them."""
+    heights, _, hit = cast_down(points.reshape(-1, 3))
+    heights, hit = heights.reshape(depth.shape), hit.reshape(depth.shape)
+    return np.where(hit, heights + depth - points[..., 2], 0.0).max(axis=1, initial=0.0), hit
+
+
+def heel_points(foot, ball) -> np.ndarray:
+    """(F, n, 3) heels: where each foot's heel touches when it stands flat.
+
+    Skeletons have no heel joint, so it is found in the motion: at the frame where the ankle is
+    lowest (the foot standing flat), the point straight below the ankle at the ball's height,
+    carried by the foot from then on.
+    """
+    foot, ball = np.asarray(foot, dtype=np.float64), np.asarray(ball, dtype=np.float64)
+    heels = np.empty_like(ball)
+    for n in range(ball.shape[1]):
+        flat = int(np.argmin(foot[:, n, 2, 3]))
+        heel = np.append(foot[flat, n, :3, 3], 1.0)
+        heel[2] = min(heel[2], ball[flat, n, 2])
+        local = np.linalg.solve(foot[flat, n], heel)
+        heels[:, n] = (foot[:, n] @ local)[:, :3]
+    return heels
+
+
+def _under_pelvis(legs: Legs, cast_down: CastDown, floor: float) -> np.ndarray:
+    """(F,) the ground under the body: averaged over a disc around the pelvis a quarter of a leg
+    wide, so one pebble or a step's edge does not jolt it; the floor where there is none."""
+    frames = len(legs.pelvis)
+    radius = 0.25 * float(np.max(legs.thigh + legs.shin))
+    disc = np.repeat(legs.pelvis, len(_DISC), axis=0)
+    disc[:, :2] += np.tile(_DISC * radius, (frames, 1))
+    heights, _, hit = cast_down(disc)
+    heights, hit = heights.reshape(frames, -1), hit.reshape(frames, -1)
+    found = hit.any(axis=1)
+    mean = np.where(found, (heights * hit).sum(axis=1) / np.maximum(hit.sum(axis=1), 1), floor)
+    return fill_gaps(mean, found)
+
+
+def _check(legs: Legs) -> None:
+    frames, count = np.shape(legs.ball)[:2]
+    shapes = {"foot": (frames, count, 4, 4), "ball": (frames, count, 3), "tip": (frames, count, 3),
+              "toe": (frames, count, 3, 3), "hip": (frames, count, 3), "pelvis": (frames, 3), "thigh": (count,),
+              "shin": (count,)}  # fmt: skip
+    for name, shape in shapes.items():
+        value = np.asarray(getattr(legs, name))
+        if value.shape != shape:
+            raise SolverError(f"legs.{name} must be {shape}, not {value.shape}")
+        if not np.isfinite(value).all():
+            raise SolverError(f"legs.{name} must be finite")
+    if frames == 0 or count == 0:
+        raise SolverError("planting needs at least one frame and one leg")
+    if not ((np.asarray(legs.thigh) > 0.0) & (np.asarray(legs.shin) > 0.0)).all():
+        raise SolverError("every leg must have a thigh and a shin of positive length")

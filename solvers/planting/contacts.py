@@ -1,0 +1,133 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Where the motion has a foot on the floor, and the foot lock that keeps it still there.
+
+Real motion capture does not put a foot exactly on the floor: the toe joint rests a few
+centimetres above it, a heel a little more, and both jitter. So each sole point gets its own
+contact level, the height it rests at in the clip, and a point is *down* when it is within the
+contact height of that level. A point that is down and slow *stands*; the foot is locked on its
+standing point, the ball first.
+"""
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .timeline import clean, intervals, smoothstep
+
+#: Sole points, in the order every (…, P, 3) array holds them.
+HEEL, BALL, TIP = 0, 1, 2
+#: Which standing point holds the foot: the ball, where a foot pivots and pushes off, then the tip, then the heel.
+LOCK_ORDER = (BALL, TIP, HEEL)
+#: Seconds a point must rest at a height for that height to be its contact level.
+REST_TIME = 0.05
+#: Seconds: shorter touches are noise, and so are shorter lifts within a contact.
+MIN_CONTACT, MAX_GAP = 0.03, 0.02
+
+
+@dataclass(frozen=True)
+class Contacts:
+    """Per frame and foot: ``down`` (F, n), some sole point at its contact level; ``stance``
+    (F, n, P), which points stand (down and slow); ``clearance`` (F, n, P), each point's height
+    above its contact level; ``level`` (n, P), the contact levels (world heights)."""
+
+    down: np.ndarray
+    stance: np.ndarray
+    clearance: np.ndarray
+    level: np.ndarray
+
+
+def contact_level(height, frames: int, tolerance: float) -> float:
+    """The lowest height that ``height`` (F,) rests at for ``frames`` frames (within ``tolerance``):
+    a point's height when it stands, ignoring a frame or two that dips lower (a capture glitch)."""
+    ordered = np.sort(np.asarray(height, dtype=np.float64))
+    frames = min(max(frames, 1), len(ordered))
+    ends = np.searchsorted(ordered, ordered + tolerance, side="right")
+    resting = np.flatnonzero(ends - np.arange(len(ordered)) >= frames)
+    return float(ordered[resting[0]] if len(resting) else ordered[0])
+
+
+def find_contacts(sole, fps: float, contact_height: float, contact_speed: float) -> Contacts:
+    """Contacts of the (F, n, P, 3) world sole points of n feet, sampled at ``fps``."""
+    sole = np.asarray(sole, dtype=np.float64)
+    frames, feet, points = sole.shape[:3]
+    rest = max(3, int(np.ceil(REST_TIME * fps)))
+    level = np.array(
+        [[contact_level(sole[:, n, p, 2], rest, 0.5 * contact_height) for p in range(points)] for n in range(feet)]
+    ).reshape(feet, points)
+    clearance = sole[..., 2] - level[None]
+    down_points = clearance <= contact_height
+    speed = _horizontal_speed(sole, fps)
+    min_frames, max_gap = max(2, round(MIN_CONTACT * fps)), max(1, round(MAX_GAP * fps))
+    stance = np.empty_like(down_points)
+    down = np.empty((frames, feet), bool)
+    for n in range(feet):
+        for p in range(points):
+            stance[:, n, p] = clean(down_points[:, n, p] & (speed[:, n, p] <= contact_speed), min_frames, max_gap)
+        down[:, n] = clean(down_points[:, n].any(axis=1), min_frames, max_gap)
+    return Contacts(down, stance, clearance, level)
+
+
+def _horizontal_speed(points, fps: float) -> np.ndarray:
+    """(F, …) horizontal speed of (F, …, 3) points: the slower of the steps into and out of each
+    frame, so a point that arrives or leaves slowly is still at that frame (the first and last
+    frames of a contact count)."""
+    if len(points) < 2:
+        return np.zeros(points.shape[:-1])
+    step = np.linalg.norm(np.diff(points[..., :2], axis=0), axis=-1) * fps
+    into = np.concatenate([step[:1], step])
+    out_of = np.concatenate([step, step[-1:]])
+    return np.minimum(into, out_of)
+
+
+def lock_offsets(sole_xy, stance, release_frames: float) -> np.ndarray:
+    """(F, 2) horizontal corrections that hold one foot still while it stands.
+
+    ``sole_xy`` (F, P, 2) and ``stance`` (F, P) of one foot. On each standing frame after the
+    first, the correction cancels the step its holding point (:data:`LOCK_ORDER`) took since the
+    frame before, so that point stays where it stood; a foot pivoting on its ball keeps the ball
+    still. After lift-off the correction eases back to zero over ``release_frames``; a new contact
+    within that time carries on from where the easing is, so nothing jumps.
+    """
+    sole_xy = np.asarray(sole_xy, dtype=np.float64)
+    stance = np.asarray(stance, bool)
+    standing = stance.any(axis=1)
+    holder = holders(stance)
+    offsets = np.zeros((len(stance), 2))
+    correction = np.zeros(2)
+    at_lift, since_lift = None, 0
+    for frame in range(len(stance)):
+        if standing[frame]:
+            if frame > 0 and standing[frame - 1]:
+                p = holder[frame]
+                correction = correction - (sole_xy[frame, p] - sole_xy[frame - 1, p])
+            at_lift = None
+        elif at_lift is not None or (frame > 0 and standing[frame - 1]):
+            if at_lift is None:
+                at_lift, since_lift = correction, 0
+            since_lift += 1
+            correction = at_lift * (1.0 - smoothstep(since_lift / max(release_frames, 1.0)))
+            if since_lift >= release_frames:
+                at_lift = None
+        offsets[frame] = correction
+    return offsets
+
+
+def touches(down, standing, clearance) -> np.ndarray:
+    """(F, n) the lowest frame of each time a foot is down without standing anywhere in it: a
+    touch-and-go, as a foot sliding through a landing, which must still land on the ground."""
+    touch = np.zeros_like(np.asarray(down, bool))
+    for n in range(touch.shape[1]):
+        for first, last in intervals(down[:, n]):
+            if not standing[first : last + 1, n].any():
+                touch[first + int(np.argmin(clearance[first : last + 1, n])), n] = True
+    return touch
+
+
+def holders(stance) -> np.ndarray:
+    """(…,) the sole point holding each foot from its (…, P) standing points, in :data:`LOCK_ORDER`;
+    the ball where none stands."""
+    stance = np.asarray(stance, bool)
+    holder = np.full(stance.shape[:-1], BALL)
+    for point in reversed(LOCK_ORDER):
+        holder = np.where(stance[..., point], point, holder)
+    return holder

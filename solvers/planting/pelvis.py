@@ -1,0 +1,77 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""How high the body goes: as high as the lowest standing leg allows with its animated extension,
+following the ground that carries it, and lower still where a foot would be out of reach."""
+
+import numpy as np
+
+from .timeline import envelope, fill_gaps, smooth
+
+#: Weight of the ground under the pelvis against the feet's footing (a foot down weighs 1):
+#: it only counts when no foot is down, as in the flight of a run or a jump.
+FLIGHT = 0.05
+#: Fraction of a leg's full reach the pelvis drop aims for, so knees never lock straight.
+REACH_MARGIN = 0.995
+
+
+def support_level(footing, down, under_pelvis, sigma: float) -> np.ndarray:
+    """(F,) height of the ground carrying the body: the surface under the feet that are down
+    (``footing`` (F, n) where ``down`` (F, n)), else under the pelvis (``under_pelvis`` (F,)),
+    smoothed over ``sigma`` frames so the body does not bob from footfall to footfall."""
+    weight = np.asarray(down, dtype=np.float64)
+    footing = np.where(weight > 0.0, footing, 0.0)
+    level = ((weight * footing).sum(axis=1) + FLIGHT * under_pelvis) / (weight.sum(axis=1) + FLIGHT)
+    return smooth(level, sigma)
+
+
+def highest(hips, ankles, extension) -> np.ndarray:
+    """(F, n) the highest each leg's hip (F, n, 3) can go, straight up or down, with its ankle
+    (F, n, 3) at most ``extension`` (F, n) away; where no height is, the hip's height is level
+    with the ankle (as near as it gets)."""
+    offset = np.asarray(ankles, dtype=np.float64) - np.asarray(hips, dtype=np.float64)
+    across = np.einsum("fni,fni->fn", offset[..., :2], offset[..., :2])
+    return offset[..., 2] + np.sqrt(np.maximum(np.asarray(extension) ** 2 - across, 0.0))
+
+
+def body_height(ceiling, standing, carrier, sigma: float) -> np.ndarray:
+    """(F,) how far the body moves up: to the lowest ``ceiling`` (F, n) of the legs that stand
+    (``standing`` (F, n)), so that leg keeps its animated extension; in the air from its height at
+    take-off to its height at landing, over the arc the animation gives it. A take without a
+    standing foot follows ``carrier`` (F,), the ground under the body. The heights are smoothed
+    over ``sigma`` frames, centred, and wherever that rises above them, the curve dips to meet
+    them, easing in and out: it follows a slope without lag and sinks early for a lower foot."""
+    stands = np.asarray(standing, bool).any(axis=1)
+    if not stands.any():
+        return np.asarray(carrier, dtype=np.float64).copy()
+    target = fill_gaps(np.where(standing, ceiling, np.inf).min(axis=1), stands)
+    smoothed = smooth(target, sigma)
+    return smoothed - envelope(np.maximum(smoothed - target, 0.0), sigma)
+
+
+def vertical_drop(hip, goal, reach) -> np.ndarray:
+    """How far (>= 0) each (F, 3) ``hip`` must move down so that ``goal`` is within ``reach``.
+
+    The smaller root of ``|hip - d * up - goal| = reach``; when no vertical move can bring the
+    goal within reach, the drop that brings the hip level with it (closest approach).
+    """
+    v = np.asarray(hip, dtype=np.float64) - np.asarray(goal, dtype=np.float64)
+    reach = np.asarray(reach, dtype=np.float64)
+    along = v[:, 2]
+    discriminant = along * along - np.einsum("ij,ij->i", v, v) + reach * reach
+    drop = np.where(discriminant >= 0.0, along - np.sqrt(np.maximum(discriminant, 0.0)), along)
+    return np.maximum(drop, 0.0)
+
+
+def pelvis_drop(hips, ankles, reach, animated, down, sigma: float) -> np.ndarray:
+    """(F,) how far the pelvis goes down so every foot that is down stays within reach.
+
+    ``hips`` and ``ankles`` (F, n, 3) where they will be; ``reach`` (n,) each leg's length;
+    ``animated`` (F, n) each leg's hip-to-ankle distance as animated. A leg may be as extended as
+    it was animated, or up to :data:`REACH_MARGIN` of its length, never more; only a foot that is
+    down must be reached (one in the air may come up short for a moment). The drop eases in and
+    out over about ``sigma`` frames, never less than needed.
+    """
+    reach = np.asarray(reach, dtype=np.float64)[None, :]
+    allowed = np.minimum(np.maximum(animated, REACH_MARGIN * reach), reach)
+    frames, feet = allowed.shape
+    needed = np.stack([vertical_drop(hips[:, n], ankles[:, n], allowed[:, n]) for n in range(feet)], axis=1)
+    return envelope((needed * np.asarray(down, bool)).max(axis=1, initial=0.0), sigma)

@@ -1,0 +1,70 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Signals over frames: runs of a mask, centred smoothing, smooth envelopes, gaps filled."""
+
+import numpy as np
+
+
+def smoothstep(x) -> np.ndarray:
+    """0 below 0, 1 above 1, and a smooth S in between."""
+    x = np.clip(np.asarray(x, dtype=np.float64), 0.0, 1.0)
+    return x * x * (3.0 - 2.0 * x)
+
+
+def intervals(mask) -> list[tuple[int, int]]:
+    """Runs of True in ``mask`` as (first, last) frame indices, inclusive."""
+    mask = np.asarray(mask, bool)
+    edges = np.diff(np.concatenate([[False], mask, [False]]).astype(np.int8))
+    return list(zip(np.flatnonzero(edges == 1).tolist(), (np.flatnonzero(edges == -1) - 1).tolist()))
+
+
+def clean(mask, min_frames: int, max_gap: int) -> np.ndarray:
+    """``mask`` with inner gaps of up to ``max_gap`` frames filled, then runs shorter than
+    ``min_frames`` dropped: a touch of one frame is noise, and so is a one-frame lift."""
+    mask = np.array(mask, bool)
+    for first, last in intervals(~mask):
+        if first > 0 and last < len(mask) - 1 and last - first + 1 <= max_gap:
+            mask[first : last + 1] = True
+    for first, last in intervals(mask):
+        if last - first + 1 < min_frames:
+            mask[first : last + 1] = False
+    return mask
+
+
+def smooth(values, sigma: float) -> np.ndarray:
+    """Centred Gaussian smoothing along the first axis (no lag); ``sigma`` in frames, edges mirrored."""
+    values = np.asarray(values, dtype=np.float64)
+    if sigma <= 0.0 or len(values) < 2:
+        return values.copy()
+    radius = int(np.ceil(3.0 * sigma))
+    kernel = np.exp(-0.5 * (np.arange(-radius, radius + 1) / sigma) ** 2)
+    kernel /= kernel.sum()
+    pad = [(radius, radius)] + [(0, 0)] * (values.ndim - 1)
+    padded = np.pad(values, pad, mode="reflect" if len(values) > radius else "edge")
+    windows = np.lib.stride_tricks.sliding_window_view(padded, len(kernel), axis=0)
+    return windows @ kernel
+
+
+def envelope(needed, sigma: float) -> np.ndarray:
+    """A smooth curve at or above ``needed`` everywhere, easing in and out over about ``sigma``
+    frames instead of jumping: a widened maximum, smoothed, never below ``needed``."""
+    needed = np.asarray(needed, dtype=np.float64)
+    if sigma <= 0.0 or len(needed) < 2 or (needed == needed[0]).all():
+        return needed.copy()
+    window = max(int(round(2.0 * sigma)), 1)
+    padded = np.pad(needed, window, mode="edge")
+    widened = np.lib.stride_tricks.sliding_window_view(padded, 2 * window + 1).max(axis=1)
+    return np.maximum(smooth(widened, sigma), needed)
+
+
+def fill_gaps(values, valid) -> np.ndarray:
+    """``values`` (F, ...) with the frames where ``valid`` is False interpolated linearly in time
+    from the valid ones around them (held at the ends); unchanged where nothing is valid."""
+    values = np.array(values, dtype=np.float64)
+    valid = np.asarray(valid, bool)
+    if valid.all() or not valid.any():
+        return values
+    frames = np.arange(len(values))
+    flat = values.reshape(len(values), -1)
+    for column in range(flat.shape[1]):
+        flat[~valid, column] = np.interp(frames[~valid], frames[valid], flat[valid, column])
+    return flat.reshape(values.shape)
