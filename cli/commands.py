@@ -19,17 +19,22 @@ class Options:
     ground: str | None = None  #: collection to plant feet on (plant)
 
 
+#: Called while a frame range is baked, with the range and the fraction of it done.
+Progress = Callable[[tuple[int, int], float], None]
+
+
 @dataclass(frozen=True)
 class Subcommand:
     """One entry of the command table.
 
     ``run`` does one armature and returns its part of the report (``detected``, ``baked``,
     ``problems``, …); it raises :class:`api.LimbIKError` when the armature cannot be done, which
-    fails the file. ``changes`` tells from that part whether the file was modified.
+    fails the file, and passes ``progress`` whatever an exception it raises. ``changes`` tells from
+    that part whether the file was modified.
     """
 
     help: str
-    run: Callable[[bpy.types.Object, Options], dict]
+    run: Callable[[bpy.types.Object, Options, Progress], dict]
     needs_limbs: bool  #: only armatures with limbs are done; a file without any fails
     writes: bool  #: saves files: takes --output-dir / --in-place / --dry-run
     uses_frames: bool  #: takes --frames
@@ -37,7 +42,7 @@ class Subcommand:
     changes: Callable[[dict], bool] = lambda part: False
 
 
-def _detect(obj: bpy.types.Object, options: Options) -> dict:
+def _detect(obj: bpy.types.Object, options: Options, progress: Progress) -> dict:
     return {"detected": api.detect_limbs(obj)}
 
 
@@ -48,23 +53,25 @@ def frame_range(options: Options) -> tuple[int, int]:
     return start, scene.frame_end if options.frame_end is None else options.frame_end
 
 
-def _bake(obj: bpy.types.Object, options: Options) -> dict:
+def _bake(obj: bpy.types.Object, options: Options, progress: Progress) -> dict:
     if not any(limb.enabled for limb in obj.limb_ik.limbs):
         return {"note": "No enabled limbs; nothing baked."}
     start, end = frame_range(options)
-    report = api.bake(obj, frame_start=start, frame_end=end)
+    report = api.bake(obj, frame_start=start, frame_end=end, progress=lambda done: progress((start, end), done))
     return {"baked": report.limbs, "frames": [start, end], "keys": report.keys, "unreached": report.unreached}
 
 
-def _plant(obj: bpy.types.Object, options: Options) -> dict:
+def _plant(obj: bpy.types.Object, options: Options, progress: Progress) -> dict:
     if not any(limb.plant or ("leg" in limb.name.lower() and limb.end_bone) for limb in obj.limb_ik.limbs):
         return {"note": "No legs with a foot to plant; nothing baked."}
     start, end = frame_range(options)
-    report = api.plant(obj, options.ground, frame_start=start, frame_end=end)
+    report = api.plant(
+        obj, options.ground, frame_start=start, frame_end=end, progress=lambda done: progress((start, end), done)
+    )
     return {"baked": report.limbs, "frames": [start, end], "keys": report.keys, "unreached": report.unreached}
 
 
-def _check(obj: bpy.types.Object, options: Options) -> dict:
+def _check(obj: bpy.types.Object, options: Options, progress: Progress) -> dict:
     part = {"problems": api.check(obj)}
     if not part["problems"] and obj.limb_ik.ground is not None and any(limb.plant for limb in obj.limb_ik.limbs):
         part["feet"] = api.foot_report(obj, *frame_range(options))

@@ -1,17 +1,24 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """One .blend file: opened, every armature done by the subcommand, saved; the result is its report entry."""
 
+import functools
 import os
 import time
 import traceback
+from collections.abc import Callable
 from contextlib import contextmanager
 
 import bpy
 
 from .. import api
 from .commands import SUBCOMMANDS, Options, Subcommand
+from .console import blender_quiet
 from .files import is_compressed, save
 from .report import entry as new_entry
+from .stop import Stopped
+
+#: Called while an armature's frame range is baked: its name, the range, the fraction done.
+Progress = Callable[[str, tuple[int, int], float], None]
 
 
 def _message(error: BaseException) -> str:
@@ -53,7 +60,7 @@ def _current(scene: bpy.types.Scene):
             window.scene = previous
 
 
-def _run_armatures(name: str, command: Subcommand, options: Options, entry: dict) -> None:
+def _run_armatures(name: str, command: Subcommand, options: Options, entry: dict, progress: Progress) -> None:
     """Run ``command`` on every armature of the open file into ``entry``; raise LimbIKError to fail it."""
     by_scene = _armatures_by_scene()
     if not by_scene:
@@ -69,7 +76,7 @@ def _run_armatures(name: str, command: Subcommand, options: Options, entry: dict
                 part = {"name": obj.name, "scene": scene.name, "detected": [], "baked": [], "problems": {}}
                 entry["armatures"].append(part)
                 try:
-                    part.update(command.run(obj, options))
+                    part.update(command.run(obj, options, functools.partial(progress, obj.name)))
                 except api.LimbIKError as error:
                     text = str(error)
                     raise api.LimbIKError(
@@ -89,11 +96,12 @@ def _run_armatures(name: str, command: Subcommand, options: Options, entry: dict
         raise api.LimbIKError(first)
 
 
-def process_file(path: str, output: str | None, subcommand: str, options: Options) -> dict:
+def process_file(path: str, output: str | None, subcommand: str, options: Options, progress: Progress) -> dict:
     """Do ``subcommand`` on one .blend file and save the result to ``output`` (None: write nothing).
 
     The one per-file code path: the in-process batch and every child process of ``--jobs`` run it.
-    Never raises for a problem with the file; the returned report entry says what happened.
+    Never raises for a problem with the file; the returned report entry says what happened. When
+    ``progress`` raises :class:`Stopped`, the file ends there, unsaved, as ``stopped``.
     """
     began = time.perf_counter()
     command = SUBCOMMANDS[subcommand]
@@ -101,15 +109,19 @@ def process_file(path: str, output: str | None, subcommand: str, options: Option
     name = os.path.basename(path)
     try:
         try:
-            bpy.ops.wm.open_mainfile(filepath=path, load_ui=False)
+            with blender_quiet():
+                bpy.ops.wm.open_mainfile(filepath=path, load_ui=False)
         except RuntimeError as error:
             reason = _message(error).replace(path, name)  # Blender's message names the whole path, twice
             raise api.LimbIKError(f"Blender could not open '{name}': {reason}") from None
-        _run_armatures(name, command, options, entry)
+        _run_armatures(name, command, options, entry, progress)
         in_place = output is not None and os.path.abspath(output) == os.path.abspath(path)
         if output is not None and not options.dry_run and (entry["changed"] or not in_place):
-            save(output, is_compressed(path))
+            with blender_quiet():
+                save(output, is_compressed(path))
             entry["written"] = True
+    except Stopped as stop:
+        entry.update(status="stopped", error=str(stop), output=None, written=False, changed=False)
     except api.LimbIKError as error:
         entry.update(status="failed", error=str(error), output=None, written=False)
     except Exception as error:  # a Blender or Limb IK bug on this file must not stop the batch

@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""The JSON report: one entry per file, written whole and renamed into place."""
+"""The JSON report: one entry per file (``status`` ok, failed or stopped), written whole and renamed
+into place."""
 
 import json
 import os
@@ -11,6 +12,11 @@ def entry(path: str, output: str | None = None, error: str | None = None) -> dic
     """A file's part of the report; failed when ``error`` is given."""
     return {"path": path, "status": "failed" if error else "ok", "error": error, "output": None if error else output,
             "written": False, "changed": False, "armatures": [], "seconds": 0.0}  # fmt: skip
+
+
+def not_done(path: str, reason: str) -> dict:
+    """The entry of a file the batch was stopped before."""
+    return {**entry(path, error=reason), "status": "stopped"}
 
 
 def read_json(path: str) -> dict | None:
