@@ -3,7 +3,7 @@
 
 A file that cannot be done (it does not load, has no armature, a limb is set up wrongly) fails on
 its own: it is named in the report, nothing is written for it, and the batch goes on. SIGINT or
-SIGTERM stops the batch after the file being saved, or between two frames of a bake (see
+SIGTERM stops the batch once the file it is on is done, or between two frames of a bake (see
 :mod:`.stop`). Exit status: 0 when every file is fine, 1 when some failed, 2 for a usage error,
 128 + the signal's number when stopped.
 """

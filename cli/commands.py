@@ -29,8 +29,8 @@ class Subcommand:
 
     ``run`` does one armature and returns its part of the report (``detected``, ``baked``,
     ``problems``, …); it raises :class:`api.LimbIKError` when the armature cannot be done, which
-    fails the file, and passes ``progress`` whatever an exception it raises. ``changes`` tells from
-    that part whether the file was modified.
+    fails the file. While it bakes it calls its ``progress`` argument, whose exceptions pass
+    through. ``changes`` tells from that part whether the file was modified.
     """
 
     help: str
