@@ -78,7 +78,7 @@ class _Batch:
             for path in self.todo:
                 if self.stop:
                     break
-                self.timer.start(path)
+                self.timer.start()
                 progress = functools.partial(self.on_progress, path)
                 self.done(process_file(path, self.outputs[path], self.args.subcommand, self.options, progress))
         if self.stop and not self.args.from_parent:  # a child's parent accounts for the files it never started
@@ -110,7 +110,7 @@ class _Batch:
     def on_progress(self, path: str, armature: str, frames: tuple[int, int], fraction: float) -> None:
         """Between two frames of a bake: stop there if asked to, else say where the file is now and then."""
         self.stop.check()
-        if not self.timer.due(path):
+        if not self.timer.due():
             return
         if self.args.from_parent:
             self.progress = {"path": path, "armature": armature, "frames": list(frames), "fraction": fraction}

@@ -60,21 +60,22 @@ def _foot_lines(report: dict | None) -> list[str]:
 
 
 class ProgressTimer:
-    """When a progress line is due: every :data:`PROGRESS_INTERVAL` seconds a file, the first after
-    that long in it, so quick files print none."""
+    """When a progress line is due: every :data:`PROGRESS_INTERVAL` seconds, the first that long
+    after the file started, so quick files print none."""
 
     def __init__(self):
-        self._last: dict[str, float] = {}
+        self._last = time.monotonic()
 
-    def start(self, path: str) -> None:
-        self._last[path] = time.monotonic()
+    def start(self) -> None:
+        """A new file starts now."""
+        self._last = time.monotonic()
 
-    def due(self, path: str) -> bool:
-        """Whether a line for ``path`` is due now; if so, the next one is due an interval later."""
+    def due(self) -> bool:
+        """Whether a line is due now; if so, the next one is due an interval later."""
         now = time.monotonic()
-        if now - self._last.setdefault(path, now) < PROGRESS_INTERVAL:
+        if now - self._last < PROGRESS_INTERVAL:
             return False
-        self._last[path] = now
+        self._last = now
         return True
 
 

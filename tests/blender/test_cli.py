@@ -382,8 +382,7 @@ def test_blender_entry_point_and_child_command(extension, capsys):
 
 
 @pytest.mark.parametrize("where", ["a file", "inside a file"])
-def test_an_output_folder_that_cannot_be_one_is_a_usage_error_before_any_file(inputs, extension, tmp_path, where,
-                                                                               capsys):  # fmt: skip
+def test_an_unusable_output_folder_is_a_usage_error_before_any_file(inputs, extension, tmp_path, where, capsys):
     folder, checksums = inputs
     (tmp_path / "taken").write_text("a file, not a folder")
     output = tmp_path / "taken" if where == "a file" else tmp_path / "taken" / "out"
