@@ -19,6 +19,8 @@ Example, from a script run inside Blender (the extension installed and enabled):
     print(report.keys, "keys")
 """
 
+from collections.abc import Callable
+
 import bpy
 
 from .rig import bake as _bake
@@ -122,13 +124,17 @@ def bake(
     frame_end: int | None = None,
     step: int = 1,
     turn_off_live: bool = True,
+    progress: Callable[[float], None] | None = None,
 ) -> _bake.BakeReport:
     """Key the solved pose over a frame range (default: the scene's) on the limb bones' rotation
     channels only; every other key stays as it was. Returns a report with ``frames``, ``keys``,
     ``unreached`` (limb -> frames out of reach) and ``seconds``.
+
+    ``progress``, if given, is called after each frame is read with the fraction of the range done
+    (0 to 1); an exception it raises ends the bake with the scene as it was.
     """
     obj = _armature(obj)
-    return _bake.bake(obj, _limbs_named(obj, limbs), frame_start, frame_end, step, turn_off_live)
+    return _bake.bake(obj, _limbs_named(obj, limbs), frame_start, frame_end, step, turn_off_live, progress)
 
 
 def plant(
@@ -138,12 +144,14 @@ def plant(
     frame_start: int | None = None,
     frame_end: int | None = None,
     step: int = 1,
+    progress: Callable[[float], None] | None = None,
 ) -> _bake.BakeReport:
     """Plant the feet on the ground and bake the result (legs, feet and pelvis keyed).
 
     ``ground``: the collection (or its name) to stand on; default: the rig's ground setting.
     ``limbs``: the limbs to plant; default: those marked planted, or if none is, every limb
     named like a leg that has a foot. If the bake fails, these settings are put back too.
+    ``progress``: as for :func:`bake`.
 
         plant(rig, "Terrain")                    # every leg on the Terrain collection
         plant(rig, limbs=["leg.L"], frame_end=48)
@@ -164,7 +172,7 @@ def plant(
                 raise LimbIKError(f"Armature '{obj.name}' has no legs with a foot to plant; add or detect them first.")
         for limb in chosen or []:
             limb.plant = True
-        return _bake.bake(obj, None, frame_start, frame_end, step)
+        return _bake.bake(obj, None, frame_start, frame_end, step, progress=progress)
     except Exception:
         settings.ground = before[0]
         for limb in settings.limbs:

@@ -8,10 +8,12 @@
 Run it with a Python that has the ``bpy`` wheel installed. This source tree is enabled as an
 extension in throw-away user folders (the user's own Blender preferences are never read or
 written), then the extension's own ``cli.main`` parses the arguments and does the work. For
-``--jobs N`` each file runs in a new process of this same launcher.
+``--jobs N`` the files are shared out over new processes of this same launcher. Usage lines name
+the command as typed, or ``$LIMB_IK_CLI_PROG`` when a wrapper (``tools/run.py cli``) sets it.
 """
 
 import importlib
+import os
 import shutil
 import sys
 from pathlib import Path
@@ -29,12 +31,18 @@ def run(argv: list[str]) -> int:
         repositories = bpy.context.preferences.extensions.repos
         repository = next((r for r in repositories if r.module == source_extension.REPOSITORY), None)
         cli = importlib.import_module(f"{source_extension.MODULE}.cli")
-        return cli.main(argv, prog="limb_ik_cli.py", worker=[sys.executable, str(Path(__file__).resolve())])
+        return cli.main(argv, prog=typed_command(), worker=[sys.executable, str(Path(__file__).resolve())])
     finally:
         # Throw-away folders: the user resources and the repository that links to this tree.
         if repository is not None and repository.custom_directory:
             shutil.rmtree(repository.custom_directory, ignore_errors=True)
         shutil.rmtree(user_folder, ignore_errors=True)
+
+
+def typed_command() -> str:
+    """This command as it was typed, up to the subcommand: ``python3.11 tools/limb_ik_cli.py``."""
+    python, *script = sys.orig_argv[: len(sys.orig_argv) - len(sys.argv) + 1]
+    return os.environ.get("LIMB_IK_CLI_PROG") or " ".join([os.path.basename(python), *script])
 
 
 def main() -> None:

@@ -112,8 +112,12 @@ def main() -> int:
         "bench": [str(ROOT / "benchmarks" / "run_all.py"), *rest],
         "cli": [str(ROOT / "tools" / "limb_ik_cli.py"), *rest],
     }[args.task]
-    # The command line takes the user's paths, relative to where it was started.
-    return subprocess.run([str(python), *command], cwd=None if args.task == "cli" else ROOT).returncode
+    # The command line takes the user's paths, relative to where it was started, and names the command
+    # typed in its usage lines.
+    python_and_script = sys.orig_argv[: len(sys.orig_argv) - len(sys.argv) + 1]
+    typed = " ".join([os.path.basename(python_and_script[0]), *python_and_script[1:], "cli"])
+    env = {**os.environ, "LIMB_IK_CLI_PROG": typed} if args.task == "cli" else None
+    return subprocess.run([str(python), *command], cwd=None if args.task == "cli" else ROOT, env=env).returncode
 
 
 if __name__ == "__main__":

@@ -144,6 +144,18 @@ def empty(name: str = "Target", location=(0.0, 0.0, 0.0)) -> bpy.types.Object:
     return obj
 
 
+def plane_ground(size: float = 4.0) -> bpy.types.Collection:
+    """A collection "Ground" holding only a plane at the floor, to plant feet on."""
+    bpy.ops.mesh.primitive_plane_add(size=size)
+    plane, scene = bpy.context.object, bpy.context.scene
+    ground = bpy.data.collections.new("Ground")
+    scene.collection.children.link(ground)
+    for collection in plane.users_collection:
+        collection.objects.unlink(plane)
+    ground.objects.link(plane)
+    return ground
+
+
 def evaluated(obj: bpy.types.Object) -> bpy.types.Object:
     return obj.evaluated_get(bpy.context.evaluated_depsgraph_get())
 

@@ -170,3 +170,26 @@ def test_bake_of_an_armature_in_another_scene(lik, leg):
     bpy.data.scenes.new("Other").collection.objects.link(away)
     with unchanged(lik, leg), pytest.raises(lik.api.LimbIKError, match=r"^Armature 'Away' is not in the current scene"):
         lik.api.bake(away)
+
+
+class Halt(Exception):
+    pass
+
+
+@pytest.mark.parametrize("function", ["bake", "plant"])
+def test_bake_and_plant_call_progress_and_stop_when_it_raises(lik, leg, function):
+    ground = rigs.plane_ground() if function == "plant" else None
+    bake = getattr(lik.api, function)
+    where = {"ground": ground} if ground else {}
+
+    def halt_at_the_third_frame(fraction):
+        if fraction >= 3 / 8:
+            raise Halt
+
+    with unchanged(lik, leg), pytest.raises(Halt):
+        bake(leg, **where, frame_start=1, frame_end=8, progress=halt_at_the_third_frame)
+    assert leg.limb_ik.ground is None and not leg.limb_ik.limbs["leg.L"].plant
+    done = []
+    report = bake(leg, **where, frame_start=1, frame_end=8, progress=done.append)
+    assert done == [n / 8 for n in range(1, 9)]
+    assert report.frames == 8 and report.keys > 0

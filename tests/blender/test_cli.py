@@ -379,3 +379,82 @@ def test_blender_entry_point_and_child_command(extension, capsys):
         "/opt/blender/blender", "--background", "--addons", package, "--command", "limb_ik"
     ]  # fmt: skip
     assert extension.cli.blender_worker("blender", True)[:3] == ["blender", "--background", "--factory-startup"]
+
+
+@pytest.mark.parametrize("where", ["a file", "inside a file"])
+def test_an_unusable_output_folder_is_a_usage_error_before_any_file(inputs, extension, tmp_path, where, capsys):
+    folder, checksums = inputs
+    (tmp_path / "taken").write_text("a file, not a folder")
+    output = tmp_path / "taken" if where == "a file" else tmp_path / "taken" / "out"
+    report = tmp_path / "r.json"
+    argv = ["bake", str(folder / "*.blend"), "--output-dir", str(output), "--json", str(report)]
+    assert extension.cli.main(argv) == 2
+    error = capsys.readouterr().err.splitlines()
+    assert error[0].startswith("usage: blender --command limb_ik bake ")
+    if where == "a file":
+        assert error[-1] == f"blender --command limb_ik bake: error: --output-dir '{output}' is a file, not a folder"
+    else:
+        assert error[-1] == (f"blender --command limb_ik bake: error: --output-dir '{output}' cannot be created: "
+                             f"'{tmp_path / 'taken'}' is a file, not a folder")  # fmt: skip
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["taken"], "the report was written"
+    assert {path.name: sha256(path) for path in folder.iterdir()} == checksums
+
+
+def normalised(stdout: str, output: Path) -> list[str]:
+    """The lines of a batch's output with what varies from run to run (order, times, folder) taken out."""
+    lines = [re.sub(r"^\[ ?\d+/\d+\] ", "", line) for line in stdout.splitlines()]
+    lines = [re.sub(r"\d+\.\d s\b", "_ s", line.replace(str(output), "OUT")) for line in lines]
+    return sorted(lines)
+
+
+def test_one_process_prints_what_many_do_and_none_of_blenders_log(inputs, baked, tmp_path):
+    folder, _ = inputs
+    parallel_output, _, parallel = baked
+    output = tmp_path / "out"
+    done = launch("bake", folder / "*.blend", "--output-dir", output, "--jobs", 1)
+    assert done.returncode == 1, done.stderr[-3000:]
+    assert normalised(done.stdout, output) == normalised(parallel.stdout, parallel_output)
+    assert len(done.stdout.splitlines()) == len(CASES) + 1
+    for text in (done.stdout, done.stderr, parallel.stdout, parallel.stderr):
+        assert not re.search("Read blend|Saved copy|limb_ik-tmp|Info:", text), text
+
+
+def test_a_clean_check_says_so_with_the_foot_figures(extension, tmp_path, capsys):
+    rig = rigs.leg_armature()
+    bpy.ops.object.mode_set(mode="OBJECT")
+    extension.api.add_limb(rig, ["thigh.L", "shin.L", "foot.L"])
+    rig.limb_ik.ground = rigs.plane_ground()  # 2 cm below the sole
+    rig.limb_ik.limbs["leg.L"].plant = True
+    bpy.context.scene.frame_start, bpy.context.scene.frame_end = FRAMES
+    path, report = tmp_path / "planted.blend", tmp_path / "r.json"
+    bpy.ops.wm.save_as_mainfile(filepath=str(path))
+    capsys.readouterr()
+    assert extension.cli.main(["check", str(path), "--json", str(report)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    feet = json.loads(report.read_text())["files"][0]["armatures"][0]["feet"]
+    foot = feet["feet"][0]
+    assert foot["stance_frames"] == 6 and foot["sole_distance_median"] == pytest.approx(0.02)
+    assert re.fullmatch(r"\[1/1\] ok      planted\.blend \[\d+\.\d s\] Leg: no problems", lines[0]), lines[0]
+    assert lines[1:] == [
+        "              Leg: leg.L stance 6 frames, sole-surface 20.0 mm (max 20.0), penetration 0.0 mm, "
+        "sole angle 0.0°, slide 0.0 mm, knee 0.0°/frame",
+        "              Leg: pelvis drop 0.0 mm",
+        lines[-1],
+    ]
+    assert lines[-1].startswith("1 of 1 files done, 0 failed (")
+
+
+def test_usage_lines_name_the_command_typed(extension, capsys):
+    assert extension.cli.main(["bake", "a.blend"], prog="my-batch") == 2
+    assert capsys.readouterr().err.startswith("usage: my-batch bake ")
+    done = launch("bake", "a.blend")
+    assert done.returncode == 2
+    assert done.stderr.startswith(f"usage: {Path(sys.executable).name} {LAUNCHER} bake "), done.stderr
+    run = importlib.import_module("run")  # tools/run.py
+    version = "{}.{}".format(*bpy.app.version[:2])
+    if Path(sys.executable) != run.cache_dir() / f"venv-blender-{version}" / "bin" / "python":
+        pytest.skip("tools/run.py would set up a virtual environment of its own (this is not one of its)")
+    done = subprocess.run([sys.executable, ROOT / "tools" / "run.py", "cli", "bake", "a.blend"], capture_output=True,
+                          text=True)  # fmt: skip
+    assert done.returncode == 2
+    assert done.stderr.startswith(f"usage: {Path(sys.executable).name} {ROOT / 'tools' / 'run.py'} cli bake ")
