@@ -34,7 +34,7 @@ from pathlib import Path
 
 import bpy
 
-from . import api
+from . import api, batch_report
 
 COMMAND = "limb_ik"
 
@@ -497,6 +497,8 @@ def main(argv: list[str], prog: str = f"blender --command {COMMAND}", worker: li
     ``worker`` is the command that runs ``limb_ik`` in a new process, for ``--jobs``; by default a
     new Blender (see :func:`blender_worker`).
     """
+    if argv[:1] == ["merge"]:  # a farm's per-file reports merged into one: see batch_report.py
+        return batch_report.main(argv[1:], f"{prog} merge")
     try:
         args = parse(argv, prog)
     except SystemExit as stop:  # argparse: usage error (2), or --help (0)

@@ -8,7 +8,9 @@
 Run it with a Python that has the ``bpy`` wheel installed. This source tree is enabled as an
 extension in throw-away user folders (the user's own Blender preferences are never read or
 written), then the extension's own ``cli.main`` parses the arguments and does the work. For
-``--jobs N`` each file runs in a new process of this same launcher.
+``--jobs N`` each file runs in a new process of this same launcher. Blender's own form of the
+command (``--background --command limb_ik bake ...``) works as well, so a farm job template that
+runs Blender can run this launcher instead.
 """
 
 import importlib
@@ -37,8 +39,16 @@ def run(argv: list[str]) -> int:
         shutil.rmtree(user_folder, ignore_errors=True)
 
 
+def command_arguments(argv: list[str]) -> list[str]:
+    """The command line's own arguments. Blender's form, ``[--background ...] --command limb_ik ARGS``,
+    is accepted too, so this launcher can stand in for the Blender executable of a farm job."""
+    if "--command" in argv[:-1] and argv[argv.index("--command") + 1] == "limb_ik":
+        return argv[argv.index("--command") + 2 :]
+    return argv
+
+
 def main() -> None:
-    source_extension.leave(run(sys.argv[1:]))
+    source_extension.leave(run(command_arguments(sys.argv[1:])))
 
 
 if __name__ == "__main__":
