@@ -4,8 +4,9 @@
 import json
 from pathlib import Path
 
-import batch_report
 import pytest
+
+import batch_report
 
 
 def entry(path: str, error: str | None = None, output: str | None = None) -> dict:
@@ -28,7 +29,9 @@ def report(folder: Path, name: str, *entries: dict, command: str = "bake", statu
 
 def test_reports_merge_in_order_with_their_shared_fields(tmp_path):
     first = report(tmp_path, "b.json", entry("/s/b.blend", output="/o/b.blend"))
-    second = report(tmp_path, "a.json", entry("/s/a.blend", output="/o/a.blend"), entry("/s/c.blend", output="/o/c.blend"))
+    second = report(
+        tmp_path, "a.json", entry("/s/a.blend", output="/o/a.blend"), entry("/s/c.blend", output="/o/c.blend")
+    )
     merged = batch_report.merge([first, second])
     assert [e["path"] for e in merged["files"]] == ["/s/b.blend", "/s/a.blend", "/s/c.blend"]
     assert merged["files"][0] == entry("/s/b.blend", output="/o/b.blend")
@@ -43,8 +46,10 @@ def test_reports_merge_in_order_with_their_shared_fields(tmp_path):
 
 
 def test_a_failed_file_fails_the_merge_and_keeps_its_sentence(tmp_path):
-    paths = [report(tmp_path, "ok.json", entry("/s/a.blend", output="/o/a.blend")),
-             report(tmp_path, "bad.json", entry("/s/b.blend", error="Limb 'leg.L': bone 'shin.L' does not exist."))]
+    paths = [
+        report(tmp_path, "ok.json", entry("/s/a.blend", output="/o/a.blend")),
+        report(tmp_path, "bad.json", entry("/s/b.blend", error="Limb 'leg.L': bone 'shin.L' does not exist.")),
+    ]
     merged = batch_report.merge(paths)
     assert merged["exit_status"] == 1
     assert merged["files"][1]["error"] == "Limb 'leg.L': bone 'shin.L' does not exist."
@@ -61,7 +66,9 @@ def test_missing_unreadable_and_incomplete_reports_are_named(tmp_path):
     merged = batch_report.merge([good, tmp_path / "missing.json", torn, stopped, other])
     errors = [r["error"] for r in merged["reports"]]
     assert errors[0] is None
-    assert errors[1] == f"The report '{tmp_path / 'missing.json'}' is missing: its task did not run or did not write it."
+    assert (
+        errors[1] == f"The report '{tmp_path / 'missing.json'}' is missing: its task did not run or did not write it."
+    )
     assert errors[2].startswith(f"The report '{torn}' could not be read: ")
     assert errors[3] == f"The report '{stopped}' is incomplete: its process stopped before the end."
     assert errors[4] == f"The report '{other}' is not a Limb IK report (it has no list of files)."
@@ -70,9 +77,11 @@ def test_missing_unreadable_and_incomplete_reports_are_named(tmp_path):
 
 
 def test_two_tasks_writing_one_output_fail_both_files(tmp_path):
-    paths = [report(tmp_path, "1.json", entry("/a/sh010.blend", output="/o/sh010.blend")),
-             report(tmp_path, "2.json", entry("/b/sh010.blend", output="/o/./sh010.blend")),
-             report(tmp_path, "3.json", entry("/c/sh020.blend", output="/o/sh020.blend"))]
+    paths = [
+        report(tmp_path, "1.json", entry("/a/sh010.blend", output="/o/sh010.blend")),
+        report(tmp_path, "2.json", entry("/b/sh010.blend", output="/o/./sh010.blend")),
+        report(tmp_path, "3.json", entry("/c/sh020.blend", output="/o/sh020.blend")),
+    ]
     merged = batch_report.merge(paths)
     errors = [e["error"] for e in merged["files"]]
     assert errors == [
@@ -84,7 +93,10 @@ def test_two_tasks_writing_one_output_fail_both_files(tmp_path):
 
 
 def test_reports_of_different_commands_do_not_make_a_whole(tmp_path):
-    paths = [report(tmp_path, "1.json", entry("/s/a.blend")), report(tmp_path, "2.json", entry("/s/b.blend"), command="check")]
+    paths = [
+        report(tmp_path, "1.json", entry("/s/a.blend")),
+        report(tmp_path, "2.json", entry("/s/b.blend"), command="check"),
+    ]
     merged = batch_report.merge(paths)
     assert merged["command"] is None and merged["blender"] == "5.0.1"
     assert merged["reports"][0]["error"] == "The reports are of different commands: bake, check"
