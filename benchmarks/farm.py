@@ -123,7 +123,7 @@ def main() -> int:
 
         node = subprocess.run(["node", "-e", FLAMENCO, str(ROOT / "farm" / "flamenco" / "limb_ik.js"), str(FILES)],
                               capture_output=True, text=True, check=True)  # fmt: skip
-        flamenco_seconds, flamenco_tasks = node.stdout.split()
+        flamenco_seconds, flamenco_tasks = float(node.stdout.split()[0]), node.stdout.split()[1]
 
     report.header(
         "Farm tasks: one process per file",
@@ -141,7 +141,7 @@ def main() -> int:
             [f"Merging {FILES:,} per-file reports in Python ({merged_mb:.1f} MB merged)", f"{merge_seconds:.2f}"],
             [f"The merge task on {FILES:,} reports (launcher start-up included)", f"{merge_task:.2f}"],
             ["`openjd summary`: a job of 1,024 files (the most one list range takes)", f"{openjd_seconds:.2f}"],
-            [f"Flamenco job type compiling {FILES:,} files ({flamenco_tasks} tasks, node)", flamenco_seconds[:4]],
+            [f"Flamenco job type compiling {FILES:,} files ({flamenco_tasks} tasks, node)", f"{flamenco_seconds:.2f}"],
         ],
         [False, True],
     ))  # fmt: skip
