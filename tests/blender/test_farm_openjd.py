@@ -98,14 +98,17 @@ def test_three_files_run_as_three_tasks_and_merge(inputs, blender, tmp_path):
 
 def test_a_file_that_fails_is_a_failed_task_and_holds_back_the_merge(inputs, blender, tmp_path):
     output = tmp_path / "checked"
-    done = run_job(blender, [inputs["leg"], inputs["broken_limb"]], output, "Command=check")
+    pattern = inputs["leg"].parent / "leg*.blend"  # one task for the three legs
+    done = run_job(blender, [pattern, inputs["broken_limb"]], output, "Command=check")
     assert done.returncode != 0
     log = done.stdout + done.stderr
     assert "FAILED  broken_limb.blend: Limb 'leg.L': bone 'shin.L' does not exist in armature 'Broken'." in log
     assert not (output / "limb_ik_report.json").exists(), "the merge ran although a task failed"
     assert not list(output.glob("*.blend")), "check writes no .blend file"
     reports = {p.name: json.loads(p.read_text()) for p in (output / "limb_ik_reports").iterdir()}
+    assert reports.keys() == {report_name(pattern), report_name(inputs["broken_limb"])}
+    legs = reports[report_name(pattern)]
+    assert legs["exit_status"] == 0
+    assert sorted(entry["path"] for entry in legs["files"]) == sorted(str(inputs[name]) for name in GOOD)
     broken = reports[report_name(inputs["broken_limb"])]
     assert broken["exit_status"] == 1 and broken["files"][0]["status"] == "failed"
-    good = reports[report_name(inputs["leg"])]
-    assert good["exit_status"] == 0 and good["files"][0]["armatures"][0]["problems"] == {}
