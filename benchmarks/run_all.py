@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 
 BENCHMARKS = Path(__file__).resolve().parent
-SCRIPTS = ("solvers", "live", "bake", "cli", "planting")
+SCRIPTS = ("solvers", "live", "bake", "cli", "farm", "planting")
 
 
 def run(name: str) -> tuple[int, float]:

@@ -16,7 +16,7 @@ import time
 
 import bpy
 
-from . import arguments, console, files, parallel
+from . import arguments, console, files, merge, parallel
 from .commands import Options
 from .one_file import process_file
 from .report import entry as new_entry
@@ -31,6 +31,8 @@ def main(argv: list[str], prog: str = f"blender --command {parallel.COMMAND}", w
     ``limb_ik`` in a new process, for ``--jobs``; by default a new Blender (see
     :func:`parallel.blender_worker`).
     """
+    if argv[:1] == ["merge"]:  # a farm's per-file reports merged into one: no files to open
+        return merge.main(argv[1:], f"{prog} merge")
     try:
         args = arguments.parse(argv, prog)
     except SystemExit as stop:  # argparse: usage error (2), or --help (0)

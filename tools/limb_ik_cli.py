@@ -10,6 +10,8 @@ extension in throw-away user folders (the user's own Blender preferences are nev
 written), then the extension's own ``cli.main`` parses the arguments and does the work. For
 ``--jobs N`` the files are shared out over new processes of this same launcher. Usage lines name
 the command as typed, or ``$LIMB_IK_CLI_PROG`` when a wrapper (``tools/run.py cli``) sets it.
+Blender's own form of the command (``--background --command limb_ik bake ...``) works as well,
+so a farm job template that runs Blender can run this launcher instead.
 """
 
 import importlib
@@ -45,8 +47,16 @@ def typed_command() -> str:
     return os.environ.get("LIMB_IK_CLI_PROG") or " ".join([os.path.basename(python), *script])
 
 
+def command_arguments(argv: list[str]) -> list[str]:
+    """The command line's own arguments. Blender's form, ``[--background ...] --command limb_ik ARGS``,
+    is accepted too, so this launcher can stand in for the Blender executable of a farm job."""
+    if "--command" in argv[:-1] and argv[argv.index("--command") + 1] == "limb_ik":
+        return argv[argv.index("--command") + 2 :]
+    return argv
+
+
 def main() -> None:
-    source_extension.leave(run(sys.argv[1:]))
+    source_extension.leave(run(command_arguments(sys.argv[1:])))
 
 
 if __name__ == "__main__":

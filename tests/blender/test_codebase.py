@@ -123,4 +123,4 @@ def test_manifest():
     assert manifest["license"] == ["SPDX:GPL-3.0-or-later"]
     assert len(manifest["tagline"]) <= 64 and not manifest["tagline"].endswith(".")
     excluded = manifest["build"]["paths_exclude_pattern"]
-    assert {"__pycache__/", "/.*", "/*.zip", "/tests/", "/tools/", "/benchmarks/", "/demo/"} <= set(excluded)
+    assert {"__pycache__/", "/.*", "/*.zip", "/tests/", "/tools/", "/benchmarks/", "/demo/", "/farm/"} <= set(excluded)

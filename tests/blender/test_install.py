@@ -47,8 +47,8 @@ def test_package_excludes_tests_and_tooling(tmp_path):
     import zipfile
 
     names = zipfile.ZipFile(build_package(tmp_path)).namelist()
-    assert "blender_manifest.toml" in names and "solvers/two_bone.py" in names
-    assert not [n for n in names if n.split("/")[0] in {"tests", "tools", "benchmarks", "demo", ".ci", "dist"}]
+    assert "blender_manifest.toml" in names and "solvers/two_bone.py" in names and "cli/merge.py" in names
+    assert not [n for n in names if n.split("/")[0] in {"tests", "tools", "benchmarks", "demo", "farm", ".ci", "dist"}]
 
 
 def test_installed_package_runs_an_operator(tmp_path):
