@@ -181,12 +181,16 @@ def plant(
 
 
 def foot_report(obj: bpy.types.Object | str, frame_start: int | None = None, frame_end: int | None = None) -> dict:
-    """How the planted feet stand over a frame range (default: the scene's), as they play back now:
-    per foot the stance frames, sole-to-surface distance (median, max), deepest penetration,
-    sole-to-surface angle, stance slide and largest knee-angle change between frames; and the
-    pelvis drop below its authored height. Distances in metres, angles in degrees.
+    """How the planted feet stand over a frame range (default: the scene's) as they play back now,
+    against the take as authored (as the last planting bake read it, else the animation with live
+    solving paused). Per foot: ``contact_frames``, ``ball_height_median`` and ``ball_height_p95``
+    (metres the ball's height above the surface is off its authored height above the floor, in
+    contact), ``deepest`` (metres into the surface), ``pitch_p95`` (degrees), ``knee_pop``
+    (degrees in one frame beyond the authored turn), ``slide`` (metres in one contact),
+    ``frames_without_ground``; and the ``pelvis_drop`` (metres). The definitions are in the
+    README's *Foot planting* section.
 
-        foot_report(rig)["feet"][0]["stance_slide"]     # 0.0008
+        foot_report(rig)["feet"][0]["slide"]     # 0.0003
     """
     obj = _armature(obj)
-    return _report.foot_report(obj, frame_start, frame_end).as_dict()
+    return _report.foot_report(obj, bpy.context.scene, frame_start, frame_end).as_dict()

@@ -9,6 +9,8 @@ import sys
 import time
 from contextlib import contextmanager
 
+from ..rig.report import describe
+
 #: Seconds between two progress lines of one file (the first comes after this long in the file).
 PROGRESS_INTERVAL = 1.0
 
@@ -47,16 +49,7 @@ def _armature_summary(part: dict, subcommand: str) -> str:
 
 def _foot_lines(report: dict | None) -> list[str]:
     """``check``'s foot report (``api.foot_report``) in the README's terms: a line per foot, one for the pelvis."""
-    if not report:
-        return []
-    lines = [
-        f"{foot['limb']} stance {foot['stance_frames']} frames, sole-surface {1e3 * foot['sole_distance_median']:.1f} "
-        f"mm (max {1e3 * foot['sole_distance_max']:.1f}), penetration {1e3 * foot['max_penetration']:.1f} mm, "
-        f"sole angle {foot['max_normal_angle']:.1f}°, slide {1e3 * foot['stance_slide']:.1f} mm, "
-        f"knee {foot['max_knee_change']:.1f}°/frame"
-        for foot in report["feet"]
-    ]
-    return [*lines, f"pelvis drop {1e3 * report['pelvis_drop']:.1f} mm"]
+    return describe(report) if report else []
 
 
 class ProgressTimer:

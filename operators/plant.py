@@ -8,8 +8,8 @@ from .common import poll_armature, run
 
 
 class LIMB_IK_OT_foot_report(bpy.types.Operator):
-    """Measure the planted feet over the scene's frame range as they play back: stance frames, distance to the
-    surface, penetration, slide, knee jumps and pelvis drop"""
+    """Measure the planted feet over the scene's frame range as they play back, against the take as authored:
+    ball height and pitch against the surface in contact, how deep a foot goes, knee pops, slide and pelvis drop"""
 
     bl_idname = "limb_ik.foot_report"
     bl_label = "Foot Report"
@@ -21,12 +21,11 @@ class LIMB_IK_OT_foot_report(bpy.types.Operator):
 
     def execute(self, context):
         def work():
-            report = foot_report(context.object)
-            for line in report.table().splitlines():
-                if line.startswith("| ") and not line.startswith("| foot"):
-                    self.report({"INFO"}, line)
-            print(report.table())
-            return f"Pelvis drop {1e3 * report.pelvis_drop:.1f} mm; full table in the system console"
+            report = foot_report(context.object, context.scene)
+            *feet, pelvis = report.lines()
+            for line in feet:
+                self.report({"INFO"}, line)
+            return pelvis[0].upper() + pelvis[1:]
 
         return run(self, work)
 

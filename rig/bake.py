@@ -18,6 +18,7 @@ import numpy as np
 from ..solvers import rotation_modes
 from ..solvers.chains import stack
 from . import plant, solve, timeline
+from . import report as report_module
 from .actions import ActionEdit
 from .errors import LimbError
 from .ground import Ground
@@ -84,6 +85,7 @@ def bake(
         span = plant.take(obj, scene, frames[0], frames[-1])
         per_frame, poses, samples = _gather(scene, planned, frames, progress, span)
         analysis = plant.analyse(planting, span, samples, ground, scene)
+        report_module.record(obj, planting, span, samples)  # what the foot report compares with, saved in the file
         locations = {
             planting.pelvis: np.array(
                 [plant.apply(planting, g, p, analysis, f) for g, p, f in zip(per_frame, poses, frames)]

@@ -10,6 +10,7 @@ analyse the same take, so they show the same pose.
 
 import math
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import bpy
 import numpy as np
@@ -89,12 +90,18 @@ def plant_plan(obj: bpy.types.Object, limbs, chains) -> PlantPlan | None:
 
 
 def _pelvis(obj, limbs, chains, planted_chains) -> str:
-    """The rig's pelvis bone: as set, or the nearest common parent of the planted legs."""
+    """The rig's pelvis bone: as set, or the nearest common parent of the planted legs that can move
+    (a bone connected to its parent ignores its location: its parent carries it)."""
     name = obj.limb_ik.pelvis_bone
     bones = obj.data.bones
     if name:
         if name not in bones:
             raise LimbError(f"Pelvis bone '{name}' does not exist in armature '{obj.name}'.")
+        if bones[name].use_connect:
+            raise LimbError(
+                f"Pelvis bone '{name}' is connected to its parent '{bones[name].parent.name}', so it cannot be lowered "
+                "on its own; set the Pelvis Bone to the parent, or disconnect it."
+            )
         return name
     lines = [list(bones[c.bones[0]].parent_recursive) for c in planted_chains]
     common = [b for b in lines[0] if all(b in line for line in lines[1:])]
@@ -104,7 +111,10 @@ def _pelvis(obj, limbs, chains, planted_chains) -> str:
             f"The planted legs {legs} of '{obj.name}' share no parent bone to carry them; parent them under one "
             "body bone and set it as the Pelvis Bone."
         )
-    return common[0].name
+    pelvis = common[0]
+    while pelvis.use_connect:
+        pelvis = pelvis.parent
+    return pelvis.name
 
 
 def _foot(obj, limb, chain) -> Foot:
@@ -155,18 +165,30 @@ def take(obj: bpy.types.Object, scene: bpy.types.Scene, first: int | None = None
     return range(start, end + 1)
 
 
-def leg_sample(plan: PlantPlan, pose: Pose) -> tuple[np.ndarray, ...]:
-    """One frame of the animated legs in world space: foot matrices (n, 4, 4), balls (n, 3), toe
-    tips (n, 3), toe rotations (n, 3, 3), hips (n, 3) and the pelvis (3,)."""
-    matrices = pose.world @ pose.matrices[[plan.pelvis] + [b for f in plan.feet for b in (f.upper, f.foot, f.toe_or_foot)]]
-    pelvis, (hips, feet, toes) = matrices[0, :3, 3], (matrices[1 + k :: 3] for k in range(3))
-    ball, tip = np.empty((len(plan.feet), 3)), np.empty((len(plan.feet), 3))
+class LegSample(NamedTuple):
+    """One frame of the animated legs in world space, n legs."""
+
+    feet: np.ndarray  #: (n, 4, 4) foot bone matrices
+    balls: np.ndarray  #: (n, 3) where each foot bends: its toe's head, or a toe-less foot's tail
+    tips: np.ndarray  #: (n, 3) the toes' tips (the balls again for toe-less feet)
+    toes: np.ndarray  #: (n, 3, 3) toe rotations (the foot's for a toe-less foot)
+    hips: np.ndarray  #: (n, 3) upper bones' heads
+    knees: np.ndarray  #: (n, 3) lower bones' heads
+    pelvis: np.ndarray  #: (3,)
+
+
+def leg_sample(plan: PlantPlan, pose: Pose) -> LegSample:
+    """The planted legs of ``pose`` in world space."""
+    bones = [plan.pelvis] + [b for f in plan.feet for b in (f.upper, f.lower, f.foot, f.toe_or_foot)]
+    matrices = pose.world @ pose.matrices[bones]
+    hips, knees, feet, toes = (matrices[1 + k :: 4] for k in range(4))
+    balls, tips = np.empty((len(plan.feet), 3)), np.empty((len(plan.feet), 3))
     for n, f in enumerate(plan.feet):
         if f.toe is None:  # the foot bends at its tip
-            ball[n] = tip[n] = feet[n, :3, 3] + feet[n, :3, 1] * f.foot_length
+            balls[n] = tips[n] = feet[n, :3, 3] + feet[n, :3, 1] * f.foot_length
         else:
-            ball[n], tip[n] = toes[n, :3, 3], toes[n, :3, 3] + toes[n, :3, 1] * f.toe_length
-    return feet, ball, tip, toes[:, :3, :3], hips[:, :3, 3], pelvis
+            balls[n], tips[n] = toes[n, :3, 3], toes[n, :3, 3] + toes[n, :3, 1] * f.toe_length
+    return LegSample(feet, balls, tips, toes[:, :3, :3], hips[:, :3, 3], knees[:, :3, 3], matrices[0, :3, 3])
 
 
 @dataclass(frozen=True)
@@ -181,9 +203,12 @@ def analyse(plan: PlantPlan, frames: range, samples: list, ground: Ground, scene
     """Plant the legs of ``plan`` over ``frames``, whose animated legs ``samples`` holds (one
     :func:`leg_sample` per frame), on ``ground``. Raises :class:`LimbError` where a foot has no
     ground under it."""
-    columns = [np.array(c) for c in zip(*samples)]
+    track = LegSample(*(np.array(column) for column in zip(*samples)))
     unit = _unit(plan.obj)
-    legs = Legs(*columns, thigh=np.array([f.thigh for f in plan.feet]) * unit, shin=np.array([f.shin for f in plan.feet]) * unit)
+    legs = Legs(
+        foot=track.feet, ball=track.balls, tip=track.tips, toe=track.toes, hip=track.hips, pelvis=track.pelvis,
+        thigh=np.array([f.thigh for f in plan.feet]) * unit, shin=np.array([f.shin for f in plan.feet]) * unit,
+    )  # fmt: skip
     try:
         planted = plant(legs, ground.cast_down, settings(plan.obj, scene))
     except SolverError as error:

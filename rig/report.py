@@ -1,86 +1,92 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""How well the feet stand: figures measured on what plays back, frame by frame."""
+"""How well planted feet stand: measured on the pose as it plays back, against the take as authored.
 
+One definition of every figure, the same here, in the demo, the benchmark and the README (and in
+the independent measure the tests hold this to). The *ball* is the toe's head, or a toe-less
+foot's tail; a foot is *in contact* where, as authored, its ball is within 3 cm of its lowest
+height over the frames measured and moves slower than 0.3 m/s across the floor. Then:
+
+* ball height: in contact, how far the ball's height above the surface under it is from its
+  authored height above the floor (no less than 0): median and 95th percentile;
+* deepest: how far the ankle or the ball goes into the surface on any frame, where it was
+  above the floor as authored;
+* pitch: in contact, how far the foot's pitch (ankle to ball) against the surface is from its
+  authored pitch against the floor, 95th percentile;
+* knee pop: the most the knee (thigh to shin) turns in one frame beyond what it turns as authored;
+* slide: the farthest the ball moves across the ground during one contact;
+* pelvis drop: the most the pelvis sits lower above the ground under it than it was authored
+  above the floor.
+
+The take as authored is what the last planting bake read, recorded on the rig, so the figures
+hold after a bake and in the saved file; without a record, the animation itself, played with
+live solving paused. Nothing here calls the planting solver.
+"""
+
+import math
 from dataclasses import asdict, dataclass
 
 import bpy
 import numpy as np
 
-from ..solvers.planting.timeline import intervals
-from . import live, plant, solve
+from . import plant, solve, timeline
 from .errors import LimbError
 from .ground import Ground
 from .pose import read_pose
 
-#: A sole point this close to the surface is down on it (heel and ball both down: the foot is flat).
-FLAT = 0.01
+CONTACT_HEIGHT = 0.03  #: metres above its lowest height a ball in contact may be
+CONTACT_SPEED = 0.3  #: metres per second across the floor a ball in contact may move
+RECORD = "limb_ik_authored"  #: the rig's custom property holding the take as the last planting bake read it
 
 
 @dataclass
 class FootFigures:
     limb: str
-    stance_frames: int  #: frames the foot stands (low and slow on the surface)
-    sole_distance_median: float  #: metres from the lowest sole point to the surface, in stance
-    sole_distance_max: float
-    max_penetration: float  #: deepest any sole point goes below the surface, any frame
-    max_normal_angle: float  #: degrees between sole and surface normals while heel and ball are both down
-    stance_slide: float  #: metres a touching sole point moves within one stance
-    max_knee_change: float  #: degrees the knee angle changes between two frames
+    contact_frames: int
+    ball_height_median: float  #: metres
+    ball_height_p95: float
+    deepest: float  #: metres into the surface, any frame
+    pitch_p95: float  #: degrees
+    knee_pop: float  #: degrees in one frame
+    slide: float  #: metres
+    frames_without_ground: int  #: frames where the ankle or ball has no surface under it
 
 
 @dataclass
-class PlantReport:
+class FootReport:
     frames: tuple[int, int]
     feet: list[FootFigures]
-    pelvis_above_ground: np.ndarray  #: (F,) pelvis height above the ground carrying the character
-    pelvis_above_floor: np.ndarray  #: (F,) pelvis height above the authored floor
-    authored_pelvis: np.ndarray  #: (F,) the animation's pelvis height above the authored floor
-    sole_height: np.ndarray  #: (F, feet) height of each foot's sole (the mean of its sole points)
-    surface_height: np.ndarray  #: (F, feet) height of the surface under it (the mean under those points)
-
-    @property
-    def pelvis_drop(self) -> float:
-        """Most the pelvis sits lower above the ground than it was animated above the floor."""
-        return float(max((self.authored_pelvis - self.pelvis_above_ground).max(), 0.0))
+    pelvis_drop: float  #: metres
+    authored: str  #: where the authored take came from: "recorded by the last bake" or "the animation"
 
     def as_dict(self) -> dict:
         return {
             "frames": list(self.frames),
             "feet": [asdict(f) for f in self.feet],
             "pelvis_drop": self.pelvis_drop,
-            "pelvis_height_change_max": float(np.abs(self.pelvis_above_ground - self.authored_pelvis).max()),
+            "authored": self.authored,
         }
 
-    def table(self) -> str:
-        """The figures as a markdown table."""
-        lines = [
-            "| foot | stance frames | sole-surface median (mm) | max (mm) | max penetration (mm) | "
-            "sole normal (°) | stance slide (mm) | knee change (°/frame) |",
-            "|---|---|---|---|---|---|---|---|",
-        ]
-        for f in self.feet:
-            lines.append(
-                f"| {f.limb} | {f.stance_frames} | {1e3 * f.sole_distance_median:.1f} | {1e3 * f.sole_distance_max:.1f}"
-                f" | {1e3 * f.max_penetration:.1f} | {f.max_normal_angle:.1f} | {1e3 * f.stance_slide:.1f}"
-                f" | {f.max_knee_change:.1f} |"
-            )
-        drop = 1e3 * self.pelvis_drop
-        lines.append(f"\nPelvis height above the ground, most below its authored height: {drop:.1f} mm")
-        return "\n".join(lines)
+    def lines(self) -> list[str]:
+        return describe(self.as_dict())
+
+
+def describe(report: dict) -> list[str]:
+    """A foot report (:meth:`FootReport.as_dict`) in words: a line per foot, one for the pelvis."""
+    feet = [
+        f"{f['limb']}: {f['contact_frames']} contact frames, ball height off by {1e3 * f['ball_height_median']:.1f} "
+        f"mm (p95 {1e3 * f['ball_height_p95']:.1f}), deepest {1e3 * f['deepest']:.1f} mm, pitch off by "
+        f"{f['pitch_p95']:.1f}° (p95), knee pop {f['knee_pop']:.1f}°, slide {1e3 * f['slide']:.1f} mm"
+        + (f", no ground on {f['frames_without_ground']} frames" if f["frames_without_ground"] else "")
+        for f in report["feet"]
+    ]
+    return [*feet, f"pelvis drop {1e3 * report['pelvis_drop']:.1f} mm (against {report['authored']})"]
 
 
 def foot_report(
-    obj: bpy.types.Object, frame_start: int | None = None, frame_end: int | None = None, authored: PlantReport = None
-) -> PlantReport:
-    """Measure the planted feet over a frame range (default: the scene's) as they play back now
-    (live planting or baked keys).
-
-    The pelvis is compared with the animation as authored: ``authored``, a report taken before
-    planting was baked (with live solving off, it measures the animation itself), or else the
-    animation played with live solving paused. After a bake without ``authored`` the keys are
-    the animation, and the pelvis drop reads zero.
-    """
-    scene = bpy.context.scene
+    obj: bpy.types.Object, scene: bpy.types.Scene, frame_start: int | None = None, frame_end: int | None = None
+) -> FootReport:
+    """Measure the planted feet of ``obj`` over a frame range (default: the scene's) as they play
+    back now (live planting or baked keys)."""
     planned = solve.plan(obj)
     planned.raise_first_problem()
     planting = planned.planting
@@ -88,93 +94,132 @@ def foot_report(
         raise LimbError(f"Armature '{obj.name}' has no planted limbs to report on.")
     start = scene.frame_start if frame_start is None else frame_start
     end = scene.frame_end if frame_end is None else frame_end
+    if end < start:
+        raise LimbError(f"The report's range ends (frame {end}) before it starts (frame {start}).")
     frames = range(start, end + 1)
+    played = _track(scene, planting, frames, paused=False)
+    authored, source = recorded(obj, planting, frames), "the take recorded by the last planting bake"
+    if authored is None:
+        authored, source = _track(scene, planting, frames, paused=True), "the animation"
     ground = Ground(obj.limb_ik.ground, bpy.context.evaluated_depsgraph_get())
-    played = _sample(scene, obj, planting, frames)
-    if authored is not None:
-        if authored.frames != (start, end):
-            raise LimbError(f"The authored report covers frames {authored.frames}, not {(start, end)}.")
-        authored_pelvis = authored.pelvis_above_floor
-    else:
-        live.restore(obj)
-        with live.suspended():
-            authored_pelvis = _sample(scene, obj, planting, frames)["pelvis"][:, 2] - obj.limb_ik.floor_height
-        scene.frame_set(scene.frame_current)  # the frame as it was, solved again if live
-
-    s = obj.limb_ik
-    fps = solve.fps(scene)
-    measured = [_figures(foot, played, n, ground, fps, s) for n, foot in enumerate(planting.feet)]
-    feet = [m[0] for m in measured]
-    level = plant.support_level(planting, played["soles"], played["pelvis"], ground)
-    height = played["pelvis"][:, 2]
-    return PlantReport(
-        (start, end), feet, height - level, height - s.floor_height, authored_pelvis,
-        np.stack([m[1] for m in measured], axis=1), np.stack([m[2] for m in measured], axis=1),
-    )  # fmt: skip
+    fps = scene.render.fps / scene.render.fps_base
+    floor = obj.limb_ik.floor_height
+    feet = [_figures(f.limb, n, authored, played, ground, fps, floor) for n, f in enumerate(planting.feet)]
+    return FootReport((start, end), feet, _pelvis_drop(authored, played, ground, floor), source)
 
 
-def _sample(scene, obj, planting: plant.PlantPlan, frames) -> dict[str, np.ndarray]:
-    """World-space soles, sole normals, knee angles and pelvis position at every frame."""
-    current = (scene.frame_current, scene.frame_subframe)
-    soles, normals, knees, pelvis = [], [], [], []
-    try:
-        for frame in frames:
-            scene.frame_set(frame)
-            pose = read_pose(obj, obj.evaluated_get(bpy.context.evaluated_depsgraph_get()))
-            inputs = plant.frame_inputs(planting, pose)
-            soles.append(inputs.soles)
-            normals.append([inputs.feet[n][:3, :3] @ f.sole_up for n, f in enumerate(planting.feet)])
-            knees.append([_knee_angle(pose, f) for f in planting.feet])
-            pelvis.append(inputs.pelvis[:3, 3])
-    finally:
-        scene.frame_set(current[0], subframe=current[1])
-    return {
-        "soles": np.array(soles),
-        "normals": np.array(normals),
-        "knees": np.array(knees),
-        "pelvis": np.array(pelvis),
+def _track(scene, planting: plant.PlantPlan, frames, paused: bool) -> dict[str, np.ndarray]:
+    """Ankles, balls and knees (F, n, …) and the pelvis (F, 3) in world space over ``frames``."""
+    obj = planting.obj
+
+    def read(depsgraph):
+        sample = plant.leg_sample(planting, read_pose(obj, obj.evaluated_get(depsgraph)))
+        return sample.feet[:, :3, 3], sample.balls, _knees(sample), sample.pelvis
+
+    ankles, balls, knees, pelvis = (np.array(c) for c in zip(*timeline.step(scene, frames, read, paused=paused)))
+    return {"ankle": ankles, "ball": balls, "knee": knees, "pelvis": pelvis}
+
+
+def _knees(sample: plant.LegSample) -> np.ndarray:
+    """(n,) radians between each thigh (hip to knee) and shin (knee to ankle): 0 straight."""
+    thigh, shin = sample.knees - sample.hips, sample.feet[:, :3, 3] - sample.knees
+    cos = np.einsum("ni,ni->n", thigh, shin) / (np.linalg.norm(thigh, axis=1) * np.linalg.norm(shin, axis=1))
+    return np.arccos(np.clip(cos, -1.0, 1.0))
+
+
+def record(obj: bpy.types.Object, planting: plant.PlantPlan, frames: range, samples: list) -> None:
+    """Keep on ``obj`` the take a planting bake read (one :class:`.plant.LegSample` per frame)."""
+    track = {
+        "ankle": np.array([s.feet[:, :3, 3] for s in samples]),
+        "ball": np.array([s.balls for s in samples]),
+        "knee": np.array([_knees(s) for s in samples]),
+        "pelvis": np.array([s.pelvis for s in samples]),
+    }
+    obj[RECORD] = {
+        "start": frames.start,
+        "limbs": [f.limb for f in planting.feet],
+        **{key: value.ravel().tolist() for key, value in track.items()},
     }
 
 
-def _knee_angle(pose, foot: plant.Foot) -> float:
-    """Degrees between the thigh and shin segments (0 = straight)."""
-    hip, knee, ankle = (pose.matrices[i][:3, 3] for i in (foot.upper, foot.lower, foot.foot))
-    upper, lower = knee - hip, ankle - knee
-    cos = upper @ lower / (np.linalg.norm(upper) * np.linalg.norm(lower))
-    return float(np.degrees(np.arccos(np.clip(cos, -1.0, 1.0))))
+def recorded(obj: bpy.types.Object, planting: plant.PlantPlan, frames: range) -> dict[str, np.ndarray] | None:
+    """The recorded take over ``frames`` for the legs of ``planting``, or None if there is none that covers them."""
+    stored = obj.get(RECORD)
+    if stored is None:
+        return None
+    limbs = list(stored["limbs"])
+    if any(f.limb not in limbs for f in planting.feet):
+        return None
+    columns = [limbs.index(f.limb) for f in planting.feet]
+    count = len(np.asarray(stored["pelvis"])) // 3
+    first = frames.start - int(stored["start"])
+    if first < 0 or first + len(frames) > count:
+        return None
+    rows = slice(first, first + len(frames))
+    widths = {"ankle": 3, "ball": 3, "knee": 0, "pelvis": None}
+    out = {}
+    for key, width in widths.items():
+        values = np.asarray(stored[key], dtype=np.float64)
+        if width is None:
+            out[key] = values.reshape(count, 3)[rows]
+        else:
+            shaped = values.reshape(count, len(limbs), width) if width else values.reshape(count, len(limbs))
+            out[key] = shaped[rows][:, columns]
+    return out
 
 
-def _figures(
-    foot: plant.Foot, played, n: int, ground: Ground, fps: float, s
-) -> tuple[FootFigures, np.ndarray, np.ndarray]:
-    """One foot's figures, and per frame the height of its sole and of the surface under it."""
-    soles = played["soles"][:, n]  # (F, P, 3)
-    frames, points = soles.shape[:2]
-    surface, normals, _ = ground.cast_down(soles.reshape(-1, 3), s.search_distance, s.floor_height)
-    clearance = soles[..., 2] - surface.reshape(frames, points)
-    contacts, touching, step = plant.stance(soles, clearance, fps, s)
-    lowest = clearance.min(axis=1)
-    surface_normal = normals.reshape(frames, points, 3).sum(axis=1)
-    surface_normal /= np.linalg.norm(surface_normal, axis=1, keepdims=True)
-    sole_normal = played["normals"][:, n] / np.linalg.norm(played["normals"][:, n], axis=1, keepdims=True)
-    angle = np.degrees(np.arccos(np.clip(np.einsum("ij,ij->i", sole_normal, surface_normal), -1.0, 1.0)))
+def _figures(limb: str, n: int, authored, played, ground: Ground, fps: float, floor: float) -> FootFigures:
+    was_ankle, was_ball = authored["ankle"][:, n], authored["ball"][:, n]
+    ankle, ball = played["ankle"][:, n], played["ball"][:, n]
+    frames = len(ball)
+    heights, normals, hit = ground.cast_down(np.concatenate([ankle, ball]))
+    ankle_ground, ball_ground = heights[:frames], heights[frames:]
+    ball_normal, found = normals[frames:], hit[:frames] & hit[frames:]
+
+    sink = np.concatenate([(ankle[:, 2] - ankle_ground)[found & (was_ankle[:, 2] >= floor)],
+                           (ball[:, 2] - ball_ground)[found & (was_ball[:, 2] >= floor)]])  # fmt: skip
+    step = np.linalg.norm(np.diff(was_ball[:, :2], axis=0), axis=1) * fps
+    contact = np.zeros(frames, bool)
+    contact[1:] = (was_ball[1:, 2] < was_ball[:, 2].min() + CONTACT_HEIGHT) & (step < CONTACT_SPEED)
+    measured = contact & found
+    height = np.abs((ball[:, 2] - ball_ground) - np.maximum(was_ball[:, 2] - floor, 0.0))[measured]
+    pitch = np.abs(_pitch(was_ankle, was_ball, np.array([0.0, 0.0, 1.0])) - _pitch(ankle, ball, ball_normal))
+    turn = np.diff(played["knee"][:, n]) - np.diff(authored["knee"][:, n])
     slide = 0.0
-    for first, last in intervals(contacts):
-        for p in range(points):
-            frames_touching = np.flatnonzero(touching[first : last + 1, p]) + first
-            if len(frames_touching):
-                moved = soles[frames_touching, p, :2] - soles[frames_touching[0], p, :2]
-                slide = max(slide, float(np.linalg.norm(moved, axis=1).max()))
-    flat = contacts & (clearance[:, :2].max(axis=1) <= FLAT)  # heel and ball both down
-    in_stance = lowest[contacts]
-    figures = FootFigures(
-        foot.limb,
-        int(contacts.sum()),
-        float(np.median(np.abs(in_stance))) if len(in_stance) else 0.0,
-        float(np.abs(in_stance).max()) if len(in_stance) else 0.0,
-        float(max(-clearance.min(), 0.0)),
-        float(angle[flat].max()) if flat.any() else 0.0,
+    for first, last in _runs(contact):
+        slide = max(slide, float(np.linalg.norm(ball[first : last + 1, :2] - ball[first, :2], axis=1).max()))
+    return FootFigures(
+        limb,
+        int(contact.sum()),
+        _percentile(height, 50),
+        _percentile(height, 95),
+        float(max(-sink.min(), 0.0)) if len(sink) else 0.0,
+        math.degrees(_percentile(pitch[measured], 95)),
+        math.degrees(float(np.abs(turn).max())) if len(turn) else 0.0,
         slide,
-        float(np.abs(np.diff(played["knees"][:, n])).max()) if frames > 1 else 0.0,
+        int((~found).sum()),
     )
-    return figures, soles[..., 2].mean(axis=1), surface.reshape(frames, points).mean(axis=1)
+
+
+def _pitch(ankle, ball, up) -> np.ndarray:
+    """(F,) radians the ankle-to-ball direction rises against the plane whose normal is ``up``."""
+    direction = ball - ankle
+    direction = direction / np.linalg.norm(direction, axis=1, keepdims=True)
+    return np.arcsin(np.clip(np.einsum("fi,fi->f", direction, np.broadcast_to(up, direction.shape)), -1.0, 1.0))
+
+
+def _pelvis_drop(authored, played, ground: Ground, floor: float) -> float:
+    heights, _, hit = ground.cast_down(played["pelvis"])
+    lower = (authored["pelvis"][:, 2] - floor) - (played["pelvis"][:, 2] - heights)
+    return float(max(lower[hit].max(initial=0.0), 0.0))
+
+
+def _runs(mask) -> list[tuple[int, int]]:
+    edges = np.diff(np.concatenate([[0], np.asarray(mask, np.int8), [0]]))
+    return list(zip(np.flatnonzero(edges == 1), np.flatnonzero(edges == -1) - 1))
+
+
+def _percentile(values, q: float) -> float:
+    """The ``q``-th percentile, taken as the nearest lower rank (as the independent measure does); 0 with no values."""
+    values = np.sort(np.asarray(values, dtype=np.float64))
+    return float(values[int(q / 100.0 * (len(values) - 1))]) if len(values) else 0.0

@@ -24,11 +24,11 @@ import numpy as np
 
 from ..errors import SolverError
 from ..rotation_modes import quat_to_matrix
-from .contacts import BALL, Contacts, find_contacts, holders, lock_offsets, touches
+from .contacts import BALL, Contacts, find_contacts, lock_offsets, sliding
 from .air import bend_in_air
 from .pelvis import REACH_MARGIN, body_height, highest, pelvis_drop, support_level
 from .surface import IDENTITY, UP, clearing_lift, rest, swing, tilt, transform
-from .timeline import fill_gaps
+from .timeline import fill_gaps, intervals, smooth_above
 
 #: ``cast_down(points (N, 3)) -> heights (N,), upward normals (N, 3), hit (N,)``: the topmost
 #: surface straight below each point; where ``hit`` is False the other two mean nothing.
@@ -102,27 +102,26 @@ def plant(legs: Legs, cast_down: CastDown, settings: PlantSettings) -> Planted:
     sole = sole + shift[:, :, None]
     ankle = legs.foot[:, :, :3, 3] + shift
 
-    # The ground under each foot that is down; a standing foot's map turns about the point it
-    # stands on (held still by the lock) and lifts it by the ground's height there, keeping its
-    # height above it. The ball leads: it stands whenever the foot is flat or pushing off.
+    # The ground under each foot; a foot on the ground (standing, or sliding along it) is carried
+    # by a map that turns about its ball and lifts it by the ground's height there, keeping its
+    # height above it.
     down, standing = contacts.down, contacts.stance.any(axis=2)
-    held = standing | touches(down, standing, contacts.clearance.min(axis=2))
-    holder = holders(contacts.stance)
-    pivot = np.take_along_axis(sole, holder[:, :, None, None], axis=2)[:, :, 0]
+    held = standing | sliding(contacts, settings.contact_height)
+    pivot = sole[:, :, BALL]
     footing, normal, ground = (a.reshape(frames, count, *a.shape[1:]) for a in cast_down(pivot.reshape(-1, 3)))
     no_ground = down & ~ground
     lift = np.zeros((frames, count))
     for n in range(count):  # a foot off the ground's edge keeps the lift of its nearest footing
         lift[:, n] = fill_gaps(np.where(ground[:, n], footing[:, n] - floor, 0.0), ground[:, n])
-    # A held foot is raised, besides, wherever a sole point or the ankle would be in the ground
-    # (deeper than the animation had it under the floor: a capture glitch stays a glitch).
     turn = np.tile(IDENTITY, (frames, count, 1))
     held &= ground
     points = np.concatenate([sole, ankle[:, :, None]], axis=2)  # heel, ball, tip, ankle
     depth = np.minimum(points[..., 2] - floor, 0.0)
-    turn[held] = rest(tilt(normal[held], settings.max_tilt), sole[held], depth[held][:, :3], lift[held], cast_down,
-                      holder[held])  # fmt: skip
+    turn[held] = rest(tilt(normal[held], settings.max_tilt), sole[held], depth[held][:, :3], lift[held], cast_down)
     lift[held] += _sinking(transform(turn[held], pivot[held], lift[held], points[held]), depth[held], cast_down)[0]
+    for n in range(count):  # where what it stands on changes at once (a foot across a step's edge), it eases over
+        for first, last in intervals(held[:, n]):
+            lift[first : last + 1, n] = smooth_above(lift[first : last + 1, n], sigma)
 
     # Everywhere else the map blends from stance to stance, riding on the body, so hip and foot
     # keep their animated relation (and the knee its bend) but for the blend; and rises over

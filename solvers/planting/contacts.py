@@ -112,15 +112,19 @@ def lock_offsets(sole_xy, stance, release_frames: float) -> np.ndarray:
     return offsets
 
 
-def touches(down, standing, clearance) -> np.ndarray:
-    """(F, n) the lowest frame of each time a foot is down without standing anywhere in it: a
-    touch-and-go, as a foot sliding through a landing, which must still land on the ground."""
-    touch = np.zeros_like(np.asarray(down, bool))
-    for n in range(touch.shape[1]):
-        for first, last in intervals(down[:, n]):
+def sliding(contacts: Contacts, contact_height: float) -> np.ndarray:
+    """(F, n) frames where a foot slides along the floor without standing: while it is down and never
+    stands (an in-place cycle, a landing that slides through), or when it is within half the contact
+    height of its level. Such a foot must still follow the ground; one higher in the contact band,
+    around a stance, is landing or lifting."""
+    standing = contacts.stance.any(axis=2)
+    low = contacts.clearance.min(axis=2) <= 0.5 * contact_height
+    slide = contacts.down & ~standing & low
+    for n in range(slide.shape[1]):
+        for first, last in intervals(contacts.down[:, n]):
             if not standing[first : last + 1, n].any():
-                touch[first + int(np.argmin(clearance[first : last + 1, n])), n] = True
-    return touch
+                slide[first : last + 1, n] = True
+    return slide
 
 
 def holders(stance) -> np.ndarray:

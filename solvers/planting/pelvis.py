@@ -4,7 +4,7 @@ following the ground that carries it, and lower still where a foot would be out 
 
 import numpy as np
 
-from .timeline import envelope, fill_gaps, smooth
+from .timeline import envelope, fill_gaps, smooth, smooth_above
 
 #: Weight of the ground under the pelvis against the feet's footing (a foot down weighs 1):
 #: it only counts when no foot is down, as in the flight of a run or a jump.
@@ -42,9 +42,7 @@ def body_height(ceiling, standing, carrier, sigma: float) -> np.ndarray:
     stands = np.asarray(standing, bool).any(axis=1)
     if not stands.any():
         return np.asarray(carrier, dtype=np.float64).copy()
-    target = fill_gaps(np.where(standing, ceiling, np.inf).min(axis=1), stands)
-    smoothed = smooth(target, sigma)
-    return smoothed - envelope(np.maximum(smoothed - target, 0.0), sigma)
+    return -smooth_above(-fill_gaps(np.where(standing, ceiling, np.inf).min(axis=1), stands), sigma)
 
 
 def vertical_drop(hip, goal, reach) -> np.ndarray:

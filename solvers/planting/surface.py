@@ -13,6 +13,7 @@ smooth path wherever it would pass through the ground.
 import numpy as np
 
 from ..rotation_modes import matrix_to_quat, quat_to_matrix, slerp
+from .contacts import BALL
 from .timeline import intervals, smoothstep
 
 #: Most a standing foot pitches, heel or toe up, to rest on the ground under it: enough for a
@@ -33,21 +34,20 @@ def tilt(normals, max_angle: float) -> np.ndarray:
     return np.column_stack([np.cos(0.5 * angle), unit * np.sin(0.5 * angle)[:, None]])
 
 
-def rest(turn, sole, depth, lift, cast_down, holder) -> np.ndarray:
-    """Standing feet's turns (k, 4) about their ``holder`` points (k,), pitched further (heel or toe
-    up, by at most :data:`MAX_REST`) just enough that none of their (k, P, 3) ``sole`` points goes
-    into the ground deeper than ``depth`` (k, P) allows: the ground under a foot can only push it.
-    A foot over a bump that would sink at both ends is pitched to share the difference; its lift
-    takes the rest."""
-    rows = np.arange(len(sole))
-    pivot = sole[rows, holder]
+def rest(turn, sole, depth, lift, cast_down) -> np.ndarray:
+    """Held feet's turns (k, 4) about their balls, pitched further (heel or toe up, by at most
+    :data:`MAX_REST`) just enough that none of their (k, P, 3) ``sole`` points (heel, ball, tip)
+    goes into the ground deeper than ``depth`` (k, P) allows: the ground under a foot can only
+    push it. A foot over a bump that would sink at both ends is pitched to share the difference;
+    its lift takes the rest."""
+    pivot = sole[:, BALL]
     moved = transform(turn, pivot, lift, sole)
     heights, _, hit = cast_down(moved.reshape(-1, 3))
     deficit = np.where(hit.reshape(depth.shape), heights.reshape(depth.shape) + depth - moved[..., 2], -np.inf)
     forward = moved[:, -1, :2] - moved[:, 0, :2]  # heel to tip, across the ground
     length = np.linalg.norm(forward, axis=1, keepdims=True)
     forward = np.divide(forward, length, out=np.zeros_like(forward), where=length > 1e-9)
-    along = np.einsum("kpi,ki->kp", moved[..., :2] - moved[rows, holder, None, :2], forward)  # < 0 behind the pivot
+    along = np.einsum("kpi,ki->kp", moved[..., :2] - moved[:, BALL, None, :2], forward)  # < 0 behind the ball
     behind, ahead = along < -1e-6, along > 1e-6
     # Pitching by a slope ``s`` raises a point ``-along * s``: points behind need ``s >= low``, ahead ``s <= high``.
     low = np.where(behind, deficit / np.where(behind, -along, 1.0), -np.inf).max(axis=1)

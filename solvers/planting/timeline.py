@@ -31,7 +31,8 @@ def clean(mask, min_frames: int, max_gap: int) -> np.ndarray:
 
 
 def smooth(values, sigma: float) -> np.ndarray:
-    """Centred Gaussian smoothing along the first axis (no lag); ``sigma`` in frames, edges mirrored."""
+    """Centred Gaussian smoothing along the first axis (no lag); ``sigma`` in frames. Beyond the edges
+    the values hold: nothing is extrapolated from the last frames (a jump there stays put)."""
     values = np.asarray(values, dtype=np.float64)
     if sigma <= 0.0 or len(values) < 2:
         return values.copy()
@@ -39,7 +40,7 @@ def smooth(values, sigma: float) -> np.ndarray:
     kernel = np.exp(-0.5 * (np.arange(-radius, radius + 1) / sigma) ** 2)
     kernel /= kernel.sum()
     pad = [(radius, radius)] + [(0, 0)] * (values.ndim - 1)
-    padded = np.pad(values, pad, mode="reflect" if len(values) > radius else "edge")
+    padded = np.pad(values, pad, mode="edge")
     windows = np.lib.stride_tricks.sliding_window_view(padded, len(kernel), axis=0)
     return windows @ kernel
 
@@ -68,3 +69,11 @@ def fill_gaps(values, valid) -> np.ndarray:
     for column in range(flat.shape[1]):
         flat[~valid, column] = np.interp(frames[~valid], frames[valid], flat[valid, column])
     return flat.reshape(values.shape)
+
+
+def smooth_above(values, sigma: float) -> np.ndarray:
+    """``values`` (F,) smoothed over about ``sigma`` frames, centred, and raised wherever that
+    would dip below them: exact where they are steady or change steadily, easing across a jump
+    before and after it, never below."""
+    smoothed = smooth(values, sigma)
+    return smoothed + envelope(np.maximum(np.asarray(values) - smoothed, 0.0), sigma)

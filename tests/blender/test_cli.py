@@ -432,13 +432,13 @@ def test_a_clean_check_says_so_with_the_foot_figures(extension, tmp_path, capsys
     assert extension.cli.main(["check", str(path), "--json", str(report)]) == 0
     lines = capsys.readouterr().out.splitlines()
     feet = json.loads(report.read_text())["files"][0]["armatures"][0]["feet"]
-    foot = feet["feet"][0]
-    assert foot["stance_frames"] == 6 and foot["sole_distance_median"] == pytest.approx(0.02)
+    foot = feet["feet"][0]  # a standing leg: in contact from the second frame, nothing off
+    assert foot["contact_frames"] == 5 and foot["ball_height_p95"] == 0.0 and foot["frames_without_ground"] == 0
     assert re.fullmatch(r"\[1/1\] ok      planted\.blend \[\d+\.\d s\] Leg: no problems", lines[0]), lines[0]
     assert lines[1:] == [
-        "              Leg: leg.L stance 6 frames, sole-surface 20.0 mm (max 20.0), penetration 0.0 mm, "
-        "sole angle 0.0°, slide 0.0 mm, knee 0.0°/frame",
-        "              Leg: pelvis drop 0.0 mm",
+        "              Leg: leg.L: 5 contact frames, ball height off by 0.0 mm (p95 0.0), deepest 0.0 mm, "
+        "pitch off by 0.0° (p95), knee pop 0.0°, slide 0.0 mm",
+        "              Leg: pelvis drop 0.0 mm (against the animation)",
         lines[-1],
     ]
     assert lines[-1].startswith("1 of 1 files done, 0 failed (")
