@@ -13,7 +13,7 @@ Example, from a script run inside Blender (the extension installed and enabled):
     limb_ik = importlib.import_module("bl_ext.user_default.limb_ik.api")  # or your repository's name
 
     rig = bpy.data.objects["Armature"]
-    limb_ik.detect_limbs(rig)                    # ["leg.L", "leg.R", "arm.L", "arm.R"]
+    limb_ik.detect_limbs(rig)                    # {"leg.L": "name", "leg.R": "name", "arm.L": "name", …}
     limb_ik.solve(rig)                           # pose the enabled limbs now
     report = limb_ik.bake(rig, frame_start=1, frame_end=120)
     print(report.keys, "keys")
@@ -68,15 +68,16 @@ def _limbs_named(obj: bpy.types.Object, names) -> list | None:
     return [limbs[name] for name in names]
 
 
-def detect_limbs(obj: bpy.types.Object | str) -> list[str]:
-    """Find arms and legs by bone name and add those not set up yet; returns the names added.
+def detect_limbs(obj: bpy.types.Object | str) -> dict[str, str]:
+    """Find arms and legs (by bone name, else by shape) and add those not set up yet; returns the
+    names added, each with what found it.
 
     >>> detect_limbs(bpy.data.objects["metarig"])
-    ['leg.L', 'leg.R', 'arm.L', 'arm.R']
+    {'leg.L': 'name', 'leg.R': 'name', 'arm.L': 'name', 'arm.R': 'name'}
     """
     obj = _armature(obj)
-    added, _ = _limbs.detect_limbs(obj)
-    return [limb.name for limb in added]
+    added, _ = _limbs.detect_limbs(obj, bpy.context.scene)
+    return {limb.name: how for limb, how in added}
 
 
 def add_limb(obj: bpy.types.Object | str, bones: list[str], name: str = "", with_target: bool = False) -> str:
