@@ -45,6 +45,42 @@ def body_height(ceiling, standing, carrier, sigma: float) -> np.ndarray:
     return -smooth_above(-fill_gaps(np.where(standing, ceiling, np.inf).min(axis=1), stands), sigma)
 
 
+def body_motion(heights, hips, girdle) -> np.ndarray:
+    """(F, 4, 4) world transforms moving the body so each girdle's hips rise by its ``heights``
+    (F, G): with one girdle straight up or down; with two (a quadruped's hind and front legs,
+    ``girdle`` (n,) 0 or 1) also pitched about the body's side axis halfway between the girdles,
+    so the front rises more than the hind on a slope up. ``hips`` (F, n, 3) as animated."""
+    heights = np.asarray(heights, dtype=np.float64)
+    frames = len(heights)
+    motion = np.tile(np.eye(4), (frames, 1, 1))
+    if heights.shape[1] == 1:
+        motion[:, 2, 3] = heights[:, 0]
+        return motion
+    girdle = np.asarray(girdle)
+    centres = np.stack([hips[:, girdle == g].mean(axis=1) for g in (0, 1)], axis=1)  # (F, 2, 3)
+    axis = centres[:, 1] - centres[:, 0]
+    axis[:, 2] = 0.0
+    span = np.linalg.norm(axis, axis=1)
+    axis /= np.maximum(span, 1e-12)[:, None]
+    middle = centres.mean(axis=1)
+    slope = (heights[:, 1] - heights[:, 0]) / np.maximum(span, 1e-12)
+    side = np.cross(axis, [0.0, 0.0, 1.0])  # turning about it by a positive angle lifts what is ahead
+    rotation = _turns(side, np.arctan(slope))
+    motion[:, :3, :3] = rotation
+    motion[:, :3, 3] = middle - np.einsum("fij,fj->fi", rotation, middle)
+    motion[:, 2, 3] += heights.mean(axis=1)
+    return motion
+
+
+def _turns(axis, angle) -> np.ndarray:
+    """(F, 3, 3) rotations about unit ``axis`` (F, 3) by ``angle`` (F,) (Rodrigues)."""
+    k = np.zeros((len(axis), 3, 3))
+    k[:, 0, 1], k[:, 0, 2], k[:, 1, 2] = -axis[:, 2], axis[:, 1], -axis[:, 0]
+    k -= np.swapaxes(k, 1, 2)
+    sin, cos = np.sin(angle)[:, None, None], np.cos(angle)[:, None, None]
+    return np.eye(3) + sin * k + (1.0 - cos) * (k @ k)
+
+
 def vertical_drop(hip, goal, reach) -> np.ndarray:
     """How far (>= 0) each (F, 3) ``hip`` must move down so that ``goal`` is within ``reach``.
 

@@ -30,9 +30,10 @@ def clean(mask, min_frames: int, max_gap: int) -> np.ndarray:
     return mask
 
 
-def smooth(values, sigma: float) -> np.ndarray:
+def smooth(values, sigma: float, trend: bool = False) -> np.ndarray:
     """Centred Gaussian smoothing along the first axis (no lag); ``sigma`` in frames. Beyond the edges
-    the values hold: nothing is extrapolated from the last frames (a jump there stays put)."""
+    the values hold, so nothing is read into the last frames (a jump there stays put); with
+    ``trend`` they go on as they were going (point reflection), so a steady change stays exact."""
     values = np.asarray(values, dtype=np.float64)
     if sigma <= 0.0 or len(values) < 2:
         return values.copy()
@@ -40,7 +41,7 @@ def smooth(values, sigma: float) -> np.ndarray:
     kernel = np.exp(-0.5 * (np.arange(-radius, radius + 1) / sigma) ** 2)
     kernel /= kernel.sum()
     pad = [(radius, radius)] + [(0, 0)] * (values.ndim - 1)
-    padded = np.pad(values, pad, mode="edge")
+    padded = np.pad(values, pad, mode="reflect", reflect_type="odd") if trend else np.pad(values, pad, mode="edge")
     windows = np.lib.stride_tricks.sliding_window_view(padded, len(kernel), axis=0)
     return windows @ kernel
 
@@ -71,9 +72,9 @@ def fill_gaps(values, valid) -> np.ndarray:
     return flat.reshape(values.shape)
 
 
-def smooth_above(values, sigma: float) -> np.ndarray:
+def smooth_above(values, sigma: float, trend: bool = False) -> np.ndarray:
     """``values`` (F,) smoothed over about ``sigma`` frames, centred, and raised wherever that
-    would dip below them: exact where they are steady or change steadily, easing across a jump
-    before and after it, never below."""
-    smoothed = smooth(values, sigma)
+    would dip below them: exact where they are steady (or, with ``trend``, change steadily),
+    easing across a jump before and after it, never below."""
+    smoothed = smooth(values, sigma, trend)
     return smoothed + envelope(np.maximum(np.asarray(values) - smoothed, 0.0), sigma)
