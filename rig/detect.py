@@ -145,6 +145,12 @@ def _by_name(armature: bpy.types.Armature) -> list[FoundLimb]:
     return found
 
 
+def reaches_ground(obj: bpy.types.Object, bone: str, scene: bpy.types.Scene | None = None) -> bool:
+    """Whether the tail of ``bone`` is usually near the rig's lowest point, at rest, in the pose
+    shown and at a few frames of ``scene``'s animation: a foot, not a hand."""
+    return _Shape(obj, scene).reaches_ground([bone])
+
+
 class _Shape:
     """The armature's bones at rest, in the pose shown and at a few frames of the scene's animation,
     heights measured along the world's up."""
@@ -178,11 +184,13 @@ class _Shape:
         self.high = [max(max(h @ self.up, t @ self.up) for h, t in pose.values()) for pose in self.poses]
 
     def reaches_ground(self, names) -> bool:
-        """Whether the tail of the last of ``names`` is near the rig's lowest point, at rest or posed."""
-        return any(
+        """Whether the tail of the last of ``names`` is usually near the rig's lowest point: in at
+        least half of the poses read (a leg, a foreleg), not just once (a boxer's hand in a fall)."""
+        near = [
             pose[names[-1]][1] @ self.up <= low + self.GROUND * (high - low)
             for pose, low, high in zip(self.poses, self.low, self.high)
-        )
+        ]
+        return 2 * sum(near) >= len(near)
 
     def hangs(self, chain) -> bool:
         """Whether the chain of bone names hangs downwards, at rest or posed."""

@@ -209,23 +209,24 @@ def analyse(plan: PlantPlan, frames: range, samples: list, ground: Ground, scene
     :func:`leg_sample` per frame), on ``ground``. Raises :class:`LimbError` where a foot has no
     ground under it."""
     track = LegSample(*(np.array(column) for column in zip(*samples)))
-    unit = _unit(plan.obj)
     legs = Legs(
         foot=track.feet, ball=track.balls, tip=track.tips, toe=track.toes, hip=track.hips, pelvis=track.pelvis,
-        thigh=np.array([f.thigh for f in plan.feet]) * unit, shin=np.array([f.shin for f in plan.feet]) * unit,
+        thigh=np.linalg.norm(track.knees - track.hips, axis=2),
+        shin=np.linalg.norm(track.feet[..., :3, 3] - track.knees, axis=2),
         girdle=girdles(plan),
     )  # fmt: skip
     try:
         planted = plant(legs, ground.cast_down, settings(plan.obj, scene))
     except SolverError as error:
         raise LimbError(f"Armature '{plan.obj.name}' could not be planted: {error}.") from error
-    for n, foot in enumerate(plan.feet):
-        missing = np.flatnonzero(planted.no_ground[:, n])
-        if len(missing):
-            raise LimbError(
-                f"Limb '{foot.limb}' has no ground under its foot at {_frames_text(frames, missing)}; extend the "
-                f"ground collection '{ground.name}' under the whole walk."
-            )
+    problems = {
+        foot.limb: f"Limb '{foot.limb}' has no ground under its foot at {_frames_text(frames, missing)}; extend the "
+        f"ground collection '{ground.name}' under the whole walk."
+        for n, foot in enumerate(plan.feet)
+        if len(missing := np.flatnonzero(planted.no_ground[:, n]))
+    }
+    if problems:
+        raise LimbError(next(iter(problems.values())), problems)
     return Analysis(frames, planted)
 
 
@@ -247,11 +248,6 @@ def girdles(plan: PlantPlan) -> np.ndarray | None:
     girdle = np.zeros(len(plan.feet), int)
     girdle[order[widest + 1 :]] = 1
     return girdle
-
-
-def _unit(obj: bpy.types.Object) -> float:
-    """World length of one armature unit (the rig object's scale)."""
-    return float(np.cbrt(abs(np.linalg.det(np.array(obj.matrix_world)[:3, :3]))))
 
 
 def _frames_text(frames: range, missing: np.ndarray) -> str:

@@ -260,6 +260,19 @@ def write(obj: bpy.types.Object, pose: Pose, groups: list[Group], results: list[
     )  # fmt: skip
 
 
+def check(obj: bpy.types.Object, depsgraph) -> dict[str, str]:
+    """Every enabled limb of ``obj`` that cannot be solved as set up, with the reason; planted legs
+    are planted over the take to find out (a foot with no ground under it is a problem)."""
+    planned = plan(obj)
+    problems = dict(planned.problems)
+    if planned.planting is not None:
+        try:
+            plant.current(planned.planting, depsgraph, gather(planned, depsgraph)[1])
+        except LimbError as error:
+            problems.update(error.problems or {f.limb: str(error) for f in planned.planting.feet})
+    return problems
+
+
 def solve_rig(obj: bpy.types.Object, depsgraph, limbs=None, strict: bool = True) -> Report:
     """Solve ``limbs`` (default: all enabled) of ``obj`` at the current frame and write the pose.
 

@@ -28,11 +28,13 @@ from .contacts import BALL, Contacts, find_contacts, lock_offsets, sliding
 from .air import bend_in_air
 from .pelvis import REACH_MARGIN, body_height, body_motion, highest, pelvis_drop, support_level
 from .surface import IDENTITY, UP, clearing_lift, rest, swing, tilt, transform
-from .timeline import fill_gaps, intervals, smooth_above
+from .timeline import ease_jumps, fill_gaps, intervals
 
 #: ``cast_down(points (N, 3)) -> heights (N,), upward normals (N, 3), hit (N,)``: the topmost
 #: surface straight below each point; where ``hit`` is False the other two mean nothing.
 CastDown = Callable[[np.ndarray], tuple[np.ndarray, np.ndarray, np.ndarray]]
+#: Metres a held foot's ground may change between two frames without moving: noise, not an edge.
+STEADY = 0.002
 #: Directions around the pelvis where the ground under the body is sampled.
 _DISC = np.array([[0.0, 0.0]] + [[math.cos(a), math.sin(a)] for a in np.linspace(0.0, 2 * math.pi, 8, endpoint=False)])
 
@@ -72,8 +74,8 @@ class Legs:
     toe: np.ndarray  #: (F, n, 3, 3) the toe bone's rotation (the foot's, without a toe)
     hip: np.ndarray  #: (F, n, 3) the upper bone's head
     pelvis: np.ndarray  #: (F, 3)
-    thigh: np.ndarray  #: (n,) hip to knee
-    shin: np.ndarray  #: (n,) knee to ankle
+    thigh: np.ndarray  #: (F, n) hip to knee, as animated (a bone between them may bend it)
+    shin: np.ndarray  #: (F, n) knee to ankle, as animated
     girdle: np.ndarray | None = None  #: (n,) 0 or 1: hind and front legs of a quadruped; None: one girdle
 
 
@@ -120,9 +122,12 @@ def plant(legs: Legs, cast_down: CastDown, settings: PlantSettings) -> Planted:
     depth = np.minimum(points[..., 2] - floor, 0.0)
     turn[held] = rest(tilt(normal[held], settings.max_tilt), sole[held], depth[held][:, :3], lift[held], cast_down)
     lift[held] += _sinking(transform(turn[held], pivot[held], lift[held], points[held]), depth[held], cast_down)[0]
-    for n in range(count):  # where what it stands on changes at once (a foot across a step's edge), it eases over
+    # Where what a held foot stands on changes faster than the steepest slope it follows (a step's
+    # edge under it), the change eases over time, before and after.
+    steady = np.tan(settings.max_tilt) * np.linalg.norm(np.diff(pivot[..., :2], axis=0), axis=2) + STEADY
+    for n in range(count):
         for first, last in intervals(held[:, n]):
-            lift[first : last + 1, n] = smooth_above(lift[first : last + 1, n], sigma, trend=True)
+            lift[first : last + 1, n] = ease_jumps(lift[first : last + 1, n], steady[first:last, n], sigma)
 
     # Everywhere else the map blends from stance to stance, riding on the body, so hip and foot
     # keep their animated relation (and the knee its bend) but for the blend; and rises over
@@ -161,9 +166,9 @@ def plant(legs: Legs, cast_down: CastDown, settings: PlantSettings) -> Planted:
     # rise over whatever they would pass through.
     turn, moved = ride(hips[..., 2] - legs.hip[..., 2])
     for n in range(count):
-        longest = np.clip(animated[:, n], REACH_MARGIN * reach[n], reach[n])  # as straight as animated, or nearly
-        ankles = bend_in_air(held[:, n], hips[:, n], moved[:, n, 3], animated[:, n], legs.thigh[n], legs.shin[n],
-                             longest)  # fmt: skip
+        longest = np.clip(animated[:, n], REACH_MARGIN * reach[:, n], reach[:, n])  # as straight as animated, or nearly
+        ankles = bend_in_air(held[:, n], hips[:, n], moved[:, n, 3], animated[:, n], legs.thigh[:, n],
+                             legs.shin[:, n], longest)  # fmt: skip
         moved[:, n] += (ankles - moved[:, n, 3])[:, None]
     need, hit = _sinking(moved.reshape(-1, *points.shape[2:]), depth.reshape(-1, *depth.shape[2:]), cast_down)
     need, hit = need.reshape(frames, count), hit.reshape(frames, count, -1)
@@ -220,8 +225,8 @@ def _under_pelvis(legs: Legs, cast_down: CastDown, floor: float) -> np.ndarray:
 def _check(legs: Legs) -> None:
     frames, count = np.shape(legs.ball)[:2]
     shapes = {"foot": (frames, count, 4, 4), "ball": (frames, count, 3), "tip": (frames, count, 3),
-              "toe": (frames, count, 3, 3), "hip": (frames, count, 3), "pelvis": (frames, 3), "thigh": (count,),
-              "shin": (count,)}  # fmt: skip
+              "toe": (frames, count, 3, 3), "hip": (frames, count, 3), "pelvis": (frames, 3),
+              "thigh": (frames, count), "shin": (frames, count)}  # fmt: skip
     if legs.girdle is not None:
         shapes["girdle"] = (count,)
         if not set(np.unique(legs.girdle)) <= {0, 1}:

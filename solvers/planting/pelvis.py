@@ -98,13 +98,13 @@ def vertical_drop(hip, goal, reach) -> np.ndarray:
 def pelvis_drop(hips, ankles, reach, animated, down, sigma: float) -> np.ndarray:
     """(F,) how far the pelvis goes down so every foot that is down stays within reach.
 
-    ``hips`` and ``ankles`` (F, n, 3) where they will be; ``reach`` (n,) each leg's length;
+    ``hips`` and ``ankles`` (F, n, 3) where they will be; ``reach`` (F, n) each leg's length;
     ``animated`` (F, n) each leg's hip-to-ankle distance as animated. A leg may be as extended as
     it was animated, or up to :data:`REACH_MARGIN` of its length, never more; only a foot that is
     down must be reached (one in the air may come up short for a moment). The drop eases in and
     out over about ``sigma`` frames, never less than needed.
     """
-    reach = np.asarray(reach, dtype=np.float64)[None, :]
+    reach = np.asarray(reach, dtype=np.float64)
     allowed = np.minimum(np.maximum(animated, REACH_MARGIN * reach), reach)
     frames, feet = allowed.shape
     needed = np.stack([vertical_drop(hips[:, n], ankles[:, n], allowed[:, n]) for n in range(feet)], axis=1)

@@ -3,6 +3,8 @@
 configurable leg for the awkward cases (bone rolls, unconnected joints, rotation modes, scale)."""
 
 import math
+from contextlib import contextmanager
+from importlib import import_module
 from pathlib import Path
 
 import bpy
@@ -330,3 +332,25 @@ def channels(obj: bpy.types.Object) -> np.ndarray:
         obj.pose.bones.foreach_get(name, buffer)
         out.append(buffer)
     return np.concatenate(out)
+
+
+def fcurve_keys(obj: bpy.types.Object) -> dict[str, np.ndarray]:
+    """Every F-curve of the object's action, by ``data_path[index]``, with its keys' (frame, value) pairs."""
+    actions = import_module("bl_ext.limb_ik_dev.limb_ik").rig.actions
+    return {f"{c.data_path}[{c.array_index}]": actions.read_keys(c)["co"] for c in actions.fcurves(obj) or []}
+
+
+@contextmanager
+def unchanged(rig: bpy.types.Object):
+    """The block must leave the rig's pose, limbs and keys, the objects, actions and frame as they were."""
+    scene = bpy.context.scene
+
+    def state():
+        keys = {path: value.tolist() for path, value in fcurve_keys(rig).items()}
+        return (limbs_table(rig), keys, sorted(bpy.data.objects.keys()), sorted(bpy.data.actions.keys()),
+                scene.frame_current, rig.limb_ik.live)  # fmt: skip
+
+    pose, before = pose_snapshot(rig), state()
+    yield
+    np.testing.assert_array_equal(pose_snapshot(rig), pose)
+    assert state() == before

@@ -1,0 +1,94 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Real clips planted and measured for the tests, by the shared, independent measure.
+
+``../shared/tools/plant_metrics.py`` measures with nothing of Limb IK's: contacts from the source
+motion (the ball low and slow), positions from bone heads and tails, the ground by ray cast. The
+clips and their legs come from :mod:`demo.clips`, the grounds from :mod:`demo.grounds`.
+"""
+
+import contextlib
+import functools
+import sys
+import time
+from importlib import import_module
+
+import bpy
+import numpy as np
+
+from demo import clips
+
+sys.path.insert(0, str(clips.SHARED / "tools"))
+import plant_metrics  # noqa: E402
+
+#: The planting issue's limits, by plant_metrics' names.
+LIMITS = {
+    "ball_height_p95": 0.01,
+    "ball_height_median": 0.005,
+    "deepest": 0.005,
+    "pitch_p95_deg": 5.0,
+    "knee_pop_deg": 10.0,
+    "stance_slide": 0.005,
+}
+#: What holds for the quadrupeds' in-place cycles: height and sinking.
+QUADRUPED_LIMITS = {key: LIMITS[key] for key in ("ball_height_p95", "ball_height_median", "deepest")}
+
+
+def extension():
+    return import_module("bl_ext.limb_ik_dev.limb_ik")
+
+
+def fps() -> float:
+    scene = bpy.context.scene
+    return scene.render.fps / scene.render.fps_base
+
+
+@contextlib.contextmanager
+def contacts_by_height(in_place: bool):
+    """An in-place cycle's standing feet slide backwards at walking speed: its contacts are taken by
+    height alone (plant_metrics' speed limit lifted for the duration)."""
+    speed = plant_metrics.CONTACT_SPEED
+    plant_metrics.CONTACT_SPEED = float("inf") if in_place else speed
+    try:
+        yield
+    finally:
+        plant_metrics.CONTACT_SPEED = speed
+
+
+def bones(rig: bpy.types.Object) -> np.ndarray:
+    """(B, 2, 3) world heads and tails of every bone as evaluated now."""
+    evaluated = rig.evaluated_get(bpy.context.evaluated_depsgraph_get())
+    world = evaluated.matrix_world
+    return np.array([[world @ pb.head, world @ pb.tail] for pb in evaluated.pose.bones])
+
+
+def play(rig: bpy.types.Object, frames) -> np.ndarray:
+    """(F, B, 2, 3) every bone's world head and tail at every frame, as it plays."""
+    scene, out = bpy.context.scene, []
+    for frame in frames:
+        scene.frame_set(frame)
+        out.append(bones(rig))
+    return np.array(out)
+
+
+@functools.cache
+def planted(name: str, ground: str, lock: bool = True) -> dict:
+    """Clip ``name`` on a ``ground``, its legs detected and planted by the API and baked; measured
+    before and after. Cached: plain data survives the scene resets between tests."""
+    lik = extension()
+    rig, frames, collection = clips.stage(name, ground)
+    legs = clips.CLIPS[name].legs
+    source = plant_metrics.sample(rig, legs, frames)
+    lik.api.detect_limbs(rig)
+    rig.limb_ik.use_foot_lock = lock
+    began = time.perf_counter()
+    bake = lik.api.plant(rig, collection)
+    seconds = time.perf_counter() - began
+    result = plant_metrics.sample(rig, legs, frames)
+    with contacts_by_height(clips.CLIPS[name].in_place):
+        figures = plant_metrics.figures(source, result, list(collection.objects), fps(), clips.CLIPS[name].floor)
+    return {"figures": figures, "seconds": seconds, "bake": bake, "frames": frames}
+
+
+def over(figures: dict, limits: dict) -> dict:
+    """The figures beyond their limits, and each limit."""
+    return {key: (round(figures[key], 4), limit) for key, limit in limits.items() if not figures[key] <= limit}
