@@ -214,7 +214,7 @@ class _Shape:
                 key = (bone.parent.name if bone.parent else "", len(chain))
                 chains.setdefault(key, []).append(chain)
         found = []
-        for (branch, _), group in chains.items():
+        for group in chains.values():
             for left, right in self._pairs(group):
                 found += [self._limb(left, "L"), self._limb(right, "R")]
         legs = [f for f in found if f.name.startswith("leg")]
@@ -235,6 +235,7 @@ class _Shape:
 
     def _pairs(self, group: list[list[str]]) -> list[tuple[list[str], list[str]]]:
         """Mirror pairs (left, right) among chains of one branch and length: alike in length, apart sideways."""
+
         def length(chain):
             return sum(self.bones[n].length for n in chain)
 

