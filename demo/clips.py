@@ -32,6 +32,7 @@ class Clip:
     file: str  #: under the mocap folder (or bundled)
     scale: float  #: BVH units to metres
     legs: dict[str, tuple]  #: leg -> (thigh, shin, foot, toe or None) bone names
+    pelvis: str  #: the bone that carries the body
     kind: str = "human"  #: or "quadruped"
     floor: float = 0.0  #: the authored floor's height, metres
     in_place: bool = False  #: a cycle that does not travel: standing feet slide at walking speed
@@ -39,20 +40,20 @@ class Clip:
 
 CLIPS = {
     "boxing": Clip("assimp-testmodels/Boxing_Toes.bvh", 0.01,
-                   _pair(("{side}Hip", "{side}Knee", "{side}Ankle", "{side}Toes"), ("Left", "Right"))),
-    "walk": Clip("pybullet-deepmimic/dm_humanoid3d_walk_x4.bvh", 1.0, _DEEPMIMIC),
-    "run": Clip("pybullet-deepmimic/dm_humanoid3d_run_x4.bvh", 1.0, _DEEPMIMIC),
-    "jump": Clip("pybullet-deepmimic/dm_humanoid3d_jump.bvh", 1.0, _DEEPMIMIC),
-    "turn_left": Clip("pybullet-deepmimic/dm_walker_turn_left0.bvh", 1.0, _DEEPMIMIC),
-    "turn_right": Clip("pybullet-deepmimic/dm_walker_turn_right0.bvh", 1.0, _DEEPMIMIC),
+                   _pair(("{side}Hip", "{side}Knee", "{side}Ankle", "{side}Toes"), ("Left", "Right")), "Hips"),
+    "walk": Clip("pybullet-deepmimic/dm_humanoid3d_walk_x4.bvh", 1.0, _DEEPMIMIC, "root"),
+    "run": Clip("pybullet-deepmimic/dm_humanoid3d_run_x4.bvh", 1.0, _DEEPMIMIC, "root"),
+    "jump": Clip("pybullet-deepmimic/dm_humanoid3d_jump.bvh", 1.0, _DEEPMIMIC, "root"),
+    "turn_left": Clip("pybullet-deepmimic/dm_walker_turn_left0.bvh", 1.0, _DEEPMIMIC, "root"),
+    "turn_right": Clip("pybullet-deepmimic/dm_walker_turn_right0.bvh", 1.0, _DEEPMIMIC, "root"),
     "horse_walk": Clip("0ad-data/0ad_horse_walk.bvh", 0.5, {
         **{f"front.{s}": (f"{c}_arm", f"{c}_forearm", f"{c}_hand", f"{c}_hoof") for s, c in (("L", "l"), ("R", "r"))},
         **{f"hind.{s}": (f"{c}_leg", f"{c}_shin", f"{c}_foot", f"{c}_hoof_back") for s, c in (("L", "l"), ("R", "r"))},
-    }, "quadruped", in_place=True),
+    }, "root", "quadruped", in_place=True),
     "horse_trot": Clip("0ad-data/0ad_horse_trot.bvh", 0.5, {
         **{f"front.{s}": (f"{c}_arm", f"{c}_forearm", f"{c}_hand", f"{c}_hoof") for s, c in (("L", "l"), ("R", "r"))},
         **{f"hind.{s}": (f"{c}_leg", f"{c}_shin", f"{c}_foot", f"{c}_hoof_back") for s, c in (("L", "l"), ("R", "r"))},
-    }, "quadruped", in_place=True),
+    }, "root", "quadruped", in_place=True),
     # The converter invented the elephant's end sites: its front "soles" rest 7 cm under the
     # model's floor, its hind ones 17 cm above. The authored floor is where the front ones rest.
     "elephant": Clip("0ad-data/0ad_elephant_asian_walk.bvh", 0.5, {
@@ -60,11 +61,11 @@ CLIPS = {
            for s in "LR"},
         **{f"hind.{s}": (f"Elephantidae_Leg_{s}", f"Elephantidae_Shin_{s}", f"Elephantidae_Foot_{s}", None)
            for s in "LR"},
-    }, "quadruped", floor=-0.073, in_place=True),
+    }, "Elephantidae_Vertebrae_Lumbar", "quadruped", floor=-0.073, in_place=True),
     "wolf": Clip("0ad-data/0ad_wolf_walk.bvh", 0.5, {
         **{f"front.{s}": (f"FrontLeg1_{s}", f"FrontLeg2_{s}", f"FrontLeg3_{s}", f"FrontToe_{s}") for s in "LR"},
         **{f"hind.{s}": (f"BackLeg1_{s}", f"BackLeg2_{s}", f"BackLeg3_{s}", f"BackToe_{s}") for s in "LR"},
-    }, "quadruped", in_place=True),
+    }, "psa_origin", "quadruped", in_place=True),
 }  # fmt: skip
 HUMANS = [name for name, clip in CLIPS.items() if clip.kind == "human"]
 QUADRUPEDS = [name for name, clip in CLIPS.items() if clip.kind == "quadruped"]

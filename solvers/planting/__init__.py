@@ -33,6 +33,10 @@ from .timeline import ease_jumps, fill_gaps, intervals
 #: ``cast_down(points (N, 3)) -> heights (N,), upward normals (N, 3), hit (N,)``: the topmost
 #: surface straight below each point; where ``hit`` is False the other two mean nothing.
 CastDown = Callable[[np.ndarray], tuple[np.ndarray, np.ndarray, np.ndarray]]
+#: A leg carries the body when its hip is at least this fraction of its extension above its ankle.
+CARRIES = 0.5
+#: Most a foot lock moves a foot, as a fraction of its leg's length: a capture's slide, not a walk.
+LOCK_REACH = 0.06
 #: Metres a held foot's ground may change between two frames without moving: noise, not an edge.
 STEADY = 0.002
 #: Directions around the pelvis where the ground under the body is sampled.
@@ -100,8 +104,9 @@ def plant(legs: Legs, cast_down: CastDown, settings: PlantSettings) -> Planted:
     contacts = find_contacts(sole, fps, settings.contact_height, settings.contact_speed)
     shift = np.zeros((frames, count, 3))
     if settings.foot_lock:
+        most = LOCK_REACH * np.median(legs.thigh + legs.shin, axis=0)
         for n in range(count):
-            shift[:, n, :2] = lock_offsets(sole[:, n, :, :2], contacts.stance[:, n], settings.release * fps)
+            shift[:, n, :2] = lock_offsets(sole[:, n, :, :2], contacts.stance[:, n], settings.release * fps, most[n])
     sole = sole + shift[:, :, None]
     ankle = legs.foot[:, :, :3, 3] + shift
 
@@ -153,9 +158,14 @@ def plant(legs: Legs, cast_down: CastDown, settings: PlantSettings) -> Planted:
     girdle = np.zeros(count, int) if legs.girdle is None else np.asarray(legs.girdle)
     _, moved = ride(np.repeat(carrier[:, None], count, axis=1))  # where held feet go does not depend on the body
     ceiling = highest(legs.hip, moved[:, :, 3], animated)
+    # Only a leg that points down carries the body; lying, sitting or kneeling, the hips rest on
+    # something else (and the height that keeps such a leg's extension is ill-defined).
+    carries = held & (legs.hip[..., 2] - legs.foot[..., 2, 3] >= CARRIES * animated)
     heights = np.stack(
-        [body_height(ceiling[:, girdle == g], held[:, girdle == g], carrier, sigma) for g in np.unique(girdle)], axis=1
-    )
+        [body_height(ceiling[:, girdle == g], carries[:, girdle == g], held.any(axis=1), carrier, sigma)
+         for g in np.unique(girdle)],
+        axis=1,
+    )  # fmt: skip
     body = body_motion(heights, legs.hip, girdle)
     hips = np.einsum("fij,fnj->fni", body[:, :3, :3], legs.hip) + body[:, None, :3, 3]
     drop = pelvis_drop(hips, moved[:, :, 3], reach, animated, held, sigma)

@@ -32,17 +32,20 @@ def highest(hips, ankles, extension) -> np.ndarray:
     return offset[..., 2] + np.sqrt(np.maximum(np.asarray(extension) ** 2 - across, 0.0))
 
 
-def body_height(ceiling, standing, carrier, sigma: float) -> np.ndarray:
-    """(F,) how far the body moves up: to the lowest ``ceiling`` (F, n) of the legs that stand
-    (``standing`` (F, n)), so that leg keeps its animated extension; in the air from its height at
-    take-off to its height at landing, over the arc the animation gives it. A take without a
-    standing foot follows ``carrier`` (F,), the ground under the body. The heights are smoothed
-    over ``sigma`` frames, centred, and wherever that rises above them, the curve dips to meet
-    them, easing in and out: it follows a slope without lag and sinks early for a lower foot."""
-    stands = np.asarray(standing, bool).any(axis=1)
-    if not stands.any():
+def body_height(ceiling, carries, grounded, carrier, sigma: float) -> np.ndarray:
+    """(F,) how far the body moves up: to the lowest ``ceiling`` (F, n) of the legs that carry it
+    (``carries`` (F, n)), so that leg keeps its animated extension; with feet on the ground but
+    none carrying (``grounded`` (F,): lying, sitting), with ``carrier`` (F,), the ground under it;
+    in the air from its height at take-off to its height at landing, over the arc the animation
+    gives it. The heights are smoothed over ``sigma`` frames, centred, and wherever that rises
+    above them, the curve dips to meet them, easing in and out: it follows a slope without lag and
+    sinks early for a lower foot."""
+    carried = np.asarray(carries, bool).any(axis=1)
+    target = np.where(carried, np.where(carries, ceiling, np.inf).min(axis=1), carrier)
+    known = carried | np.asarray(grounded, bool)
+    if not known.any():
         return np.asarray(carrier, dtype=np.float64).copy()
-    return -smooth_above(-fill_gaps(np.where(standing, ceiling, np.inf).min(axis=1), stands), sigma)
+    return -smooth_above(-fill_gaps(target, known), sigma)
 
 
 def body_motion(heights, hips, girdle) -> np.ndarray:

@@ -7,12 +7,12 @@ heads and tails, Blender's ray cast): nothing of the planting code measures itse
 """
 
 import bpy
-import mocap
 import numpy as np
 import pytest
 import rigs
 
 from demo import clips
+from demo import measure as mocap
 
 GROUNDS = ("slope", "step", "rough")
 #: Knee pops a little beyond 10° (measured by benchmarks/planting.py), and why; every other figure holds there.

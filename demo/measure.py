@@ -1,9 +1,10 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Real clips planted and measured for the tests, by the shared, independent measure.
+"""Real clips planted and measured by the shared, independent measure, for tests and benchmarks.
 
 ``../shared/tools/plant_metrics.py`` measures with nothing of Limb IK's: contacts from the source
 motion (the ball low and slow), positions from bone heads and tails, the ground by ray cast. The
-clips and their legs come from :mod:`demo.clips`, the grounds from :mod:`demo.grounds`.
+clips and their legs come from :mod:`demo.clips`, the grounds from :mod:`demo.grounds`. (The
+demo itself reports with Limb IK's own foot report, which follows the same definitions.)
 """
 
 import contextlib
@@ -15,7 +16,7 @@ from importlib import import_module
 import bpy
 import numpy as np
 
-from demo import clips
+from . import clips
 
 sys.path.insert(0, str(clips.SHARED / "tools"))
 import plant_metrics  # noqa: E402
@@ -70,6 +71,19 @@ def play(rig: bpy.types.Object, frames) -> np.ndarray:
     return np.array(out)
 
 
+def pelvis_heights(rig: bpy.types.Object, name: str, frames, ground=None) -> np.ndarray:
+    """(F,) the pelvis bone's head: height above the ground under it (by ray cast), or above the
+    authored floor without ``ground``."""
+    scene, bone, floor = bpy.context.scene, clips.CLIPS[name].pelvis, clips.CLIPS[name].floor
+    heights = []
+    for frame in frames:
+        scene.frame_set(frame)
+        head = rig.matrix_world @ rig.pose.bones[bone].head
+        under = ground.under(head) if ground is not None else None
+        heights.append(head.z - (under[0] if under is not None else floor))
+    return np.array(heights)
+
+
 @functools.cache
 def planted(name: str, ground: str, lock: bool = True) -> dict:
     """Clip ``name`` on a ``ground``, its legs detected and planted by the API and baked; measured
@@ -78,6 +92,7 @@ def planted(name: str, ground: str, lock: bool = True) -> dict:
     rig, frames, collection = clips.stage(name, ground)
     legs = clips.CLIPS[name].legs
     source = plant_metrics.sample(rig, legs, frames)
+    authored_pelvis = pelvis_heights(rig, name, frames)
     lik.api.detect_limbs(rig)
     rig.limb_ik.use_foot_lock = lock
     began = time.perf_counter()
@@ -86,6 +101,8 @@ def planted(name: str, ground: str, lock: bool = True) -> dict:
     result = plant_metrics.sample(rig, legs, frames)
     with contacts_by_height(clips.CLIPS[name].in_place):
         figures = plant_metrics.figures(source, result, list(collection.objects), fps(), clips.CLIPS[name].floor)
+    planted_pelvis = pelvis_heights(rig, name, frames, plant_metrics.Ground(list(collection.objects)))
+    figures["pelvis_drop"] = float(max((authored_pelvis - planted_pelvis).max(), 0.0))
     return {"figures": figures, "seconds": seconds, "bake": bake, "frames": frames}
 
 
