@@ -25,7 +25,7 @@ from .rig import bake as _bake
 from .rig import limbs as _limbs
 from .rig import report as _report
 from .rig import solve as _solve
-from .rig.errors import LimbError as LimbIKError
+from .rig.errors import LimbIKError
 
 __all__ = [
     "LimbIKError",

@@ -157,17 +157,55 @@ def _check_goal(obj, limb, chain_names, role: str, goal, bone_name: str) -> None
                     )
     elif goal == obj:
         raise LimbError(f"Limb '{limb.name}': the {role} is the armature itself; choose a {role} bone.")
-    elif _moves_with(goal, obj, chain_names):
-        raise LimbError(f"Limb '{limb.name}': the {role} '{goal.name}' is parented to the limb it drives.")
+    followed = _followed_chain_bone(goal, bone_name if goal.type == "ARMATURE" else "", obj, chain_names)
+    if followed is not None:
+        name, constraint = followed
+        if constraint is None:
+            raise LimbError(f"Limb '{limb.name}': the {role} '{goal.name}' is parented to the limb it drives.")
+        raise LimbError(
+            f"Limb '{limb.name}': the {role} '{goal.name}' follows the chain bone '{name}' through the constraint "
+            f"{constraint}, so it would move with the limb it drives; remove that dependency or pick another {role}."
+        )
 
 
-def _moves_with(goal: bpy.types.Object, obj: bpy.types.Object, chain_names) -> bool:
-    """Whether ``goal`` is parented (through any objects) to a chain bone or a bone below it."""
-    child = goal
-    while child.parent is not None:
-        if child.parent == obj and child.parent_type == "BONE" and child.parent_bone in obj.data.bones:
-            bone = obj.data.bones[child.parent_bone]
-            chain = [obj.data.bones[n] for n in chain_names]
-            return any(bone == b or b in bone.parent_recursive for b in chain)
-        child = child.parent
-    return False
+def _followed_chain_bone(goal, bone_name: str, obj, chain_names) -> tuple[str, str | None] | None:
+    """The chain bone of ``obj`` that ``goal`` (its bone ``bone_name``) moves with, through parents and
+    constraints on any object, and the first constraint on the way (None for parents only); None if none."""
+    chain = [obj.data.bones[n] for n in chain_names]
+    seen, pending = set(), [(goal, bone_name, None)]
+    while pending:
+        owner, bone, constraint = pending.pop()
+        if (owner.as_pointer(), bone) in seen:
+            continue
+        seen.add((owner.as_pointer(), bone))
+        if owner == obj and bone in obj.data.bones:
+            moved = obj.data.bones[bone]
+            for link in reversed(chain):  # the nearest chain bone above it names the problem best
+                if moved == link or link in moved.parent_recursive:
+                    return link.name, constraint
+        pending.extend(_dependencies(owner, bone, constraint))
+    return None
+
+
+def _dependencies(owner, bone: str, constraint: str | None) -> list[tuple]:
+    """What ``owner`` (its bone ``bone``) moves with, as (object, bone name, first constraint on the way):
+    its parent, its constraints' targets, and those of the bone and the bones above it."""
+    out = []
+    if owner.parent is not None:
+        out.append((owner.parent, owner.parent_bone if owner.parent_type == "BONE" else "", constraint))
+    holders = [(owner.constraints, f"'{owner.name}'")]
+    if bone and owner.type == "ARMATURE" and bone in owner.pose.bones:
+        pose_bone = owner.pose.bones[bone]
+        holders += [
+            (b.constraints, f"'{owner.name}' bone '{b.name}'") for b in (pose_bone, *pose_bone.parent_recursive)
+        ]
+    for constraints, place in holders:
+        for c in constraints:
+            if c.mute:
+                continue
+            targets = [(getattr(c, "target", None), getattr(c, "subtarget", "")),
+                       (getattr(c, "pole_target", None), getattr(c, "pole_subtarget", ""))]  # fmt: skip
+            targets += [(t.target, t.subtarget) for t in getattr(c, "targets", ())]  # the Armature constraint's
+            out += [(t, s if isinstance(s, str) else "", constraint or f"'{c.name}' on {place}")
+                    for t, s in targets if isinstance(t, bpy.types.Object)]  # fmt: skip
+    return out

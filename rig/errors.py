@@ -1,7 +1,10 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""The one error the rig layer raises."""
+"""The one error the rig layer raises, which scripts meet as ``limb_ik.api.LimbIKError``."""
 
 
-class LimbError(Exception):
+class LimbIKError(Exception):
     """A rig or limb that cannot be solved as it is set up. The message is one sentence for the user,
     naming the limb, bone or object at fault."""
+
+
+LimbError = LimbIKError  #: the rig layer's shorter name for it

@@ -123,6 +123,7 @@ def signature(obj: bpy.types.Object) -> tuple:
 
 def gather(planned: Plan, depsgraph) -> tuple[list[Group], Pose]:
     """Read the pose and the goals of every planned limb at the current frame."""
+    goals.check_evaluated(planned.obj, planned.limbs, planned.chains, depsgraph)
     obj = planned.obj
     obj_eval = obj.evaluated_get(depsgraph)
     pose = read_pose(obj, obj_eval)
