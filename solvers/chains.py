@@ -35,7 +35,7 @@ STRAIGHT = 1e-6
 REACHED = 1e-5
 #: Chains whose pose misses the solved joints by more than this, relative to the chain, are solved again
 #: (:mod:`.refine`); less is the rounding of single-precision pose matrices.
-LENGTH_NOISE = 1e-7
+LENGTH_NOISE = 1e-6
 
 
 @dataclass
@@ -96,10 +96,10 @@ def take(batch: ChainBatch, rows: np.ndarray) -> ChainBatch:
     """The batch of the given rows of ``batch``; settings shared by all rows stay shared."""
 
     def part(value):
-        if value is None or np.ndim(value) == 0:
-            return value
         if isinstance(value, dict):
             return {key: part(v) for key, v in value.items()}
+        if value is None or np.ndim(value) == 0:
+            return value
         return np.asarray(value)[rows]
 
     return ChainBatch(**{f.name: part(getattr(batch, f.name)) for f in fields(ChainBatch)})
