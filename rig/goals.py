@@ -50,11 +50,29 @@ def check_evaluated(obj, limbs, chains, depsgraph) -> None:
 
 
 def _not_evaluated(obj, depsgraph) -> tuple[str, str] | None:
-    """Why ``depsgraph`` does not evaluate ``obj`` and what to do, as parts of a sentence; None when it does."""
-    if obj.evaluated_get(depsgraph).is_evaluated:
-        return None
-    if obj.name not in depsgraph.scene.objects:
-        return f"is not in the scene '{depsgraph.scene.name}'", "link it to this scene"
-    if obj.name not in depsgraph.view_layer.objects:
-        return f"is in a collection excluded from the view layer '{depsgraph.view_layer.name}'", "include it"
-    return "is disabled in viewports (Disable in Viewports, on it or its collection)", "enable it"
+    """Why ``depsgraph`` does not evaluate ``obj`` and what to do, as parts of a sentence; None when it does.
+
+    Told from the object's and its collections' flags: an object disabled in viewports (in renders, for a
+    render's depsgraph) can still have an evaluated copy, pulled in by a pointer to it, that is never
+    moved, so the depsgraph's own answer cannot be trusted.
+    """
+    scene, layer = depsgraph.scene, depsgraph.view_layer
+    flag, where = ("hide_render", "renders") if depsgraph.mode == "RENDER" else ("hide_viewport", "viewports")
+    if obj.name not in scene.objects:
+        return f"is not in the scene '{scene.name}'", "link it to this scene"
+    if getattr(obj, flag):
+        return f"is disabled in {where}", "enable it"
+    if not _shown(layer.layer_collection, obj, flag):
+        if obj.name not in layer.objects:
+            return f"is only in collections excluded from the view layer '{layer.name}'", "include one"
+        return f"is only in collections disabled in {where}", "enable one"
+    return None
+
+
+def _shown(layer_collection, obj, flag: str) -> bool:
+    """Whether ``obj`` is in ``layer_collection`` or below it along collections neither excluded nor disabled."""
+    if layer_collection.exclude or getattr(layer_collection.collection, flag):
+        return False
+    if obj.name in layer_collection.collection.objects:
+        return True
+    return any(_shown(child, obj, flag) for child in layer_collection.children)

@@ -193,3 +193,18 @@ def test_bad_range_is_an_error_and_changes_nothing(lik):
     with pytest.raises(RuntimeError, match="ends .* before it starts"):
         bpy.ops.limb_ik.bake(frame_start=50, frame_end=10)
     assert key_table(lik, rig).keys() == before.keys()
+
+
+def test_a_range_given_to_the_operator_is_the_range_baked():
+    """A script's frame_start/frame_end used to lose to the Scene Range option, on by default: the scene's
+    1-250 was baked, with 229 keys outside 10-30 on the limb channels."""
+    rig, _ = animated_target_scene("QUATERNION")
+    assert bpy.ops.limb_ik.bake(frame_start=10, frame_end=30) == {"FINISHED"}
+    assert {int(k.co[0]) for c in all_fcurves(rig) for k in c.keyframe_points} == set(range(10, 31))
+
+
+def test_each_end_of_the_range_not_given_is_the_scenes():
+    rig, _ = animated_target_scene("QUATERNION")
+    bpy.context.scene.frame_end = 40
+    assert bpy.ops.limb_ik.bake(frame_start=35) == {"FINISHED"}
+    assert {int(k.co[0]) for c in all_fcurves(rig) for k in c.keyframe_points} == set(range(35, 41))
