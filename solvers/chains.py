@@ -252,7 +252,9 @@ class _Chains:
             if batch.end_rotation is None:
                 raise SolverError("three-bone chains need an end rotation")
             end_rotation = _orientations(batch.end_rotation)
-            end_direction = np.einsum("nij,nj->ni", self.to_rigid, rotation_modes.quat_to_matrix(end_rotation)[:, :, 1])
+            # The end bone's tail runs along its Y axis, or against it when its own Y scale is negative.
+            along = rotation_modes.quat_to_matrix(end_rotation)[:, :, 1] * np.sign(self.scales[:, 2, 1:2])
+            end_direction = np.einsum("nij,nj->ni", self.to_rigid, along)
             solved = solve_three_bone_batch(*joints, target, end_direction, natural=batch.natural, **common)
             self.end_direction = end_direction / np.linalg.norm(end_direction, axis=1, keepdims=True)
             new_local = [joints[0], solved.knee, solved.ankle, solved.tip]
@@ -277,14 +279,18 @@ class _Chains:
 
 
 def _orientations(value) -> np.ndarray:
-    """(N, 4) unit quaternions from quaternions or from matrices of any scale. A mirrored matrix (a goal
-    seen from an armature scaled by a negative factor) stands for its Y and Z axes: its X axis is flipped."""
+    """(N, 4) unit quaternions from quaternions or from matrices of any scale or shear (a goal seen from an
+    armature scaled unevenly): the nearest rotation, turned to put its Y axis exactly along the matrix's,
+    which is where the end bone points. A mirrored matrix (seen from an armature scaled by a negative
+    factor) stands for its Y and Z axes: its X axis is flipped."""
     array = np.asarray(value, dtype=np.float64)
-    if array.ndim == 3:
-        array = array.copy()
-        array[np.linalg.det(array) < 0.0, :, 0] *= -1.0
-        return rotation_modes.matrix_to_quat(rotation_modes.nearest_rotation(array))
-    return _unit(array)
+    if array.ndim != 3:
+        return _unit(array)
+    array = array.copy()
+    array[np.linalg.det(array) < 0.0, :, 0] *= -1.0
+    nearest = rotation_modes.nearest_rotation(array)
+    aim = soa.rotation_between(soa.split(nearest[:, :, 1]), soa.split(array[:, :, 1]))
+    return soa.join(soa.quat_mul(aim, soa.split(rotation_modes.matrix_to_quat(nearest))))
 
 
 def _unit(q: np.ndarray) -> np.ndarray:

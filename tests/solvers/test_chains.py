@@ -246,6 +246,38 @@ def test_a_mirrored_goal_matrix_gives_its_y_and_z_axes():
     assert np.abs(frame[:, 1:] - goal[:, 1:]).max() <= 1e-12
 
 
+def test_a_sheared_goal_matrix_points_the_end_bone_along_its_y_axis_exactly():
+    """A goal seen from an armature scaled unevenly is sheared: the end bone points along its Y axis (where the
+    target points it in the world), not along the Y axis of its nearest rotation, and the tip lands."""
+    rng = np.random.default_rng(9)
+    for _ in range(5):
+        chain = random_chain(rng, 3, False, "uniform", True)
+        posed = replace(chain, quats=np.array([random_quaternion(rng) for _ in range(3)]))
+        joints = posed.joints()
+        y = (joints[3] - joints[2]) / np.linalg.norm(joints[3] - joints[2])
+        goal = np.diag([1.3, 0.8, 0.7]) @ rm.quat_to_matrix(random_quaternion(rng)[None])[0]
+        goal[:, 1] = 0.9 * y  # sheared, its Y column along the posed end bone
+        result = solve_chains(batch_of([chain], [joints[3]], end_rotation=goal[None]))
+        assert result.reached[0]
+        moved = replace(chain, quats=result.rotations[0]).joints()
+        assert np.linalg.norm(moved[3] - joints[3]) <= 1e-12 * chain.size()
+        assert np.abs((moved[3] - moved[2]) / np.linalg.norm(moved[3] - moved[2]) - y).max() <= 1e-12
+
+
+def test_an_end_bone_scaled_by_minus_one_along_its_axis_still_puts_its_tail_on_the_target():
+    """Its tail runs against its Y axis: the ankle's goal is on the other side of the target."""
+    rng = np.random.default_rng(10)
+    for _ in range(5):
+        chain = random_chain(rng, 3, False, "uniform", True)
+        chain.scales[2] = (1.0, -1.0, 1.0)
+        posed = replace(chain, quats=np.array([random_quaternion(rng) for _ in range(3)]))
+        frame = posed.matrices()[2][:3, :3] / posed.scales[2]
+        goal = rm.matrix_to_quat(frame[None])[0]  # the end bone's own rotation where it is posed
+        result = solve_chains(batch_of([chain], [posed.joints()[-1]], end_rotation=goal[None]))
+        assert result.reached[0]
+        assert np.linalg.norm(posed_tip(chain, result) - posed.joints()[-1]) <= 1e-12 * chain.size()
+
+
 # ---------------------------------------------------------------------------------------------
 # Bad input
 
