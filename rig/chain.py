@@ -12,6 +12,9 @@ from .errors import LimbError
 MIN_SEGMENT = 1e-6
 #: A rest bend whose normal is shorter than this fraction of ``upper * lower`` counts as straight.
 STRAIGHT = 1e-6
+#: A pose matrix whose columns differ in length or angle by more than this (relative) is scaled unevenly;
+#: single-precision rest and pose matrices are orthonormal to about 3e-5.
+EVEN_SCALE = 1e-4
 
 
 @dataclass(frozen=True)
@@ -26,6 +29,9 @@ class Chain:
     toe: int | None = None  #: a planted foot's toe, written with the chain (pose bone index)
     target: tuple = ()  #: (object, bone name) the tip reaches for; empty: its own animated tip
     pole: tuple = ()  #: (object, bone name) the knee points toward; empty: none
+    #: (position in the chain, Inherit Scale) of each bone that does not inherit the scale of the chain bone
+    #: above it fully, itself or through a bone in between
+    partial_scale: tuple[tuple[int, str], ...] = ()
 
     @property
     def size(self) -> int:
@@ -103,7 +109,39 @@ def chain_of(obj: bpy.types.Object, limb) -> Chain:
     target = (limb.target, limb.target_bone) if limb.target is not None else ()
     pole = (limb.pole, limb.pole_bone) if limb.pole is not None else ()
     indices = tuple(pose_bones.find(n) for n in names)
-    return Chain(limb.name, tuple(names), indices, last.length, hinge, toe, target, pole)
+    partial = tuple((i, mode) for i, mode in enumerate(_scale_inheritance(bones, names)) if mode != "FULL")
+    return Chain(limb.name, tuple(names), indices, last.length, hinge, toe, target, pole, partial)
+
+
+def _scale_inheritance(bones, names) -> list[str]:
+    """How each bone of the chain inherits the scale of the chain bone above it: 'FULL', or the first other
+    Inherit Scale on the way up (the first bone's is 'FULL': what is above the chain does not matter)."""
+    modes = ["FULL"]
+    for parent, child in zip(names, names[1:]):
+        bone, mode = bones[child], "FULL"
+        while bone is not None and bone.name != parent:
+            if mode == "FULL":
+                mode = bone.inherit_scale
+            bone = bone.parent
+        modes.append(mode)
+    return modes
+
+
+def check_scale_inheritance(limbs, chains, matrices) -> None:
+    """Raise :class:`LimbError` for a chain bone that does not inherit scale fully from a chain bone above it
+    whose pose matrix (``matrices``, armature space, all bones) is scaled unevenly or sheared: Blender then
+    moves it in a way the solve does not model. With even scales every way of inheriting scale agrees."""
+    for limb, chain in zip(limbs, chains):
+        for position, mode in chain.partial_scale:
+            above = matrices[chain.indices[position - 1]][:3, :3]
+            gram = above.T @ above
+            size = np.trace(gram) / 3.0
+            if np.abs(gram - size * np.eye(3)).max() > EVEN_SCALE * size:
+                raise LimbError(
+                    f"Limb '{limb.name}': bone '{chain.bones[position]}' inherits scale as "
+                    f"'{mode.replace('_', ' ').title()}', not Full, from '{chain.bones[position - 1]}', which is "
+                    "scaled unevenly; set its Inherit Scale to Full, or scale evenly."
+                )
 
 
 def _toe(obj, limb, names) -> int | None:

@@ -89,3 +89,20 @@ def test_a_mirrored_parent_or_armature_still_puts_the_foot_on_its_target(lik, mi
     goal = np.array(limb.target.matrix_world)[:3, :3]
     unit = foot / np.linalg.norm(foot, axis=0)
     assert np.abs(unit[:, 1:] - goal[:, 1:]).max() <= 1e-5
+
+
+@pytest.mark.parametrize("inherit", ["NONE", "AVERAGE", "ALIGNED", "FIX_SHEAR", "NONE_LEGACY"])
+def test_a_bone_not_inheriting_an_uneven_scale_fully_is_refused_and_with_even_scales_solved(lik, inherit):
+    """Other ways of inheriting scale move the shin as the solve does not model once the thigh above it is
+    scaled unevenly: it used to be reported reached off its target. With even scales they all agree."""
+    rig, limb = leg(lik, "foot.L")
+    rig.data.bones["shin.L"].inherit_scale = inherit
+    rig.pose.bones["hips"].scale = (1.0, 1.0, 1.5)
+    bpy.context.view_layer.update()
+    aim_target(rig, limb, (0.0, -0.05, 0.05))
+    message = r"^Limb 'leg\.L': bone 'shin\.L' inherits scale as '[A-Za-z ]+', not Full, from 'thigh\.L', which is"
+    with pytest.raises(lik.api.LimbIKError, match=message):
+        lik.api.solve(rig)
+    rig.pose.bones["hips"].scale = (1.2, 1.2, 1.2)
+    bpy.context.view_layer.update()
+    assert solved_exactly(lik, rig, limb) <= REACHED
