@@ -8,7 +8,10 @@ rotation and scale. Rotating the bone means replacing ``R`` by ``R @ D``. In the
 ``F^-1 @ p``; ``D`` is the minimal rotation taking that local direction of the child joint's
 old position to the local direction of its new one. The minimal rotation adds no twist about
 the bone, and working in ``F`` rather than in ``M`` keeps it right for any roll, offset
-(unconnected) joints, the bone's own non-uniform scale and its parent's.
+(unconnected) joints, the bone's own non-uniform scale and its parent's. The child lands on its
+new point when that is as far from the bone's head, in the bone's frame, as the old one; below a
+bone scaled unevenly across its axis it may not be, and :func:`.chains.solve_chains` then solves
+for points that are (:mod:`.refine`).
 
 After each bone, its change ``D = F T Y F^-1`` about its head (``T``: its local turn, ``Y``: a
 stretch along its axis) moves the bones below it, exactly as Blender's hierarchy would. Rather
