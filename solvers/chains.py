@@ -34,8 +34,8 @@ STRAIGHT = 1e-6
 #: A chain is reached when the posed effector is this close to its target, relative to the chain's length.
 REACHED = 1e-5
 #: Chains whose pose misses the solved joints by more than this, relative to the chain, are solved again
-#: (:mod:`.refine`); less is the rounding of single-precision pose matrices.
-LENGTH_NOISE = 1e-6
+#: (:mod:`.refine`). Less counts as reached: single-precision pose matrices alone leave up to about 1e-6.
+LENGTH_NOISE = REACHED
 
 
 @dataclass

@@ -21,32 +21,34 @@ def posed_points(matrices, scales, rotations, points, new_rotations, y_scale=Non
     are, point ``i + 1`` moving with bone ``i``. The first point, the top bone's head, stays."""
     matrices = np.asarray(matrices, dtype=np.float64)
     points = np.asarray(points, dtype=np.float64)
-    k = matrices.shape[1]
+    n, k = matrices.shape[:2]
+    # Every bone's own change at once: M S^-1 R^T R' S' M^-1 = F T Y F^-1 about its head, with its rotation
+    # frame F = M S^-1, its turn T = R^T R' and Y the factor on its Y scale.
+    frame = soa.split_matrices(matrices[:, :, :3, :3] / np.asarray(scales, dtype=np.float64)[:, :, None, :])
+    turn = soa.quat_to_mat(soa.quat_mul(_conjugate(_unit(rotations)), _unit(new_rotations)))
+    if y_scale is not None:
+        turn = soa.mat_scale_columns(turn, (1.0, np.ravel(y_scale), 1.0))
+    change = soa.mat_mul(soa.mat_mul(frame, turn), soa.mat_inv(frame)[0])
+    heads = soa.split(matrices[:, :, :3, 3].reshape(-1, 3))
+    moved = soa.join(soa.sub(heads, soa.mat_vec(change, heads))).reshape(n, k, 3)
+    change = soa.join_matrices(change).reshape(n, k, 3, 3)
+    # Down the chain: each bone moves with the changes of the bones above it, p -> linear p + shift.
     out = np.empty_like(points)
     out[:, 0] = points[:, 0]
-    linear, shift = None, None  # the change of the bones above, as p -> linear p + shift
+    linear, shift = change[:, 0], moved[:, 0]
     for i in range(k):
-        m = soa.components(matrices[:, i, :3])
-        frame = (m[0, 0], m[0, 1], m[0, 2], m[1, 0], m[1, 1], m[1, 2], m[2, 0], m[2, 1], m[2, 2])
-        head = (m[0, 3], m[1, 3], m[2, 3])
-        scale = soa.components(scales[:, i])
-        new_scale = scale if y_scale is None else (scale[0], scale[1] * y_scale[:, i], scale[2])
-        # M S^-1 R^T R' S' M^-1: the bone's own change, about its head
-        old_turn, new_turn = soa.quat_to_mat(_unit(rotations[:, i])), soa.quat_to_mat(_unit(new_rotations[:, i]))
-        own = soa.mat_mul(soa.mat_transpose(old_turn), new_turn)
-        own = soa.mat_scale_columns(own, tuple(new_scale))
-        own = tuple(e / scale[r // 3] for r, e in enumerate(own))
-        turn = soa.mat_mul(soa.mat_mul(frame, own), soa.mat_inv(frame)[0])
-        moved = soa.sub(head, soa.mat_vec(turn, head))
-        if linear is None:
-            linear, shift = turn, moved
-        else:
-            linear, shift = soa.mat_mul(linear, turn), soa.add(soa.mat_vec(linear, moved), shift)
-        soa.join(soa.add(soa.mat_vec(linear, tuple(soa.components(points[:, i + 1]))), shift), out[:, i + 1])
+        if i > 0:
+            shift = np.einsum("nij,nj->ni", linear, moved[:, i]) + shift
+            linear = np.einsum("nij,njk->nik", linear, change[:, i])
+        out[:, i + 1] = np.einsum("nij,nj->ni", linear, points[:, i + 1]) + shift
     return out
 
 
 def _unit(q) -> soa.Quat:
-    q = soa.split(q)
+    q = soa.split(np.asarray(q, dtype=np.float64).reshape(-1, 4))
     n = np.sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3])
     return (q[0] / n, q[1] / n, q[2] / n, q[3] / n)
+
+
+def _conjugate(q: soa.Quat) -> soa.Quat:
+    return (q[0], -q[1], -q[2], -q[3])
