@@ -57,7 +57,10 @@ def _not_evaluated(obj, depsgraph) -> tuple[str, str] | None:
     moved, so the depsgraph's own answer cannot be trusted.
     """
     scene, layer = depsgraph.scene, depsgraph.view_layer
-    flag, where = ("hide_render", "renders") if depsgraph.mode == "RENDER" else ("hide_viewport", "viewports")
+    render = depsgraph.mode == "RENDER"
+    if not render and obj.visible_get(view_layer=layer):  # shown, the common case: no need to look further
+        return None
+    flag, where = ("hide_render", "renders") if render else ("hide_viewport", "viewports")
     if obj.name not in scene.objects:
         return f"is not in the scene '{scene.name}'", "link it to this scene"
     if getattr(obj, flag):
