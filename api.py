@@ -5,7 +5,9 @@ Usable from Blender's Python console, a ``--python`` script, the ``bpy`` wheel o
 ``limb_ik`` command line. These are the same code paths as the operators; they differ only in
 how problems surface: every function raises :class:`LimbIKError` with a sentence naming the
 limb, bone or object at fault, and leaves the scene as it was. A rig is given as its armature
-object or by the object's name.
+object or by the object's name; like the operators, every function refuses one in Edit Mode.
+Frames and steps are whole numbers (``int``); ``solve`` and ``bake`` refuse a rig with no enabled
+limbs (or none of those named).
 
 Example, from a script run inside Blender (the extension installed and enabled)::
 
@@ -19,6 +21,7 @@ Example, from a script run inside Blender (the extension installed and enabled):
     print(report.keys, "keys")
 """
 
+import numbers
 from collections.abc import Callable
 
 import bpy
@@ -28,7 +31,7 @@ from .rig import detect as _detect
 from .rig import limbs as _limbs
 from .rig import report as _report
 from .rig import solve as _solve
-from .rig.errors import LimbError as LimbIKError
+from .rig.errors import LimbIKError
 
 __all__ = [
     "LimbIKError",
@@ -54,7 +57,18 @@ def _armature(obj: bpy.types.Object | str) -> bpy.types.Object:
         raise LimbIKError(f"Expected an armature object or its name, not {obj!r}.")
     if obj.type != "ARMATURE":
         raise LimbIKError(f"'{obj.name}' is a {obj.type.lower()}, not an armature.")
+    if obj.mode == "EDIT":  # as the operators refuse it
+        raise LimbIKError(f"Armature '{obj.name}' is in Edit Mode; leave it first: its pose is not up to date while "
+                          "bones are edited.")  # fmt: skip
     return obj
+
+
+def _frames(**given) -> tuple[int | None, ...]:
+    """Frame numbers (and steps) as given: whole numbers, or None for the default."""
+    for name, value in given.items():
+        if value is not None and (not isinstance(value, numbers.Integral) or isinstance(value, bool)):
+            raise LimbIKError(f"{name} must be a whole frame number, not {value!r}.")
+    return tuple(None if value is None else int(value) for value in given.values())
 
 
 def _limbs_named(obj: bpy.types.Object, names) -> list | None:
@@ -117,6 +131,8 @@ def solve(obj: bpy.types.Object | str, limbs: list[str] | None = None) -> _solve
     Returns a report with ``solved`` and ``unreached`` limb names.
     """
     obj = _armature(obj)
+    if limbs is None and not any(limb.enabled for limb in obj.limb_ik.limbs):  # as bake does
+        raise LimbIKError(f"Armature '{obj.name}' has no enabled limbs to solve.")
     return _solve.solve_rig(obj, bpy.context.evaluated_depsgraph_get(), _limbs_named(obj, limbs))
 
 
@@ -137,6 +153,7 @@ def bake(
     (0 to 1); an exception it raises ends the bake with the scene as it was.
     """
     obj = _armature(obj)
+    frame_start, frame_end, step = _frames(frame_start=frame_start, frame_end=frame_end, step=step)
     return _bake.bake(obj, _limbs_named(obj, limbs), frame_start, frame_end, step, turn_off_live, progress)
 
 
@@ -162,6 +179,7 @@ def plant(
         plant(rig, limbs=["leg.L"], frame_end=48)
     """
     obj = _armature(obj)
+    frame_start, frame_end, step = _frames(frame_start=frame_start, frame_end=frame_end, step=step)
     settings = obj.limb_ik
     before = (settings.ground, {limb.name: limb.plant for limb in settings.limbs})
     try:
@@ -207,4 +225,5 @@ def foot_report(obj: bpy.types.Object | str, frame_start: int | None = None, fra
         foot_report(rig)["feet"][0]["slide"]     # 0.0003
     """
     obj = _armature(obj)
+    frame_start, frame_end = _frames(frame_start=frame_start, frame_end=frame_end)
     return _report.foot_report(obj, bpy.context.scene, frame_start, frame_end).as_dict()

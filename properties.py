@@ -78,7 +78,8 @@ class LIMB_IK_PG_limb(bpy.types.PropertyGroup):
     )  # fmt: skip
     stretch_start: FloatProperty(
         name="Stretch Start",
-        description="Fraction of full reach at which Stretch begins scaling the bones (1 = only when straight)",
+        description="Fraction of full reach at which Stretch begins scaling the bones (1 = only when straight; "
+        "never below the shortest reach)",
         default=1.0, min=0.5, max=1.0, subtype="FACTOR",
     )  # fmt: skip
     influence: FloatProperty(

@@ -39,11 +39,14 @@ class LIMB_IK_OT_bake(bpy.types.Operator):
     bl_options = {"REGISTER", "UNDO"}
 
     limbs: EnumProperty(name="Limbs", description="Which limbs to bake", items=LIMB_CHOICES, default="ENABLED")
-    use_scene_range: BoolProperty(name="Scene Range", description="Bake the scene's frame range", default=True)
-    frame_start: IntProperty(name="Start", description="First frame to bake", default=1)
-    frame_end: IntProperty(name="End", description="Last frame to bake", default=250)
+    # The range is the scene's unless given; the dialog shows it filled in, as Blender's Bake Action does.
+    frame_start: IntProperty(name="Start", description="First frame to bake (default: the scene's)",
+                             options={"SKIP_SAVE"})  # fmt: skip
+    frame_end: IntProperty(name="End", description="Last frame to bake (default: the scene's)",
+                           options={"SKIP_SAVE"})  # fmt: skip
+    # No hard minimum: Blender would quietly raise a step of 0 to 1, where the bake refuses it with a sentence.
     step: IntProperty(name="Step", description="Key every this many frames (the last frame is always keyed)",
-                      default=1, min=1, soft_max=10)  # fmt: skip
+                      default=1, soft_min=1, soft_max=10)  # fmt: skip
     turn_off_live: BoolProperty(
         name="Turn Off Live",
         description="Switch the rig's live solving off afterwards, so the keys play back as baked",
@@ -55,15 +58,16 @@ class LIMB_IK_OT_bake(bpy.types.Operator):
         return poll_armature(cls, context, needs_limbs=True)
 
     def invoke(self, context, event):
+        for name in ("frame_start", "frame_end"):
+            if not self.properties.is_property_set(name):
+                setattr(self, name, getattr(context.scene, name))
         return context.window_manager.invoke_props_dialog(self)
 
     def draw(self, context):
         layout = self.layout
         layout.use_property_split = True
         layout.prop(self, "limbs")
-        layout.prop(self, "use_scene_range")
         column = layout.column(align=True)
-        column.active = not self.use_scene_range
         column.prop(self, "frame_start")
         column.prop(self, "frame_end")
         layout.prop(self, "step")
@@ -71,9 +75,8 @@ class LIMB_IK_OT_bake(bpy.types.Operator):
 
     def execute(self, context):
         scene, window_manager = context.scene, context.window_manager
-        start, end = (
-            (scene.frame_start, scene.frame_end) if self.use_scene_range else (self.frame_start, self.frame_end)
-        )
+        start, end = (getattr(self if self.properties.is_property_set(name) else scene, name)
+                      for name in ("frame_start", "frame_end"))  # fmt: skip
 
         def progress(done: float) -> None:
             window_manager.progress_update(int(100 * done))

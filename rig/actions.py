@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 import bpy
 import numpy as np
 
+from .errors import LimbError
+
 SLOTTED = bpy.app.version >= (4, 4, 0)
 if SLOTTED:
     from bpy_extras import anim_utils
@@ -113,6 +115,18 @@ def _ensure_channelbag(action: bpy.types.Action, slot) -> "bpy.types.ActionChann
     layer = action.layers[0] if action.layers else action.layers.new("Layer")
     strip = layer.strips[0] if layer.strips else layer.strips.new(type="KEYFRAME")
     return strip.channelbag(slot, ensure=True)
+
+
+def check_editable(obj: bpy.types.Object) -> None:
+    """Raise :class:`LimbError` if the action ``obj`` plays cannot be changed here: one linked from a library,
+    as a library override's is. Keys written into it would be lost on saving, and it cannot be put back."""
+    data = obj.animation_data
+    action = data.action if data is not None else None
+    if action is not None and action.library is not None:
+        raise LimbError(
+            f"Armature '{obj.name}' plays the action '{action.name}' linked from '{action.library.filepath}', which "
+            "cannot be changed here; make the action local (or give the rig a new action) to bake."
+        )
 
 
 @dataclass

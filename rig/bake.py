@@ -19,7 +19,7 @@ from ..solvers import rotation_modes
 from ..solvers.chains import stack
 from . import plant, solve, timeline
 from . import report as report_module
-from .actions import ActionEdit
+from .actions import ActionEdit, check_editable
 from .errors import LimbError
 from .ground import Ground
 from .pose import AXIS_ANGLE, QUATERNION, by_mode, read_pose
@@ -71,6 +71,7 @@ def bake(
     planned.raise_first_problem()
     if not planned.limbs:
         raise LimbError(f"Armature '{obj.name}' has no enabled limbs to bake.")
+    check_editable(obj)
     frames = frame_list(
         scene.frame_start if frame_start is None else frame_start,
         scene.frame_end if frame_end is None else frame_end,

@@ -12,6 +12,9 @@ from .errors import LimbError
 MIN_SEGMENT = 1e-6
 #: A rest bend whose normal is shorter than this fraction of ``upper * lower`` counts as straight.
 STRAIGHT = 1e-6
+#: A pose matrix whose columns differ in length or angle by more than this (relative) is scaled unevenly;
+#: single-precision rest and pose matrices are orthonormal to about 3e-5.
+EVEN_SCALE = 1e-4
 
 
 @dataclass(frozen=True)
@@ -26,6 +29,9 @@ class Chain:
     toe: int | None = None  #: a planted foot's toe, written with the chain (pose bone index)
     target: tuple = ()  #: (object, bone name) the tip reaches for; empty: its own animated tip
     pole: tuple = ()  #: (object, bone name) the knee points toward; empty: none
+    #: (position in the chain, Inherit Scale) of each bone that does not inherit the scale of the chain bone
+    #: above it fully, itself or through a bone in between
+    partial_scale: tuple[tuple[int, str], ...] = ()
 
     @property
     def size(self) -> int:
@@ -103,7 +109,39 @@ def chain_of(obj: bpy.types.Object, limb) -> Chain:
     target = (limb.target, limb.target_bone) if limb.target is not None else ()
     pole = (limb.pole, limb.pole_bone) if limb.pole is not None else ()
     indices = tuple(pose_bones.find(n) for n in names)
-    return Chain(limb.name, tuple(names), indices, last.length, hinge, toe, target, pole)
+    partial = tuple((i, mode) for i, mode in enumerate(_scale_inheritance(bones, names)) if mode != "FULL")
+    return Chain(limb.name, tuple(names), indices, last.length, hinge, toe, target, pole, partial)
+
+
+def _scale_inheritance(bones, names) -> list[str]:
+    """How each bone of the chain inherits the scale of the chain bone above it: 'FULL', or the first other
+    Inherit Scale on the way up (the first bone's is 'FULL': what is above the chain does not matter)."""
+    modes = ["FULL"]
+    for parent, child in zip(names, names[1:]):
+        bone, mode = bones[child], "FULL"
+        while bone is not None and bone.name != parent:
+            if mode == "FULL":
+                mode = bone.inherit_scale
+            bone = bone.parent
+        modes.append(mode)
+    return modes
+
+
+def check_scale_inheritance(limbs, chains, matrices) -> None:
+    """Raise :class:`LimbError` for a chain bone that does not inherit scale fully from a chain bone above it
+    whose pose matrix (``matrices``, armature space, all bones) is scaled unevenly or sheared: Blender then
+    moves it in a way the solve does not model. With even scales every way of inheriting scale agrees."""
+    for limb, chain in zip(limbs, chains):
+        for position, mode in chain.partial_scale:
+            above = matrices[chain.indices[position - 1]][:3, :3]
+            gram = above.T @ above
+            size = np.trace(gram) / 3.0
+            if np.abs(gram - size * np.eye(3)).max() > EVEN_SCALE * size:
+                raise LimbError(
+                    f"Limb '{limb.name}': bone '{chain.bones[position]}' inherits scale as "
+                    f"'{mode.replace('_', ' ').title()}', not Full, from '{chain.bones[position - 1]}', which is "
+                    "scaled unevenly; set its Inherit Scale to Full, or scale evenly."
+                )
 
 
 def _toe(obj, limb, names) -> int | None:
@@ -157,17 +195,55 @@ def _check_goal(obj, limb, chain_names, role: str, goal, bone_name: str) -> None
                     )
     elif goal == obj:
         raise LimbError(f"Limb '{limb.name}': the {role} is the armature itself; choose a {role} bone.")
-    elif _moves_with(goal, obj, chain_names):
-        raise LimbError(f"Limb '{limb.name}': the {role} '{goal.name}' is parented to the limb it drives.")
+    followed = _followed_chain_bone(goal, bone_name if goal.type == "ARMATURE" else "", obj, chain_names)
+    if followed is not None:
+        name, constraint = followed
+        if constraint is None:
+            raise LimbError(f"Limb '{limb.name}': the {role} '{goal.name}' is parented to the limb it drives.")
+        raise LimbError(
+            f"Limb '{limb.name}': the {role} '{goal.name}' follows the chain bone '{name}' through the constraint "
+            f"{constraint}, so it would move with the limb it drives; remove that dependency or pick another {role}."
+        )
 
 
-def _moves_with(goal: bpy.types.Object, obj: bpy.types.Object, chain_names) -> bool:
-    """Whether ``goal`` is parented (through any objects) to a chain bone or a bone below it."""
-    child = goal
-    while child.parent is not None:
-        if child.parent == obj and child.parent_type == "BONE" and child.parent_bone in obj.data.bones:
-            bone = obj.data.bones[child.parent_bone]
-            chain = [obj.data.bones[n] for n in chain_names]
-            return any(bone == b or b in bone.parent_recursive for b in chain)
-        child = child.parent
-    return False
+def _followed_chain_bone(goal, bone_name: str, obj, chain_names) -> tuple[str, str | None] | None:
+    """The chain bone of ``obj`` that ``goal`` (its bone ``bone_name``) moves with, through parents and
+    constraints on any object, and the first constraint on the way (None for parents only); None if none."""
+    chain = [obj.data.bones[n] for n in chain_names]
+    seen, pending = set(), [(goal, bone_name, None)]
+    while pending:
+        owner, bone, constraint = pending.pop()
+        if (owner.as_pointer(), bone) in seen:
+            continue
+        seen.add((owner.as_pointer(), bone))
+        if owner == obj and bone in obj.data.bones:
+            moved = obj.data.bones[bone]
+            for link in reversed(chain):  # the nearest chain bone above it names the problem best
+                if moved == link or link in moved.parent_recursive:
+                    return link.name, constraint
+        pending.extend(_dependencies(owner, bone, constraint))
+    return None
+
+
+def _dependencies(owner, bone: str, constraint: str | None) -> list[tuple]:
+    """What ``owner`` (its bone ``bone``) moves with, as (object, bone name, first constraint on the way):
+    its parent, its constraints' targets, and those of the bone and the bones above it."""
+    out = []
+    if owner.parent is not None:
+        out.append((owner.parent, owner.parent_bone if owner.parent_type == "BONE" else "", constraint))
+    holders = [(owner.constraints, f"'{owner.name}'")]
+    if bone and owner.type == "ARMATURE" and bone in owner.pose.bones:
+        pose_bone = owner.pose.bones[bone]
+        holders += [
+            (b.constraints, f"'{owner.name}' bone '{b.name}'") for b in (pose_bone, *pose_bone.parent_recursive)
+        ]
+    for constraints, place in holders:
+        for c in constraints:
+            if c.mute:
+                continue
+            targets = [(getattr(c, "target", None), getattr(c, "subtarget", "")),
+                       (getattr(c, "pole_target", None), getattr(c, "pole_subtarget", ""))]  # fmt: skip
+            targets += [(t.target, t.subtarget) for t in getattr(c, "targets", ())]  # the Armature constraint's
+            out += [(t, s if isinstance(s, str) else "", constraint or f"'{c.name}' on {place}")
+                    for t, s in targets if isinstance(t, bpy.types.Object)]  # fmt: skip
+    return out

@@ -1,7 +1,9 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Where a limb's target and pole are, in its armature's space."""
+"""Where a limb's target and pole are, in its armature's space, and whether Blender evaluates them."""
 
 import numpy as np
+
+from .errors import LimbError
 
 
 def world_matrices(goals, depsgraph) -> np.ndarray:
@@ -14,3 +16,66 @@ def world_matrices(goals, depsgraph) -> np.ndarray:
         if goal.type == "ARMATURE" and bone_name:
             out[row] = out[row] @ np.array(evaluated.pose.bones[bone_name].matrix)
     return out
+
+
+def check_evaluated(obj, limbs, chains, depsgraph) -> None:
+    """Raise :class:`LimbError` unless ``depsgraph`` evaluates the armature ``obj`` and the targets and poles
+    of its ``chains`` (of ``limbs``), and none was deleted: what is read of them would be stale, or fail."""
+    try:
+        name = obj.name
+    except ReferenceError:
+        raise LimbError("The armature was deleted while it was being solved; nothing was changed.") from None
+    why = _not_evaluated(obj, depsgraph)
+    if why:
+        raise LimbError(f"Armature '{name}' {why[0]}, so Blender does not evaluate its pose; {why[1]} to solve it.")
+    world = np.array(obj.evaluated_get(depsgraph).matrix_world, dtype=np.float64)[:3, :3]
+    if not abs(np.linalg.det(world)) > 1e-12 * np.prod(np.linalg.norm(world, axis=0)):
+        raise LimbError(f"Armature '{name}' is scaled to zero on an axis (its object or a parent), so its bones have "
+                        "no size to solve.")  # fmt: skip
+    for limb, chain in zip(limbs, chains):
+        for role, goal in (("target", chain.target), ("pole", chain.pole)):
+            if not goal:
+                continue
+            try:
+                goal_name = goal[0].name
+            except ReferenceError:
+                raise LimbError(
+                    f"Limb '{limb.name}': its {role} '{getattr(limb, f'{role}_name')}' was deleted while it was "
+                    "being solved; nothing was changed."
+                ) from None
+            why = _not_evaluated(goal[0], depsgraph)
+            if why:
+                raise LimbError(f"Limb '{limb.name}': its {role} '{goal_name}' {why[0]}, so Blender does not move it; "
+                                f"{why[1]} first.")  # fmt: skip
+
+
+def _not_evaluated(obj, depsgraph) -> tuple[str, str] | None:
+    """Why ``depsgraph`` does not evaluate ``obj`` and what to do, as parts of a sentence; None when it does.
+
+    Told from the object's and its collections' flags: an object disabled in viewports (in renders, for a
+    render's depsgraph) can still have an evaluated copy, pulled in by a pointer to it, that is never
+    moved, so the depsgraph's own answer cannot be trusted.
+    """
+    scene, layer = depsgraph.scene, depsgraph.view_layer
+    render = depsgraph.mode == "RENDER"
+    if not render and obj.visible_get(view_layer=layer):  # shown, the common case: no need to look further
+        return None
+    flag, where = ("hide_render", "renders") if render else ("hide_viewport", "viewports")
+    if obj.name not in scene.objects:
+        return f"is not in the scene '{scene.name}'", "link it to this scene"
+    if getattr(obj, flag):
+        return f"is disabled in {where}", "enable it"
+    if not _shown(layer.layer_collection, obj, flag):
+        if obj.name not in layer.objects:
+            return f"is only in collections excluded from the view layer '{layer.name}'", "include one"
+        return f"is only in collections disabled in {where}", "enable one"
+    return None
+
+
+def _shown(layer_collection, obj, flag: str) -> bool:
+    """Whether ``obj`` is in ``layer_collection`` or below it along collections neither excluded nor disabled."""
+    if layer_collection.exclude or getattr(layer_collection.collection, flag):
+        return False
+    if obj.name in layer_collection.collection.objects:
+        return True
+    return any(_shown(child, obj, flag) for child in layer_collection.children)

@@ -61,14 +61,16 @@ def add_limb(obj: bpy.types.Object, bones: list[str], name: str = "", with_targe
     check_armature(obj)
     if len(bones) not in (2, 3):
         raise LimbError(f"A limb has two or three bones, not {len(bones)}.")
+    if name in obj.limb_ik.limbs:  # a name asked for is kept, or refused
+        raise LimbError(f"Armature '{obj.name}' already has a limb named '{name}'; choose another name.")
     if not name:
         kind, side = detect.limb_kind_and_side(bones)
-        name = f"{kind}.{side}" if side else kind
+        name = unique_name(obj, f"{kind}.{side}" if side else kind)
     taken = {b: limb.name for limb in obj.limb_ik.limbs for b in (limb.upper_bone, limb.lower_bone, limb.end_bone) if b}
     for bone in bones:
         if bone in taken:
             raise LimbError(f"Bone '{bone}' already belongs to limb '{taken[bone]}'.")
-    spec = LimbSpec(unique_name(obj, name), *bones)
+    spec = LimbSpec(name, *bones)
     chain = chain_of(obj, spec)
     limb = obj.limb_ik.limbs.add()
     limb.name = spec.name

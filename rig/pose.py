@@ -66,10 +66,16 @@ def local_quaternions(pose: Pose, indices, modes) -> np.ndarray:
             q = pose.quaternion[bones]
             n = np.linalg.norm(q, axis=1, keepdims=True)
             out[rows] = np.where(n > 0.0, q / np.where(n > 0.0, n, 1.0), [1.0, 0.0, 0.0, 0.0])
-        elif mode == AXIS_ANGLE:
-            out[rows] = rotation_modes.axis_angle_to_quat(pose.axis_angle[bones])
         else:
-            out[rows] = rotation_modes.euler_to_quat(pose.euler[bones], mode)
+            channels = pose.axis_angle[bones] if mode == AXIS_ANGLE else pose.euler[bones]
+            # A channel that is not a number stays one: the solve refuses it, naming the limb.
+            finite = np.isfinite(channels).all(axis=1)
+            converted = np.full((len(bones), 4), np.nan)
+            if mode == AXIS_ANGLE:
+                converted[finite] = rotation_modes.axis_angle_to_quat(channels[finite])
+            else:
+                converted[finite] = rotation_modes.euler_to_quat(channels[finite], mode)
+            out[rows] = converted
     return out
 
 

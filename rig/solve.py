@@ -15,7 +15,7 @@ from ..solvers import SolverError
 from ..solvers.chains import ChainBatch, ChainResult, solve_chains
 from ..solvers.options import Reach
 from . import goals, plant
-from .chain import Chain, chain_of, check_armature
+from .chain import Chain, chain_of, check_armature, check_scale_inheritance
 from .choices import END_ROTATION_ITEMS, REACH_ITEMS, SWIVEL_ITEMS
 from .errors import LimbError
 from .pose import Pose, local_quaternions, read_pose, write_rotations
@@ -122,9 +122,11 @@ def signature(obj: bpy.types.Object) -> tuple:
 
 def gather(planned: Plan, depsgraph) -> tuple[list[Group], Pose]:
     """Read the pose and the goals of every planned limb at the current frame."""
+    goals.check_evaluated(planned.obj, planned.limbs, planned.chains, depsgraph)
     obj = planned.obj
     obj_eval = obj.evaluated_get(depsgraph)
     pose = read_pose(obj, obj_eval)
+    check_scale_inheritance(planned.limbs, planned.chains, pose.matrices)
     world = pose.world
     to_armature = np.linalg.inv(world)
     unit = abs(np.linalg.det(world[:3, :3])) ** (1.0 / 3.0)  # world length of one armature unit

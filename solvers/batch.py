@@ -266,12 +266,14 @@ def _reach_distance(distance, upper, lower, s):
     stretch = 1.0
     stretching = s["mode"] == Reach.STRETCH
     if stretching.any():
-        start = s["stretch_start"] * longest
+        start = np.maximum(s["stretch_start"] * longest, shortest)
         stretching = stretching & (distance > start)
         by_start = distance / np.where(stretching & (start > 0.0), start, 1.0)
         stretch = np.where(stretching, np.minimum(np.where(start > 0.0, by_start, np.inf), s["max_stretch"]), 1.0)
         shortest, longest = shortest * stretch, longest * stretch
-        longest = np.where(stretching & (stretch < s["max_stretch"]), np.maximum(longest, distance), longest)
+        to_target = stretching & (stretch < s["max_stretch"])
+        shortest = np.where(to_target, np.minimum(shortest, distance), shortest)
+        longest = np.where(to_target, np.maximum(longest, distance), longest)
     reached = (shortest <= distance) & (distance <= longest)
     held = (s["mode"] == Reach.HOLD) & ~reached
     result = np.minimum(np.maximum(distance, shortest), longest)
@@ -297,8 +299,9 @@ def _bend_range(upper, lower, s):
     if (s["min_bend"] != 0.0).any():
         longest = np.where(s["min_bend"] == 0.0, total, limited(np.sin(0.5 * s["min_bend"])))
     shortest = np.abs(upper - lower)
-    if (s["max_bend"] != np.pi).any():
-        shortest = np.where(s["max_bend"] == np.pi, shortest, limited(np.sin(0.5 * s["max_bend"])))
+    if (s["max_bend"] != np.pi).any():  # never below the fold, as rounding would put it for a limit near pi
+        folded = np.maximum(limited(np.sin(0.5 * s["max_bend"])), shortest)
+        shortest = np.where(s["max_bend"] == np.pi, shortest, folded)
     return shortest, longest
 
 

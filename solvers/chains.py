@@ -9,7 +9,11 @@ armature's space:
    with its rotation taken out, so a parent's non-uniform scale cannot distort bone lengths;
 2. the new joints become local rotations by the minimal-rotation write-back
    (:func:`.local_rotation.chain_local_rotations`);
-3. influence blends each bone from its animated (FK) rotation to the IK one.
+3. the rotations are posed as Blender will pose them (:func:`.forward.posed_points`); where a bone
+   scaled unevenly across its axis makes the bones below it change length as they turn, the chain
+   is solved again with the lengths they take (:mod:`.refine`), and a chain is reported reached
+   only if its posed effector is on the target;
+4. influence blends each bone from its animated (FK) rotation to the IK one.
 """
 
 from dataclasses import dataclass, field, fields
@@ -20,11 +24,18 @@ import numpy as np
 from . import rotation_modes, soa
 from .batch import solve_three_bone_batch, solve_two_bone_batch
 from .errors import SolverError
-from .local_rotation import chain_local_rotations
+from .forward import posed_points
+from .local_rotation import LocalRotations, chain_local_rotations
 from .options import Reach
+from .refine import consistent
 
 #: A current bend whose normal is shorter than this fraction of ``upper * lower`` counts as straight.
 STRAIGHT = 1e-6
+#: A chain is reached when the posed effector is this close to its target, relative to the chain's length.
+REACHED = 1e-5
+#: Chains whose pose misses the solved joints by more than this, relative to the chain, are solved again
+#: (:mod:`.refine`). Less counts as reached: single-precision pose matrices alone leave up to about 1e-6.
+LENGTH_NOISE = REACHED
 
 
 @dataclass
@@ -81,6 +92,19 @@ def stack(batches: list[ChainBatch]) -> ChainBatch:
     return ChainBatch(**{f.name: join([getattr(b, f.name) for b in batches]) for f in fields(ChainBatch)})
 
 
+def take(batch: ChainBatch, rows: np.ndarray) -> ChainBatch:
+    """The batch of the given rows of ``batch``; settings shared by all rows stay shared."""
+
+    def part(value):
+        if isinstance(value, dict):
+            return {key: part(v) for key, v in value.items()}
+        if value is None or np.ndim(value) == 0:
+            return value
+        return np.asarray(value)[rows]
+
+    return ChainBatch(**{f.name: part(getattr(batch, f.name)) for f in fields(ChainBatch)})
+
+
 class ChainResult(NamedTuple):
     rotations: np.ndarray  #: (N, k, 4) new local rotations, influence applied (k + 1 with a toe)
     y_scale: np.ndarray  #: (N, k) factor for each bone's local Y scale (k + 1 with a toe)
@@ -89,100 +113,184 @@ class ChainResult(NamedTuple):
 
 
 def solve_chains(batch: ChainBatch) -> ChainResult:
-    """Solve every chain of ``batch``; raises :class:`.SolverError` on bad input."""
-    matrices = np.asarray(batch.matrices, dtype=np.float64)
-    if matrices.ndim != 4 or matrices.shape[2:] != (4, 4):
-        raise SolverError(f"matrices must be (N, k, 4, 4), not {matrices.shape}")
-    n, k = matrices.shape[:2]
-    if k not in (2, 3):
-        raise SolverError(f"chains must have 2 or 3 bones, not {k}")
-    points = np.asarray(batch.points, dtype=np.float64)
-    rotations = np.asarray(batch.rotations, dtype=np.float64)
-    scales = np.asarray(batch.scales, dtype=np.float64)
-    # Checked here, before the rigid space is built from them, so that the message names the culprit.
-    target = np.asarray(batch.target, dtype=np.float64)
-    for name, array, dims, shape in (("points", points, "k + 1, 3", (n, k + 1, 3)),
-                                     ("rotations", rotations, "k, 4", (n, k, 4)),
-                                     ("scales", scales, "k, 3", (n, k, 3)),
-                                     ("target", target, "3", (n, 3))):  # fmt: skip
-        if array.shape != shape:
-            raise SolverError(f"{name} must be (N, {dims}) = {shape}, not {array.shape}")
-    for name, value in (("matrices", matrices), ("scales", scales), ("rotations", rotations), ("points", points),
-                        ("end rotation", batch.end_rotation)):  # fmt: skip
-        if value is not None and not np.isfinite(value).all():
-            raise SolverError(f"{name} must be finite")
-    if not (np.abs(scales) > 1e-12).all():
-        raise SolverError("bones must not have zero scale")
+    """Solve every chain of ``batch``; raises :class:`.SolverError` on bad input.
 
-    # The rigid space: the first bone's rotation frame (its matrix without its own scale), with
-    # that bone's rotation taken back out. The chain turns rigidly in it.
-    frame = matrices[:, 0, :3, :3] / scales[:, 0, None, :]
-    rigid = frame @ np.swapaxes(rotation_modes.quat_to_matrix(_unit(rotations[:, 0])), 1, 2)
-    # Hadamard's bound: |det| reaches the product of the column lengths for orthogonal columns.
-    flat = ~(np.abs(np.linalg.det(rigid)) > 1e-12 * np.prod(np.linalg.norm(rigid, axis=1), axis=1))
-    if flat.any():
-        raise SolverError(f"the first bone has a degenerate (flat) pose matrix (row {int(np.argmax(flat))})")
-    to_rigid = soa.join_matrices(soa.mat_inv(soa.split_matrices(rigid))[0])
-    origin = points[:, 0]
+    A chain is reported reached only if the pose written puts its effector on the target, to
+    :data:`REACHED` of the chain's length, as :func:`.forward.posed_points` finds it.
+    """
+    chains = _Chains(batch)
+    solve = consistent(chains, chains.solve(chains.points))
+    miss = np.linalg.norm(solve.posed[:, -1] - chains.target, axis=1)
+    reached = solve.reached & (miss <= REACHED * chains.size)
 
-    def local(p):
-        return np.einsum("nij,nj->ni", to_rigid, p - origin)
-
-    def direction(v):
-        return np.einsum("nij,nj->ni", to_rigid, v)
-
-    joints = [local(points[:, i]) for i in range(k + 1)]
-    options = dict(batch.options)
-    if "softness" in options:  # a distance: into the rigid space's units
-        options["softness"] = np.asarray(options["softness"], dtype=np.float64) / np.cbrt(np.abs(np.linalg.det(rigid)))
-    common = dict(
-        pole=None if batch.pole is None else local(np.asarray(batch.pole, dtype=np.float64)),
-        pole_mask=batch.pole_mask if batch.pole is not None else None,
-        hinge=_hinge(batch, to_rigid @ frame, joints, n),
-        **options,
-    )
-    target = local(target)
-    end_rotation = None
-    if k == 2:
-        solved = solve_two_bone_batch(joints[0], joints[1], joints[2], target, **common)
-        new_local = [joints[0], solved.knee, solved.end]
-    else:
-        if batch.end_rotation is None:
-            raise SolverError("three-bone chains need an end rotation")
-        end_rotation = _orientations(batch.end_rotation)
-        end_direction = rotation_modes.quat_to_matrix(end_rotation)[:, :, 1]
-        solved = solve_three_bone_batch(*joints, target, direction(end_direction), natural=batch.natural, **common)
-        new_local = [joints[0], solved.knee, solved.ankle, solved.tip]
-    new_points = np.stack([origin + np.einsum("nij,nj->ni", rigid, p) for p in new_local], axis=1)
-
-    stretching = np.broadcast_to(np.asarray(batch.options.get("mode", Reach.EXTEND)) == Reach.STRETCH, (n,))
-    solved_points = new_points
-    if batch.toe_matrices is not None:
-        if k != 3:
-            raise SolverError("only three-bone chains carry a toe")
-        toe_tip = points[:, 3:]  # the toe takes a goal rotation: its own child point is not used
-        matrices = np.concatenate([matrices, np.asarray(batch.toe_matrices, dtype=np.float64)[:, None]], axis=1)
-        scales = np.concatenate([scales, np.asarray(batch.toe_scales, dtype=np.float64)[:, None]], axis=1)
-        rotations = np.concatenate([rotations, np.asarray(batch.toe_rotations, dtype=np.float64)[:, None]], axis=1)
-        points = np.concatenate([points, toe_tip], axis=1)
-        new_points = np.concatenate([new_points, toe_tip], axis=1)
-        end_rotation = np.stack([end_rotation, _orientations(batch.toe_goal)], axis=1)
-        k = 4
-    ik = chain_local_rotations(matrices, scales, rotations, points, new_points, end_rotation, stretching)
-    influence = np.broadcast_to(np.asarray(batch.influence, dtype=np.float64), (n,))
+    ik, k = solve.ik, chains.k + (batch.toe_matrices is not None)
+    rotations = chains.rotations if batch.toe_rotations is None else np.concatenate(
+        [chains.rotations, np.asarray(batch.toe_rotations, dtype=np.float64)[:, None]], axis=1)  # fmt: skip
+    influence = np.broadcast_to(np.asarray(batch.influence, dtype=np.float64), (chains.n,))
     blended = np.empty_like(ik.rotations)
     for i in range(k):
         blended[:, i] = rotation_modes.slerp(_unit(rotations[:, i]), ik.rotations[:, i], influence)
     y_scale = 1.0 + influence[:, None] * (ik.y_scale - 1.0)
-    return ChainResult(blended, y_scale, solved_points, solved.reached)
+    return ChainResult(blended, y_scale, solve.points, reached)
+
+
+class _Solved(NamedTuple):
+    points: np.ndarray  #: (N, k + 1, 3) solved joints, armature space
+    reached: np.ndarray  #: (N,) the solver's own verdict: the target is within the chain's range
+    ik: LocalRotations  #: the write-back at full influence (toe included)
+    posed: np.ndarray  #: (N, k + 1, 3) the joints as that write-back poses them
+
+
+class _Chains:
+    """The checked inputs of :func:`solve_chains` and their rigid space, solved for given bone lengths."""
+
+    def __init__(self, batch: ChainBatch):
+        self.batch = batch
+        matrices = np.asarray(batch.matrices, dtype=np.float64)
+        if matrices.ndim != 4 or matrices.shape[2:] != (4, 4):
+            raise SolverError(f"matrices must be (N, k, 4, 4), not {matrices.shape}")
+        n, k = matrices.shape[:2]
+        if k not in (2, 3):
+            raise SolverError(f"chains must have 2 or 3 bones, not {k}")
+        points = np.asarray(batch.points, dtype=np.float64)
+        rotations = np.asarray(batch.rotations, dtype=np.float64)
+        scales = np.asarray(batch.scales, dtype=np.float64)
+        # Checked here, before the rigid space is built from them, so that the message names the culprit.
+        target = np.asarray(batch.target, dtype=np.float64)
+        for name, array, dims, shape in (("points", points, "k + 1, 3", (n, k + 1, 3)),
+                                         ("rotations", rotations, "k, 4", (n, k, 4)),
+                                         ("scales", scales, "k, 3", (n, k, 3)),
+                                         ("target", target, "3", (n, 3))):  # fmt: skip
+            if array.shape != shape:
+                raise SolverError(f"{name} must be (N, {dims}) = {shape}, not {array.shape}")
+        for name, value in (("matrices", matrices), ("scales", scales), ("rotations", rotations),
+                            ("points", points), ("end rotation", batch.end_rotation)):  # fmt: skip
+            if value is not None and not np.isfinite(value).all():
+                raise SolverError(f"{name} must be finite")
+        if not (np.abs(scales) > 1e-12).all():
+            raise SolverError("bones must not have zero scale")
+        self.n, self.k = n, k
+        self.matrices, self.scales, self.rotations, self.points, self.target = (
+            matrices, scales, rotations, points, target)  # fmt: skip
+
+        # The rigid space: the first bone's rotation frame (its matrix without its own scale), with
+        # that bone's rotation taken back out. The chain turns rigidly in it.
+        self.frame = matrices[:, 0, :3, :3] / scales[:, 0, None, :]
+        self.rigid = self.frame @ np.swapaxes(rotation_modes.quat_to_matrix(_unit(rotations[:, 0])), 1, 2)
+        # Hadamard's bound: |det| reaches the product of the column lengths for orthogonal columns.
+        det = np.linalg.det(self.rigid)
+        flat = ~(np.abs(det) > 1e-12 * np.prod(np.linalg.norm(self.rigid, axis=1), axis=1))
+        if flat.any():
+            raise SolverError(f"the first bone has a degenerate (flat) pose matrix (row {int(np.argmax(flat))})")
+        self.to_rigid = soa.join_matrices(soa.mat_inv(soa.split_matrices(self.rigid))[0])
+        self.unit = np.cbrt(np.abs(det))  # armature length of one rigid-space unit
+        self.size = np.linalg.norm(np.diff(points, axis=1), axis=2).sum(axis=1)  #: the chain's length
+        if batch.toe_matrices is not None and k != 3:
+            raise SolverError("only three-bone chains carry a toe")
+
+    noise = LENGTH_NOISE
+
+    def subset(self, rows: np.ndarray) -> "_Chains":
+        return _Chains(take(self.batch, rows))
+
+    def segment(self, i: int) -> np.ndarray:
+        """(N, 3) the segment from joint ``i`` to the next, in the rigid space."""
+        return np.einsum("nij,nj->ni", self.to_rigid, self.points[:, i + 1] - self.points[:, i])
+
+    def frames_below(self) -> np.ndarray:
+        """(N, 3, 3) the second bone's rotation frame without its own rotation, seen from the rigid space:
+        it carries the scale of the bone above."""
+        frame = self.matrices[:, 1, :3, :3] / self.scales[:, 1, None, :]
+        turn = rotation_modes.quat_to_matrix(_unit(self.rotations[:, 1]))
+        return self.to_rigid @ frame @ np.swapaxes(turn, 1, 2)
+
+    def goal_distance(self, lengths: np.ndarray) -> np.ndarray:
+        """(N,) how far from the first bone's head the second bone's child must go, in the rigid space, with
+        the bones at ``lengths``: the target, or a three-bone chain's ankle goal (after a :meth:`solve`)."""
+        goal = self.local(self.target)
+        if self.k == 3:
+            goal = goal - self.end_direction * lengths[:, 2:3]
+        return np.linalg.norm(goal, axis=1)
+
+    def local(self, p: np.ndarray) -> np.ndarray:
+        """Points (N, 3) in the rigid space, about the first bone's head."""
+        return np.einsum("nij,nj->ni", self.to_rigid, p - self.points[:, 0])
+
+    def lengths(self, points: np.ndarray) -> np.ndarray:
+        """(N, k) rigid-space lengths of the segments from each joint to the next."""
+        return np.linalg.norm(np.einsum("nij,nkj->nki", self.to_rigid, np.diff(points, axis=1)), axis=2)
+
+    def with_lengths(self, lengths: np.ndarray) -> np.ndarray:
+        """The joints with every segment below the first at the given rigid-space length, along its
+        current direction: what the solve takes the bones' lengths from."""
+        segments = np.diff(self.points, axis=1)
+        factors = lengths / self.lengths(self.points)
+        factors[:, 0] = 1.0  # the first bone turns rigidly: its segment keeps its length
+        return np.concatenate([self.points[:, :1], self.points[:, :1] + np.cumsum(segments * factors[..., None],
+                                                                                  axis=1)], axis=1)  # fmt: skip
+
+    def solve(self, reach_points: np.ndarray) -> _Solved:
+        """Solve with the bones' lengths taken from ``reach_points``, write back from the actual joints,
+        and pose the result."""
+        batch, n, k = self.batch, self.n, self.k
+        joints = [self.local(reach_points[:, i]) for i in range(k + 1)]
+        options = dict(batch.options)
+        if "softness" in options:  # a distance: into the rigid space's units
+            options["softness"] = np.asarray(options["softness"], dtype=np.float64) / self.unit
+        common = dict(
+            pole=None if batch.pole is None else self.local(np.asarray(batch.pole, dtype=np.float64)),
+            pole_mask=batch.pole_mask if batch.pole is not None else None,
+            hinge=_hinge(batch, self.to_rigid @ self.frame, joints, n),
+            **options,
+        )
+        target = self.local(self.target)
+        end_rotation = None
+        if k == 2:
+            solved = solve_two_bone_batch(joints[0], joints[1], joints[2], target, **common)
+            new_local = [joints[0], solved.knee, solved.end]
+        else:
+            if batch.end_rotation is None:
+                raise SolverError("three-bone chains need an end rotation")
+            end_rotation = _orientations(batch.end_rotation)
+            # The end bone's tail runs along its Y axis, or against it when its own Y scale is negative.
+            along = rotation_modes.quat_to_matrix(end_rotation)[:, :, 1] * np.sign(self.scales[:, 2, 1:2])
+            end_direction = np.einsum("nij,nj->ni", self.to_rigid, along)
+            solved = solve_three_bone_batch(*joints, target, end_direction, natural=batch.natural, **common)
+            self.end_direction = end_direction / np.linalg.norm(end_direction, axis=1, keepdims=True)
+            new_local = [joints[0], solved.knee, solved.ankle, solved.tip]
+        origin = self.points[:, 0]
+        new_points = np.stack([origin + np.einsum("nij,nj->ni", self.rigid, p) for p in new_local], axis=1)
+
+        stretching = np.broadcast_to(np.asarray(batch.options.get("mode", Reach.EXTEND)) == Reach.STRETCH, (n,))
+        matrices, scales, rotations, points = self.matrices, self.scales, self.rotations, self.points
+        written = new_points
+        if batch.toe_matrices is not None:
+            toe_tip = points[:, 3:]  # the toe takes a goal rotation: its own child point is not used
+            matrices = np.concatenate([matrices, np.asarray(batch.toe_matrices, dtype=np.float64)[:, None]], axis=1)
+            scales = np.concatenate([scales, np.asarray(batch.toe_scales, dtype=np.float64)[:, None]], axis=1)
+            rotations = np.concatenate([rotations, np.asarray(batch.toe_rotations, dtype=np.float64)[:, None]], axis=1)
+            points = np.concatenate([points, toe_tip], axis=1)
+            written = np.concatenate([new_points, toe_tip], axis=1)
+            end_rotation = np.stack([end_rotation, _orientations(batch.toe_goal)], axis=1)
+        ik = chain_local_rotations(matrices, scales, rotations, points, written, end_rotation, stretching)
+        posed = posed_points(self.matrices, self.scales, self.rotations, self.points, ik.rotations[:, :k],
+                             ik.y_scale[:, :k])  # fmt: skip
+        return _Solved(new_points, solved.reached, ik, posed)
 
 
 def _orientations(value) -> np.ndarray:
-    """(N, 4) unit quaternions from quaternions or from matrices of any scale."""
+    """(N, 4) unit quaternions from quaternions or from matrices of any scale or shear (a goal seen from an
+    armature scaled unevenly): the nearest rotation, turned to put its Y axis exactly along the matrix's,
+    which is where the end bone points. A mirrored matrix (seen from an armature scaled by a negative
+    factor) stands for its Y and Z axes: its X axis is flipped."""
     array = np.asarray(value, dtype=np.float64)
-    if array.ndim == 3:
-        return rotation_modes.matrix_to_quat(rotation_modes.nearest_rotation(array))
-    return _unit(array)
+    if array.ndim != 3:
+        return _unit(array)
+    array = array.copy()
+    array[np.linalg.det(array) < 0.0, :, 0] *= -1.0
+    nearest = rotation_modes.nearest_rotation(array)
+    aim = soa.rotation_between(soa.split(nearest[:, :, 1]), soa.split(array[:, :, 1]))
+    return soa.join(soa.quat_mul(aim, soa.split(rotation_modes.matrix_to_quat(nearest))))
 
 
 def _unit(q: np.ndarray) -> np.ndarray:

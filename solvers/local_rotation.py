@@ -8,7 +8,10 @@ rotation and scale. Rotating the bone means replacing ``R`` by ``R @ D``. In the
 ``F^-1 @ p``; ``D`` is the minimal rotation taking that local direction of the child joint's
 old position to the local direction of its new one. The minimal rotation adds no twist about
 the bone, and working in ``F`` rather than in ``M`` keeps it right for any roll, offset
-(unconnected) joints, the bone's own non-uniform scale and its parent's.
+(unconnected) joints, the bone's own non-uniform scale and its parent's. The child lands on its
+new point when that is as far from the bone's head, in the bone's frame, as the old one; below a
+bone scaled unevenly across its axis it may not be, and :func:`.chains.solve_chains` then solves
+for points that are (:mod:`.refine`).
 
 After each bone, its change ``D = F T Y F^-1`` about its head (``T``: its local turn, ``Y``: a
 stretch along its axis) moves the bones below it, exactly as Blender's hierarchy would. Rather
@@ -151,6 +154,13 @@ def _goal_turn(frame: soa.Mat, rotation: soa.Quat, goal: soa.Quat) -> tuple[soa.
     # The frame before this bone's own rotation is F @ R^-1; its rotation part times the new local
     # rotation must equal the goal.
     before = soa.mat_mul(frame, soa.mat_transpose(soa.quat_to_mat(rotation)))
+    # Below a parent scaled by a negative factor that frame is mirrored and no rotation gives it the goal:
+    # the bone then takes the goal's Y and Z axes and the mirror of its X axis. Solved for the frame with
+    # its X axis flipped (N = diag(-1, 1, 1)), the local rotation is N R N.
+    mirrored = soa.mat_det(before) < 0.0
+    if mirrored.any():
+        flip = np.where(mirrored, -1.0, 1.0)
+        before = (before[0] * flip, *before[1:3], before[3] * flip, *before[4:6], before[6] * flip, *before[7:9])
     goal = soa.quat_to_mat(goal)
     local = soa.mat_mul(soa.mat_transpose(soa.nearest_rotation(before)), goal)
     new_rotation = soa.mat_to_quat(local)
@@ -163,6 +173,8 @@ def _goal_turn(frame: soa.Mat, rotation: soa.Quat, goal: soa.Quat) -> tuple[soa.
         wanted = soa.mat_vec(soa.mat_inv(before)[0], (goal[1], goal[4], goal[7]))
         aim = soa.where(sheared, soa.rotation_between((local[1], local[4], local[7]), wanted), soa.IDENTITY)
         new_rotation = soa.quat_mul(aim, new_rotation)
+    if mirrored.any():
+        new_rotation = (new_rotation[0], new_rotation[1], new_rotation[2] * flip, new_rotation[3] * flip)
     new_rotation = _normalised(new_rotation)
     return new_rotation, soa.quat_mul(_conjugate(_normalised(rotation)), new_rotation)
 

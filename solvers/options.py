@@ -28,7 +28,8 @@ class ReachOptions:
     ``min_bend``/``max_bend`` limit the angle between the two bones (0 = straight, pi = folded
     flat); ``softness`` is a distance: the effector eases in exponentially over the last
     ``softness`` of the chain's reach, so the knee never snaps straight (0 = off).
-    ``stretch_start`` is the fraction of full reach at which STRETCH begins scaling the bones.
+    ``stretch_start`` is the fraction of full reach at which STRETCH begins scaling the bones (or the
+    shortest reach, if that is longer), so STRETCH reaches every target EXTEND reaches.
     """
 
     mode: Reach = Reach.EXTEND

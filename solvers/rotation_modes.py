@@ -5,7 +5,9 @@ Blender's Euler order names the axes in the order they are applied: ``'XYZ'`` is
 ``Rz @ Ry @ Rx``; the angles are always stored as (x, y, z). Conversions here are float64
 (``mathutils`` is single precision) and can keep a sequence continuous: Euler angles nearest
 to the previous ones (choosing between the two equivalent triples and whole turns), and
-quaternions on the same hemisphere as the previous ones.
+quaternions on the same hemisphere as the previous ones. Every function raises
+:class:`.SolverError` for a NaN or infinite input, a zero quaternion or a flat matrix; a quaternion
+of any other length stands for its rotation.
 """
 
 import numpy as np
@@ -26,25 +28,50 @@ def _order(order: str) -> tuple[int, int, int, float]:
     return i, j, k, parity
 
 
+def _finite(name: str, values) -> np.ndarray:
+    array = np.asarray(values, dtype=np.float64)
+    if not np.isfinite(array).all():
+        raise SolverError(f"{name} must be finite")
+    return array
+
+
+def _quaternions(q) -> np.ndarray:
+    """Quaternions checked finite and not zero."""
+    q = _finite("quaternions", q)
+    if not (np.abs(q).max(axis=-1, initial=0.0) > 0.0).all():
+        raise SolverError("quaternions must not be zero")
+    return q
+
+
+def _rotations(q) -> np.ndarray:
+    """Quaternions checked finite and not zero, at unit length."""
+    q = _quaternions(q)
+    return q / np.linalg.norm(q, axis=-1, keepdims=True)
+
+
 def quat_to_matrix(q) -> np.ndarray:
-    """(N, 4) unit quaternions to (N, 3, 3) rotation matrices."""
-    return soa.join_matrices(soa.quat_to_mat(soa.split(q)))
+    """(N, 4) quaternions to (N, 3, 3) rotation matrices."""
+    return soa.join_matrices(soa.quat_to_mat(soa.split(_rotations(q))))
 
 
 def matrix_to_quat(m) -> np.ndarray:
     """(N, 3, 3) rotation matrices to (N, 4) unit quaternions."""
-    return soa.join(soa.mat_to_quat(soa.split_matrices(m)))
+    return soa.join(soa.mat_to_quat(soa.split_matrices(_finite("matrices", m))))
 
 
 def nearest_rotation(matrices) -> np.ndarray:
     """(n, 3, 3) nearest rotations to (n, 3, 3) matrices, of any scale or shear (:func:`.soa.nearest_rotation`)."""
+    matrices = _finite("matrices", matrices).reshape(-1, 3, 3)
+    # Hadamard's bound: |det| reaches the product of the column lengths for orthogonal columns.
+    if not (np.abs(np.linalg.det(matrices)) > 1e-12 * np.prod(np.linalg.norm(matrices, axis=1), axis=1)).all():
+        raise SolverError("matrices must not be flat (a zero scale)")
     return soa.join_matrices(soa.nearest_rotation(soa.split_matrices(matrices)))
 
 
 def euler_to_quat(euler, order: str) -> np.ndarray:
     """(N, 3) Euler angles (x, y, z) in ``order`` to (N, 4) quaternions."""
     i, j, k, _ = _order(order)
-    euler = np.asarray(euler, dtype=np.float64)
+    euler = _finite("Euler angles", euler)
     parts = []
     for axis in (i, j, k):
         half = 0.5 * euler[:, axis]
@@ -62,10 +89,10 @@ def quat_to_euler(q, order: str, previous=None) -> np.ndarray:
     With ``previous`` (N, 3), each result is the equivalent triple nearest to it, so keys and
     repeated solves stay continuous instead of jumping by whole or half turns.
     """
-    primary, alternative = _euler_candidates(np.asarray(q, dtype=np.float64), order)
+    primary, alternative = _euler_candidates(q, order)
     if previous is None:
         return primary
-    return _nearest(primary, alternative, np.asarray(previous, dtype=np.float64))
+    return _nearest(primary, alternative, _finite("previous Euler angles", previous))
 
 
 def quat_to_euler_sequence(q, order: str, previous=None) -> np.ndarray:
@@ -78,7 +105,7 @@ def quat_to_euler_sequence(q, order: str, previous=None) -> np.ndarray:
     primary, alternative = _euler_candidates(q.reshape(-1, 4), order)
     primary, alternative = primary.reshape(frames, n, 3), alternative.reshape(frames, n, 3)
     out = np.empty_like(primary)
-    last = primary[0] if previous is None else np.asarray(previous, dtype=np.float64)
+    last = primary[0] if previous is None else _finite("previous Euler angles", previous)
     for f in range(frames):
         last = out[f] = _nearest(primary[f], alternative[f], last)
     return out
@@ -116,7 +143,7 @@ def _nearest_turns(angles, previous):
 
 def quat_to_axis_angle(q) -> np.ndarray:
     """(N, 4) quaternions to (N, 4) Blender axis-angle (angle, x, y, z); no rotation gives axis +Y."""
-    q = np.asarray(q, dtype=np.float64)
+    q = _rotations(q)
     v = q[:, 1:]
     angle = 2.0 * np.arctan2(np.linalg.norm(v, axis=1), q[:, 0])
     unit, ok = soa.unit_scaled(soa.split(v))  # scaled first: a 1e-160 turn still has a unit axis
@@ -126,22 +153,23 @@ def quat_to_axis_angle(q) -> np.ndarray:
 
 def axis_angle_to_quat(axis_angle) -> np.ndarray:
     """(N, 4) Blender axis-angle (angle, x, y, z) to (N, 4) quaternions; a zero axis means no rotation."""
-    axis_angle = np.asarray(axis_angle, dtype=np.float64)
+    axis_angle = _finite("axis-angles", axis_angle)
     unit, ok = soa.unit_scaled(soa.split(axis_angle[:, 1:]))  # any non-zero axis, however short
     half = 0.5 * np.where(ok, axis_angle[:, 0], 0.0)
     return np.column_stack([np.cos(half), soa.join(unit) * np.sin(half)[:, None]])
 
 
 def same_hemisphere(q, reference) -> np.ndarray:
-    """Each quaternion of ``q``, negated where that brings it nearer to ``reference`` (same rotation)."""
-    q = np.asarray(q, dtype=np.float64)
-    flip = np.einsum("ij,ij->i", q, np.asarray(reference, dtype=np.float64)) < 0.0
+    """Each quaternion of ``q``, negated where that brings it nearer to ``reference`` (same rotation). A zero
+    reference, as a pose channel may hold, keeps the sign."""
+    q = _quaternions(q)
+    flip = np.einsum("ij,ij->i", q, _finite("reference quaternions", reference)) < 0.0
     return np.where(flip[:, None], -q, q)
 
 
 def make_quat_continuous(q) -> np.ndarray:
     """A sequence of (F, 4) quaternions with signs chosen so each is nearest the one before."""
-    q = np.array(q, dtype=np.float64)
+    q = _quaternions(q)
     flips = np.einsum("ij,ij->i", q[1:], q[:-1]) < 0.0
     sign = np.concatenate([[1.0], np.where(np.cumsum(flips) % 2 == 1, -1.0, 1.0)])
     return q * sign[:, None]
@@ -149,9 +177,9 @@ def make_quat_continuous(q) -> np.ndarray:
 
 def slerp(a, b, t) -> np.ndarray:
     """Spherical interpolation from (N, 4) ``a`` to ``b`` by ``t`` (scalar or (N,)), along the shorter arc."""
-    a = np.asarray(a, dtype=np.float64)
+    a = _rotations(a)
     b = same_hemisphere(b, a)
-    t = np.broadcast_to(np.asarray(t, dtype=np.float64), (len(a),))[:, None]
+    t = np.broadcast_to(_finite("slerp factors", t), (len(a),))[:, None]
     cos_angle = np.clip(np.einsum("ij,ij->i", a, b), -1.0, 1.0)[:, None]
     angle = np.arccos(cos_angle)
     sin_angle = np.sin(angle)

@@ -46,9 +46,9 @@ def bend_range(upper: float, lower: float, options: ReachOptions) -> tuple[float
         longest = sqrt(max(total * total - 4.0 * upper * lower * s * s, 0.0))
     if options.max_bend == pi:
         shortest = abs(upper - lower)
-    else:
+    else:  # never below the fold, as rounding would put it for a limit a hair short of pi
         s = sin(0.5 * options.max_bend)
-        shortest = sqrt(max(total * total - 4.0 * upper * lower * s * s, 0.0))
+        shortest = max(sqrt(max(total * total - 4.0 * upper * lower * s * s, 0.0)), abs(upper - lower))
     return shortest, longest
 
 
@@ -65,14 +65,17 @@ def reach_distance(
     stretch = 1.0
     mode = options.mode
     if mode is Reach.STRETCH:
-        start = options.stretch_start * longest
+        # Never below the shortest reach: stretching from there would carry the shortest reach past
+        # targets that the unstretched limb reaches.
+        start = max(options.stretch_start * longest, shortest)
         if distance > start:
             stretch = distance / start if start > 0.0 else options.max_stretch  # start is 0 for a limb bent shut
             if stretch > options.max_stretch:
                 stretch = options.max_stretch
             shortest *= stretch
             longest *= stretch
-            if stretch < options.max_stretch:  # stretched to the target: rounding must not leave it a hair short
+            if stretch < options.max_stretch:  # stretched to the target: rounding must not leave it a hair off
+                shortest = min(shortest, distance)
                 longest = max(longest, distance)
     # Clamped in this order, as the batch solver does: where rounding leaves shortest a hair above
     # longest (a limb allowed only to fold shut), both must pick the same end.

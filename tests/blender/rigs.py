@@ -354,3 +354,34 @@ def unchanged(rig: bpy.types.Object):
     yield
     np.testing.assert_array_equal(pose_snapshot(rig), pose)
     assert state() == before
+
+
+def library_override(library: Path, collection: str = "Rig") -> bpy.types.Object:
+    """The armature of ``collection`` in the file ``library``, linked into the current file and made a
+    library override, as an animator does with a character from an asset library."""
+    with bpy.data.libraries.load(str(library), link=True) as (_, linked):
+        linked.collections = [collection]
+    scene, view_layer = bpy.context.scene, bpy.context.view_layer
+    override = linked.collections[0].override_hierarchy_create(scene, view_layer, do_fully_editable=True)
+    rig = next(obj for obj in override.objects if obj.type == "ARMATURE")
+    view_layer.objects.active = rig
+    return rig
+
+
+def save_library(path: Path, rig: bpy.types.Object, collection: str = "Rig") -> None:
+    """Save the current file as ``path`` with ``rig`` moved into its own collection ``collection``."""
+    holder = bpy.data.collections.new(collection)
+    bpy.context.scene.collection.children.link(holder)
+    holder.objects.link(rig)
+    bpy.context.scene.collection.objects.unlink(rig)
+    bpy.ops.wm.save_as_mainfile(filepath=str(path))
+
+
+def limb_length(obj: bpy.types.Object, limb) -> float:
+    """World length of the limb's bones in the evaluated pose: what its reach tolerance is relative to."""
+    rig = evaluated(obj)
+    names = [limb.upper_bone, limb.lower_bone] + ([limb.end_bone] if limb.end_bone else [])
+    world = np.array(rig.matrix_world)
+    heads = [world @ np.append(np.array(rig.pose.bones[n].head), 1.0) for n in names]
+    points = [h[:3] for h in heads] + [world_tip(obj, names[-1])]
+    return float(sum(np.linalg.norm(b - a) for a, b in zip(points, points[1:])))

@@ -2,6 +2,7 @@
 """The Python API (``limb_ik.api``): each function does its job, and bad input raises ``LimbIKError``
 with a sentence naming what is wrong, leaving the scene exactly as it was."""
 
+import traceback
 from contextlib import contextmanager
 
 import bpy
@@ -196,3 +197,76 @@ def test_bake_and_plant_call_progress_and_stop_when_it_raises(lik, leg, function
     else:  # planting reads the whole take (the scene's 250 frames), not only the baked ones
         assert len(done) == 250 and done == sorted(done) and done[-1] == 1.0
     assert report.frames == 8 and report.keys > 0
+
+
+@pytest.mark.parametrize("value", [1.5, 2.0, "1", True])
+def test_frames_are_whole_numbers(lik, leg, value):
+    """A frame like 1.5 or '1' used to raise a TypeError from deep inside the bake."""
+    with unchanged(lik, leg):
+        calls = (
+            lambda: lik.api.bake(leg, frame_start=value),
+            lambda: lik.api.bake(leg, frame_end=value),
+            lambda: lik.api.bake(leg, step=value),
+            lambda: lik.api.foot_report(leg, frame_start=value),
+        )
+        for call in calls:
+            with pytest.raises(lik.api.LimbIKError, match=r"must be a whole frame number, not "):
+                call()
+    assert lik.api.bake(leg, frame_start=np.int64(2), frame_end=3).frames == 2  # numpy's integers are whole numbers
+
+
+@pytest.mark.parametrize("function", FUNCTIONS)
+def test_every_function_refuses_edit_mode_as_the_operators_do(lik, leg, function):
+    """solve and bake used to run in Edit Mode, where the operators refuse."""
+    bpy.context.view_layer.objects.active = leg
+    bpy.ops.object.mode_set(mode="EDIT")
+    with pytest.raises(lik.api.LimbIKError, match=r"^Armature 'Leg' is in Edit Mode; leave it first"):
+        getattr(lik.api, function)(leg, *ARGUMENTS.get(function, ()))
+    bpy.ops.object.mode_set(mode="OBJECT")
+    assert [limb.name for limb in leg.limb_ik.limbs] == ["leg.L"]
+
+
+@pytest.mark.parametrize("function", ["solve", "bake"])
+def test_solve_and_bake_refuse_a_rig_without_enabled_limbs_alike(lik, leg, function):
+    """solve used to return an empty report where bake raised."""
+    leg.limb_ik.limbs["leg.L"].enabled = False
+    message = rf"^Armature 'Leg' has no enabled limbs to {function}\.$"
+    with unchanged(lik, leg), pytest.raises(lik.api.LimbIKError, match=message):
+        getattr(lik.api, function)(leg)
+
+
+def test_the_error_class_is_called_as_the_readme_names_it(lik):
+    """It used to print as LimbError, the rig layer's name for it."""
+    assert lik.api.LimbIKError.__name__ == "LimbIKError"
+    assert "LimbIKError: " in "".join(traceback.format_exception_only(lik.api.LimbIKError("A sentence.")))
+
+
+@pytest.mark.parametrize("function", ["solve", "bake"])
+def test_solve_refuses_a_rig_outside_the_scene_as_bake_does(lik, leg, function):
+    """solve used to accept it and solve from a pose Blender no longer evaluates."""
+    away = rigs.leg_armature("Away")
+    bpy.ops.object.mode_set(mode="OBJECT")
+    lik.api.add_limb(away, LEG)
+    bpy.context.scene.collection.objects.unlink(away)
+    bpy.data.scenes.new("Other").collection.objects.link(away)
+    message = r"^Armature 'Away' is not in the (current )?scene"
+    with unchanged(lik, leg), pytest.raises(lik.api.LimbIKError, match=message):
+        getattr(lik.api, function)(away)
+
+
+def test_a_step_of_zero_is_refused_by_the_operator_as_by_the_api(lik, leg):
+    """The operator used to raise it to 1 quietly and bake."""
+    bpy.context.view_layer.objects.active = leg
+    message = r"The bake step must be 1 or more, not 0\."
+    with unchanged(lik, leg):
+        with pytest.raises(RuntimeError, match=message):
+            bpy.ops.limb_ik.bake(step=0)
+        with pytest.raises(lik.api.LimbIKError, match=message):
+            lik.api.bake(leg, step=0)
+
+
+def test_a_limb_name_asked_for_is_kept_or_refused(lik, leg):
+    """An explicit name used to become 'leg.L.001' when taken."""
+    with unchanged(lik, leg), pytest.raises(lik.api.LimbIKError, match=r"already has a limb named 'leg\.L'"):
+        lik.api.add_limb(leg, ["hips", "toe.L"], name="leg.L")
+    assert lik.api.add_limb(leg, ["hips", "toe.L"]) not in ("", "leg.L")  # a name made up is made unique

@@ -182,3 +182,114 @@ def test_rig_linked_from_a_library(tmp_path):
     for operator in (bpy.ops.limb_ik.solve, bpy.ops.limb_ik.detect_limbs):
         with unchanged(rig), pytest.raises(RuntimeError, match="^Error: Armature 'Linked' is linked from a library"):
             operator()
+
+
+def key_table(lik, obj) -> dict:
+    curves = lik.rig.actions.fcurves(obj) or []
+    return {(c.data_path, c.array_index): lik.rig.actions.read_keys(c)["co"].tolist() for c in curves}
+
+
+@contextmanager
+def nothing_keyed(lik, rig):
+    """The block must leave the rig's pose, limbs, keys and actions, and the frame, as they were."""
+    keys, actions, frame = key_table(lik, rig), sorted(bpy.data.actions.keys()), bpy.context.scene.frame_current
+    with unchanged(rig):
+        yield
+    assert (key_table(lik, rig), sorted(bpy.data.actions.keys())) == (keys, actions)
+    assert bpy.context.scene.frame_current == frame
+
+
+@pytest.mark.parametrize(
+    ("hidden", "message"),
+    [
+        ("rig", "Armature 'Leg' is disabled in viewports, so Blender does not evaluate its pose"),
+        ("its collection", "Armature 'Leg' is only in collections disabled in viewports, so Blender does not"),
+        ("target", "Limb 'leg.L': its target 'leg.L_target' is disabled in viewports, so Blender does not move it"),
+    ],
+)
+def test_what_blender_does_not_evaluate_is_refused(lik, leg, hidden, message):
+    """Disabled in viewports, an armature or target is not evaluated: its pose and place are stale. Baking a
+    hidden rig used to succeed with keys up to 0.44 m off."""
+    target = leg.limb_ik.limbs["leg.L"].target
+    target.keyframe_insert("location", frame=1)
+    target.location.z += 0.1
+    target.keyframe_insert("location", frame=10)
+    if hidden == "its collection":
+        holder = bpy.data.collections.new("Characters")
+        bpy.context.scene.collection.children.link(holder)
+        holder.objects.link(leg)
+        bpy.context.scene.collection.objects.unlink(leg)
+        holder.hide_viewport = True
+    else:
+        (leg if hidden == "rig" else target).hide_viewport = True
+    with nothing_keyed(lik, leg):
+        for operator in (bpy.ops.limb_ik.solve, bpy.ops.limb_ik.bake):
+            with pytest.raises(RuntimeError, match=message):
+                operator()
+
+
+def test_a_library_override_playing_a_linked_action_is_refused(lik, tmp_path):
+    """Keys written into a linked action would be lost on saving: the bake refuses, twice, changing nothing.
+    It used to key the linked action, then fail with an IndexError."""
+    rig = rigs.leg_armature("Character")
+    bpy.ops.object.mode_set(mode="OBJECT")
+    lik.api.add_limb(rig, ["thigh.L", "shin.L", "foot.L"])
+    rig.pose.bones["hips"].keyframe_insert("location", frame=1)  # the library's own animation
+    rigs.save_library(tmp_path / "characters.blend", rig)
+    bpy.ops.wm.read_homefile(app_template="")
+    rig = rigs.library_override(tmp_path / "characters.blend")
+    rigs.target_at_tip(rig, rig.limb_ik.limbs["leg.L"], (0.0, -0.1, 0.1))
+    for _ in range(2):
+        with nothing_keyed(lik, rig), pytest.raises(RuntimeError, match=r"plays the action 'CharacterAction' linked"):
+            bpy.ops.limb_ik.bake(frame_start=1, frame_end=3)
+    assert lik.api.solve(rig).unreached == []  # the pose itself is the override's own
+
+
+def test_a_target_following_the_limb_through_another_armatures_constraint_is_a_cycle(leg):
+    """A target bone of another armature, copying the location of the limb's toe: solving would chase it.
+    It used to be solved, and reported reached or unreached by chance."""
+    other = rigs.named_armature([("a", "b", "ctrl")], "Controls")
+    bpy.ops.object.mode_set(mode="OBJECT")
+    copy = other.pose.bones["ctrl"].constraints.new("COPY_LOCATION")
+    copy.target, copy.subtarget = leg, "toe.L"
+    limb = leg.limb_ik.limbs["leg.L"]
+    limb.target, limb.target_bone = other, "ctrl"
+    bpy.context.view_layer.objects.active = leg
+    message = (r"the target 'Controls' follows the chain bone 'foot\.L' through the constraint 'Copy Location' on "
+               r"'Controls' bone 'ctrl', so it would move with the limb it drives")  # fmt: skip
+    with unchanged(leg), pytest.raises(RuntimeError, match=message):
+        bpy.ops.limb_ik.solve()
+
+
+def test_a_zero_scaled_armature_is_a_sentence(lik, leg):
+    """It used to raise numpy's LinAlgError from the API and a traceback from the operators."""
+    leg.scale = (0.0, 1.0, 1.0)
+    bpy.context.view_layer.update()
+    message = r"Armature 'Leg' is scaled to zero on an axis"
+    with nothing_keyed(lik, leg):
+        for call in (bpy.ops.limb_ik.solve, bpy.ops.limb_ik.bake, lambda: lik.api.solve(leg)):
+            with pytest.raises((RuntimeError, lik.api.LimbIKError), match=message):
+                call()
+
+
+def test_a_target_deleted_during_the_bake_is_a_sentence(lik, leg):
+    """Another add-on's frame handler deletes the target on the third frame read. It used to surface as a raw
+    ReferenceError."""
+    frames = []
+
+    def delete_on_third_frame(scene, depsgraph=None):
+        frames.append(scene.frame_current)
+        target = bpy.data.objects.get("leg.L_target")
+        if len(frames) == 3 and target is not None:
+            bpy.data.objects.remove(target)
+
+    pose, keys, actions = rigs.pose_snapshot(leg), key_table(lik, leg), sorted(bpy.data.actions.keys())
+    bpy.app.handlers.frame_change_post.append(delete_on_third_frame)
+    try:
+        with pytest.raises(lik.api.LimbIKError, match=r"^Limb 'leg\.L': its target 'leg\.L_target' was deleted while"):
+            lik.api.bake(leg, frame_start=1, frame_end=6)
+    finally:
+        bpy.app.handlers.frame_change_post.remove(delete_on_third_frame)
+    assert (key_table(lik, leg), sorted(bpy.data.actions.keys())) == (keys, actions)
+    np.testing.assert_array_equal(rigs.pose_snapshot(leg), pose)
+    assert bpy.context.scene.frame_current == 1

@@ -147,7 +147,7 @@ def test_only_limb_rotation_channels_get_keys():
 
 def test_step_keys_every_nth_frame_and_the_last():
     rig, _ = animated_target_scene("QUATERNION")
-    assert bpy.ops.limb_ik.bake(use_scene_range=False, frame_start=10, frame_end=31, step=5) == {"FINISHED"}
+    assert bpy.ops.limb_ik.bake(frame_start=10, frame_end=31, step=5) == {"FINISHED"}
     frames = {int(k.co[0]) for c in all_fcurves(rig) for k in c.keyframe_points}
     assert frames == {10, 15, 20, 25, 30, 31}
 
@@ -156,7 +156,7 @@ def test_bake_restores_the_frame_and_creates_an_action():
     rig, _ = animated_target_scene("QUATERNION")
     assert rig.animation_data is None or rig.animation_data.action is None
     bpy.context.scene.frame_set(42)
-    bpy.ops.limb_ik.bake(use_scene_range=False, frame_start=1, frame_end=20)
+    bpy.ops.limb_ik.bake(frame_start=1, frame_end=20)
     assert bpy.context.scene.frame_current == 42
     assert rig.animation_data.action is not None
 
@@ -191,5 +191,20 @@ def test_bad_range_is_an_error_and_changes_nothing(lik):
     rig, _ = animated_target_scene("QUATERNION")
     before = key_table(lik, rig)
     with pytest.raises(RuntimeError, match="ends .* before it starts"):
-        bpy.ops.limb_ik.bake(use_scene_range=False, frame_start=50, frame_end=10)
+        bpy.ops.limb_ik.bake(frame_start=50, frame_end=10)
     assert key_table(lik, rig).keys() == before.keys()
+
+
+def test_a_range_given_to_the_operator_is_the_range_baked():
+    """A script's frame_start/frame_end used to lose to the Scene Range option, on by default: the scene's
+    1-250 was baked, with 229 keys outside 10-30 on the limb channels."""
+    rig, _ = animated_target_scene("QUATERNION")
+    assert bpy.ops.limb_ik.bake(frame_start=10, frame_end=30) == {"FINISHED"}
+    assert {int(k.co[0]) for c in all_fcurves(rig) for k in c.keyframe_points} == set(range(10, 31))
+
+
+def test_each_end_of_the_range_not_given_is_the_scenes():
+    rig, _ = animated_target_scene("QUATERNION")
+    bpy.context.scene.frame_end = 40
+    assert bpy.ops.limb_ik.bake(frame_start=35) == {"FINISHED"}
+    assert {int(k.co[0]) for c in all_fcurves(rig) for k in c.keyframe_points} == set(range(35, 41))

@@ -143,6 +143,142 @@ def test_the_end_bone_points_along_its_local_plus_y():
 
 
 # ---------------------------------------------------------------------------------------------
+# Reached means on the target: uneven and negative scales
+
+
+def posed_tip(chain: Chain, result, row: int = 0) -> np.ndarray:
+    """Where the model puts the tip with the result's rotations and Y scales."""
+    k = chain.k
+    scales = chain.scales * np.stack([np.ones(k), result.y_scale[row, :k], np.ones(k)], axis=1)
+    return replace(chain, quats=result.rotations[row, :k], scales=scales).joints()[-1]
+
+
+def aimed_goal(chain: Chain) -> np.ndarray:
+    """A rotation whose Y axis runs along the chain's last bone, however its frame is scaled."""
+    joints = chain.joints()
+    y = (joints[-1] - joints[-2]) / np.linalg.norm(joints[-1] - joints[-2])
+    x = np.cross(y, [0.3, 0.5, 0.8])
+    x /= np.linalg.norm(x)
+    return rm.matrix_to_quat(np.stack([x, y, np.cross(x, y)], axis=1)[None])[0]
+
+
+@SEVERAL_CHAINS
+@given(settings, st.integers(2, 3), st.booleans(), st.sampled_from(["reachable", "anywhere"]))
+def test_a_chain_is_reached_only_when_its_posed_tip_is_on_the_target(setting, k, mirrored, where):
+    """Bones scaled anyhow, unevenly across their axes or by negative factors, under a sheared or mirrored
+    parent: a chain reported reached has its tip, posed by the model, on the target."""
+    seed, sheared, connected = setting
+    rng = np.random.default_rng(seed)
+    chains = [random_chain(rng, k, sheared, "any", connected) for _ in range(3)]
+    targets, goals = [], []
+    for c in chains:
+        c.scales *= rng.choice([-1.0, 1.0], size=(k, 3))
+        if mirrored:
+            c.parent[:3, 0] *= -1.0
+        posed = replace(c, quats=np.array([random_quaternion(rng) for _ in range(k)]))
+        targets.append(posed.joints()[-1] if where == "reachable" else c.joints()[0] + rng.normal(size=3) * c.size())
+        goals.append(aimed_goal(posed))
+    extra = {"end_rotation": np.array(goals)} if k == 3 else {}
+    result = solve_chains(batch_of(chains, targets, **extra))
+    for row, (c, target) in enumerate(zip(chains, targets)):
+        if result.reached[row]:
+            assert np.linalg.norm(posed_tip(c, result, row) - target) <= 1e-5 * c.size()
+
+
+@pytest.mark.parametrize("k", [2, 3])
+@pytest.mark.parametrize("connected", [True, False])
+def test_a_thigh_scaled_unevenly_reaches_exactly_and_a_second_solve_keeps_the_pose(k, connected):
+    """The thigh's pose scale (2, 1, 0.5) shears the bones below it, whose lengths change as they turn:
+    the solve finds the lengths they take, and the tip lands on a reachable target exactly."""
+    rng = np.random.default_rng(11)
+    solved = 0
+    for _ in range(10):
+        chain = random_chain(rng, k, False, "uniform", connected)
+        chain.scales[:] = 1.0
+        chain.scales[0] = (2.0, 1.0, 0.5)
+        # the tip brought a tenth of the way to the root: the knee bends further in its plane
+        joints = chain.joints()
+        upper, lower = joints[1] - joints[0], joints[2] - joints[1]
+        if upper @ lower < -0.8 * np.linalg.norm(upper) * np.linalg.norm(lower):
+            continue  # nearly folded already: it cannot bend that much further
+        solved += 1
+        target = joints[-1] + 0.1 * (joints[0] - joints[-1])
+        extra = {"end_rotation": aimed_goal(chain)[None]} if k == 3 else {}
+        result = solve_chains(batch_of([chain], [target], **extra))
+        assert result.reached[0]
+        assert np.linalg.norm(posed_tip(chain, result) - target) <= 1e-12 * chain.size()
+        again = replace(chain, quats=result.rotations[0])
+        repeat = solve_chains(batch_of([again], [target], **extra))
+        assert all(same_rotation(a, b, 1e-9) for a, b in zip(repeat.rotations[0], result.rotations[0]))
+    assert solved >= 8
+
+
+@pytest.mark.parametrize("natural", [False, True])
+def test_under_a_mirrored_parent_the_foot_takes_the_goal_y_and_z_and_the_tip_is_exact(natural):
+    """A parent scaled by -1 on one axis mirrors the chain's frames: no rotation gives the end bone the
+    goal orientation, so it takes the goal's Y (its direction) and Z axes, and the mirror of its X."""
+    rng = np.random.default_rng(7)
+    for _ in range(10):
+        chain = random_chain(rng, 3, False, "uniform", True)
+        chain.parent[:3, 1] *= -1.0
+        posed = replace(chain, quats=np.array([random_quaternion(rng) for _ in range(3)]))
+        goal = aimed_goal(posed)
+        result = solve_chains(batch_of([chain], [posed.joints()[-1]], end_rotation=goal[None], natural=natural))
+        assert result.reached[0]
+        assert np.linalg.norm(posed_tip(chain, result) - posed.joints()[-1]) <= 1e-12 * chain.size()
+        frame = replace(chain, quats=result.rotations[0]).matrices()[-1][:3, :3]
+        frame /= np.linalg.norm(frame, axis=0)
+        expected = rm.quat_to_matrix(goal[None])[0] * [-1.0, 1.0, 1.0]
+        assert np.abs(frame - expected).max() <= 1e-12
+
+
+def test_a_mirrored_goal_matrix_gives_its_y_and_z_axes():
+    """A goal seen from an armature scaled by -1 is a mirrored matrix: the end bone takes its Y and Z axes."""
+    rng = np.random.default_rng(8)
+    chain = random_chain(rng, 3, False, "uniform", True)
+    posed = replace(chain, quats=np.array([random_quaternion(rng) for _ in range(3)]))
+    goal = rm.quat_to_matrix(aimed_goal(posed)[None])[0]
+    mirrored = goal * [-1.0, 1.0, 1.0] * 2.0  # and scaled: its nearest rotation is meant
+    result = solve_chains(batch_of([chain], [posed.joints()[-1]], end_rotation=mirrored[None]))
+    assert result.reached[0]
+    frame = replace(chain, quats=result.rotations[0]).matrices()[-1][:3, :3]
+    frame /= np.linalg.norm(frame, axis=0)
+    assert np.abs(frame[:, 1:] - goal[:, 1:]).max() <= 1e-12
+
+
+def test_a_sheared_goal_matrix_points_the_end_bone_along_its_y_axis_exactly():
+    """A goal seen from an armature scaled unevenly is sheared: the end bone points along its Y axis (where the
+    target points it in the world), not along the Y axis of its nearest rotation, and the tip lands."""
+    rng = np.random.default_rng(9)
+    for _ in range(5):
+        chain = random_chain(rng, 3, False, "uniform", True)
+        posed = replace(chain, quats=np.array([random_quaternion(rng) for _ in range(3)]))
+        joints = posed.joints()
+        y = (joints[3] - joints[2]) / np.linalg.norm(joints[3] - joints[2])
+        goal = np.diag([1.3, 0.8, 0.7]) @ rm.quat_to_matrix(random_quaternion(rng)[None])[0]
+        goal[:, 1] = 0.9 * y  # sheared, its Y column along the posed end bone
+        result = solve_chains(batch_of([chain], [joints[3]], end_rotation=goal[None]))
+        assert result.reached[0]
+        moved = replace(chain, quats=result.rotations[0]).joints()
+        assert np.linalg.norm(moved[3] - joints[3]) <= 1e-12 * chain.size()
+        assert np.abs((moved[3] - moved[2]) / np.linalg.norm(moved[3] - moved[2]) - y).max() <= 1e-12
+
+
+def test_an_end_bone_scaled_by_minus_one_along_its_axis_still_puts_its_tail_on_the_target():
+    """Its tail runs against its Y axis: the ankle's goal is on the other side of the target."""
+    rng = np.random.default_rng(10)
+    for _ in range(5):
+        chain = random_chain(rng, 3, False, "uniform", True)
+        chain.scales[2] = (1.0, -1.0, 1.0)
+        posed = replace(chain, quats=np.array([random_quaternion(rng) for _ in range(3)]))
+        frame = posed.matrices()[2][:3, :3] / posed.scales[2]
+        goal = rm.matrix_to_quat(frame[None])[0]  # the end bone's own rotation where it is posed
+        result = solve_chains(batch_of([chain], [posed.joints()[-1]], end_rotation=goal[None]))
+        assert result.reached[0]
+        assert np.linalg.norm(posed_tip(chain, result) - posed.joints()[-1]) <= 1e-12 * chain.size()
+
+
+# ---------------------------------------------------------------------------------------------
 # Bad input
 
 

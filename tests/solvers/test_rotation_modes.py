@@ -166,3 +166,43 @@ def test_unknown_euler_orders_are_rejected(order):
         rm.euler_to_quat(np.zeros((1, 3)), order)
     with pytest.raises(SolverError, match="Euler order"):
         rm.quat_to_euler(np.array([[1.0, 0.0, 0.0, 0.0]]), order)
+
+
+BAD_VALUES = [math.nan, math.inf, -math.inf]
+CONVERSIONS = {
+    "euler_to_quat": lambda v: rm.euler_to_quat(v[:, :3], "XYZ"),
+    "quat_to_euler": lambda v: rm.quat_to_euler(v, "ZXY"),
+    "quat_to_euler previous": lambda v: rm.quat_to_euler(np.ones((1, 4)), "ZXY", previous=v[:, :3]),
+    "quat_to_euler_sequence": lambda v: rm.quat_to_euler_sequence(v[None], "YZX"),
+    "quat_to_axis_angle": rm.quat_to_axis_angle,
+    "axis_angle_to_quat": rm.axis_angle_to_quat,
+    "quat_to_matrix": rm.quat_to_matrix,
+    "matrix_to_quat": lambda v: rm.matrix_to_quat(np.tile(v[:, :3, None], (1, 1, 3))),
+    "nearest_rotation": lambda v: rm.nearest_rotation(np.diag(v[0, :3])[None]),
+    "same_hemisphere": lambda v: rm.same_hemisphere(v, v),
+    "same_hemisphere reference": lambda v: rm.same_hemisphere(np.ones((1, 4)), v),
+    "make_quat_continuous": lambda v: rm.make_quat_continuous(np.vstack([v, v])),
+    "slerp": lambda v: rm.slerp(v, np.ones((1, 4)), 0.5),
+    "slerp factor": lambda v: rm.slerp(np.ones((1, 4)), np.ones((1, 4)), v[0, 1]),
+}
+
+
+@pytest.mark.parametrize("value", BAD_VALUES)
+@pytest.mark.parametrize("conversion", CONVERSIONS)
+def test_non_finite_input_is_rejected(conversion, value):
+    """A NaN or infinite angle, quaternion, axis or matrix entry raises instead of giving a NaN rotation."""
+    with pytest.raises(SolverError, match="must be finite"):
+        CONVERSIONS[conversion](np.array([[0.5, value, 0.25, 1.0]]))
+
+
+@pytest.mark.parametrize(
+    "conversion", ["quat_to_euler", "quat_to_axis_angle", "quat_to_matrix", "same_hemisphere", "slerp"]
+)
+def test_a_zero_quaternion_is_rejected(conversion):
+    with pytest.raises(SolverError, match="must not be zero"):
+        CONVERSIONS[conversion](np.zeros((1, 4)))
+
+
+def test_a_flat_matrix_has_no_nearest_rotation():
+    with pytest.raises(SolverError, match="must not be flat"):
+        rm.nearest_rotation(np.diag([1.0, 0.0, 1.0])[None])

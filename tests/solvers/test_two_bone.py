@@ -26,7 +26,7 @@ from strategies import (
     unit_vectors,
 )
 
-from solvers import Reach, ReachOptions, SolverError, solve_two_bone
+from solvers import Reach, ReachOptions, SolverError, solve_two_bone, solve_two_bone_batch
 from solvers.options import MIN_LENGTH
 from solvers.two_bone import DEGENERATE, bend_range, reach_distance
 
@@ -342,8 +342,8 @@ def test_soft_ik_leaves_the_range_before_the_soft_zone_alone(upper, lower, softn
 def test_stretch_starts_at_its_fraction_of_the_reach_and_is_capped(case):
     options = case.options
     solution = solve_two_bone(*case.args(), **case.kwargs())
-    _, longest = independent_range(case.limb.upper, case.limb.lower, options)
-    start = options.stretch_start * longest
+    shortest, longest = independent_range(case.limb.upper, case.limb.lower, options)
+    start = max(options.stretch_start * longest, shortest)  # never below the shortest reach
     distance = dist(case.target, case.limb.root)
     if distance <= start:
         expected = 1.0
@@ -354,6 +354,42 @@ def test_stretch_starts_at_its_fraction_of_the_reach_and_is_capped(case):
     if options.softness == 0.0 and shortest_ok(case, options, solution.stretch, distance):
         assert solution.reached
         assert dist(solution.end, case.target) <= REL * case.limb.size * solution.stretch
+
+
+@given(cases(modes=(Reach.STRETCH,)))
+def test_stretch_reaches_every_target_that_extend_reaches(case):
+    """Stretching never costs reach: where the unstretched limb reaches, the stretching one does too."""
+    extend = ReachOptions(Reach.EXTEND, *(getattr(case.options, f) for f in ("softness", "max_stretch",
+                          "stretch_start", "min_bend", "max_bend")))  # fmt: skip
+    if solve_two_bone(*case.args(), pole=case.pole, hinge=case.hinge, plane=case.plane, options=extend).reached:
+        solution = solve_two_bone(*case.args(), **case.kwargs())
+        assert solution.reached
+        assert dist(solution.end, case.target) <= REL * case.limb.size * solution.stretch
+
+
+def test_stretch_from_half_reach_still_reaches_a_target_near_the_shortest_reach():
+    """Bones 1 and 0.25 reach from 0.75 to 1.25; stretching from half of that (0.625) used to scale the
+    shortest reach too, past a target at 0.9 (stretch 1.44, shortest 1.08): stretching starts at 0.75."""
+    options = ReachOptions(mode=Reach.STRETCH, stretch_start=0.5, max_stretch=2.0)
+    solution = solve_two_bone((0.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 1.25, 0.0), (0.9, 0.0, 0.0), options=options)
+    assert solution.reached and solution.stretch == pytest.approx(1.2)
+    assert dist(solution.end, (0.9, 0.0, 0.0)) <= 1e-15
+    batch = solve_two_bone_batch([[0.0, 0.0, 0.0]], [[0.0, 1.0, 0.0]], [[0.0, 1.25, 0.0]], [[0.9, 0.0, 0.0]],
+                                 mode=Reach.STRETCH, stretch_start=0.5, max_stretch=2.0)  # fmt: skip
+    assert batch.reached[0] and np.abs(batch.end[0] - [0.9, 0.0, 0.0]).max() <= 1e-15
+
+
+def test_a_bend_limit_a_hair_below_pi_folds_the_limb_at_its_fold_and_no_further():
+    """Rounding put the shortest reach of such a limit below |upper - lower|: a target on the root was then
+    reported reached with the knee at twice the upper bone's length from the root (found by hypothesis)."""
+    root, knee, end = (0.0, 0.0, 0.0), (0.3582713991478249, 0.0, 0.0), (0.6450486431982714, 0.21474917401976354, 0.0)
+    target = (5.551115123125783e-17, 0.0, 0.0)
+    options = ReachOptions(max_bend=3.1415926535897927, softness=0.3582713991478249)
+    scalar = solve_two_bone(root, knee, end, target, options=options)
+    batch = solve_two_bone_batch([root], [knee], [end], [target], max_bend=options.max_bend, softness=options.softness)
+    for solved_knee, solved_end in ((scalar.knee, scalar.end), (batch.knee[0], batch.end[0])):
+        assert dist(solved_knee, root) == pytest.approx(dist(knee, root), abs=1e-12)
+        assert dist(solved_end, solved_knee) == pytest.approx(dist(end, knee), abs=1e-12)
 
 
 @given(limbs(), unit_vectors(), finite(1.0, 1.99))
