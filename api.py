@@ -13,7 +13,7 @@ Example, from a script run inside Blender (the extension installed and enabled):
     limb_ik = importlib.import_module("bl_ext.user_default.limb_ik.api")  # or your repository's name
 
     rig = bpy.data.objects["Armature"]
-    limb_ik.detect_limbs(rig)                    # ["leg.L", "leg.R", "arm.L", "arm.R"]
+    limb_ik.detect_limbs(rig)                    # {"leg.L": "name", "leg.R": "name", "arm.L": "name", …}
     limb_ik.solve(rig)                           # pose the enabled limbs now
     report = limb_ik.bake(rig, frame_start=1, frame_end=120)
     print(report.keys, "keys")
@@ -24,6 +24,7 @@ from collections.abc import Callable
 import bpy
 
 from .rig import bake as _bake
+from .rig import detect as _detect
 from .rig import limbs as _limbs
 from .rig import report as _report
 from .rig import solve as _solve
@@ -68,15 +69,16 @@ def _limbs_named(obj: bpy.types.Object, names) -> list | None:
     return [limbs[name] for name in names]
 
 
-def detect_limbs(obj: bpy.types.Object | str) -> list[str]:
-    """Find arms and legs by bone name and add those not set up yet; returns the names added.
+def detect_limbs(obj: bpy.types.Object | str) -> dict[str, str]:
+    """Find arms and legs (by bone name, else by shape) and add those not set up yet; returns the
+    names added, each with what found it.
 
     >>> detect_limbs(bpy.data.objects["metarig"])
-    ['leg.L', 'leg.R', 'arm.L', 'arm.R']
+    {'leg.L': 'name', 'leg.R': 'name', 'arm.L': 'name', 'arm.R': 'name'}
     """
     obj = _armature(obj)
-    added, _ = _limbs.detect_limbs(obj)
-    return [limb.name for limb in added]
+    added, _ = _limbs.detect_limbs(obj, bpy.context.scene)
+    return {limb.name: how for limb, how in added}
 
 
 def add_limb(obj: bpy.types.Object | str, bones: list[str], name: str = "", with_target: bool = False) -> str:
@@ -100,12 +102,13 @@ def remove_limb(obj: bpy.types.Object | str, name: str) -> None:
 
 def check(obj: bpy.types.Object | str) -> dict[str, str]:
     """Every enabled limb that cannot be solved as set up, with the reason; empty when all can.
+    Planted legs are planted over the take to find out: a foot with no ground under it is a problem.
 
     >>> check(rig)
     {'arm.R': "Limb 'arm.R': bone 'hand.R' does not exist in armature 'rig'."}
     """
     obj = _armature(obj)
-    return _solve.plan(obj).problems
+    return _solve.check(obj, bpy.context.evaluated_depsgraph_get())
 
 
 def solve(obj: bpy.types.Object | str, limbs: list[str] | None = None) -> _solve.Report:
@@ -140,18 +143,20 @@ def bake(
 def plant(
     obj: bpy.types.Object | str,
     ground: bpy.types.Collection | str | None = None,
-    limbs: list[str] | None = None,
+    limbs: list[str] | str | None = None,
     frame_start: int | None = None,
     frame_end: int | None = None,
     step: int = 1,
     progress: Callable[[float], None] | None = None,
 ) -> _bake.BakeReport:
-    """Plant the feet on the ground and bake the result (legs, feet and pelvis keyed).
+    """Plant the legs' feet on the ground and bake the result: the planted legs and the pelvis are
+    keyed, nothing else.
 
     ``ground``: the collection (or its name) to stand on; default: the rig's ground setting.
-    ``limbs``: the limbs to plant; default: those marked planted, or if none is, every limb
-    named like a leg that has a foot. If the bake fails, these settings are put back too.
-    ``progress``: as for :func:`bake`.
+    ``limbs``: the legs to plant; default: those marked planted, or if none is, every limb named
+    like a leg that has a foot. A limb without a foot, or whose foot is nowhere near the ground
+    (an arm), is refused. If the bake fails, these settings are put back too. ``progress`` is
+    called with the fraction of the take read so far (planting reads the whole take).
 
         plant(rig, "Terrain")                    # every leg on the Terrain collection
         plant(rig, limbs=["leg.L"], frame_end=48)
@@ -166,13 +171,22 @@ def plant(
                 raise LimbIKError(f"There is no collection named '{ground}' to use as ground.")
             settings.ground = collection
         chosen = _limbs_named(obj, limbs)
-        if chosen is None and not any(limb.plant for limb in settings.limbs):
-            chosen = [limb for limb in settings.limbs if "leg" in limb.name.lower() and limb.end_bone]
+        if chosen is None:
+            chosen = [limb for limb in settings.limbs if limb.plant and limb.enabled] or [
+                limb for limb in settings.limbs if "leg" in limb.name.lower() and limb.end_bone and limb.enabled
+            ]
             if not chosen:
                 raise LimbIKError(f"Armature '{obj.name}' has no legs with a foot to plant; add or detect them first.")
-        for limb in chosen or []:
+        for limb in chosen:
+            if not limb.end_bone:
+                raise LimbIKError(f"Limb '{limb.name}' has no foot to plant; planting needs thigh, shin and foot.")
+            if not _detect.reaches_ground(obj, limb.toe_bone or limb.end_bone, bpy.context.scene):
+                raise LimbIKError(
+                    f"Limb '{limb.name}' has no foot on the ground side: its end bone '{limb.end_bone}' never comes "
+                    "near the rig's lowest point; plant legs only."
+                )
             limb.plant = True
-        return _bake.bake(obj, None, frame_start, frame_end, step, progress=progress)
+        return _bake.bake(obj, chosen, frame_start, frame_end, step, progress=progress)
     except Exception:
         settings.ground = before[0]
         for limb in settings.limbs:

@@ -73,7 +73,7 @@ def _run_armatures(name: str, command: Subcommand, options: Options, entry: dict
     for scene, armatures in by_scene:
         with _current(scene):
             for obj in armatures:
-                part = {"name": obj.name, "scene": scene.name, "detected": [], "baked": [], "problems": {}}
+                part = {"name": obj.name, "scene": scene.name, "detected": {}, "baked": [], "problems": {}}
                 entry["armatures"].append(part)
                 try:
                     part.update(command.run(obj, options, functools.partial(progress, obj.name)))

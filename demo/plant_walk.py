@@ -1,12 +1,14 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""The demo: a walk animated on flat ground, planted on a 15° ramp and a 20 cm step, and baked.
+"""The demo: a real walk (motion capture, bundled), animated on flat ground, planted on a 15° ramp
+and a 20 cm step, and baked.
 
     python3.11 tools/run.py demo            # writes out/demo.blend and out/demo.png
 
-Everything comes with Blender or this repository: Rigify's human metarig walks (keyed by
-:mod:`demo.motion`) over :mod:`demo.terrain`; Limb IK finds the legs, plants them on the
-terrain and bakes the result. The figures of the foot report are printed before and after, and
-the picture plots each foot's sole against the surface under it, and the pelvis, over time.
+Everything comes with Blender or this repository: the DeepMimic walk in ``demo/clips/`` (with its
+licence), the course of ``demo/grounds.py``. Limb IK finds the legs, plants them on the course
+and bakes the result. Its foot report is printed before and after (one definition of each
+figure, stated in the README), and the picture plots each foot's ball against the surface
+under it, and the pelvis, over time.
 """
 
 import argparse
@@ -19,52 +21,62 @@ import source_extension  # noqa: E402
 
 source_extension.isolate_user_resources()
 
-import bpy  # noqa: E402, I001  (bpy first: it puts addon_utils on the path)
-import addon_utils  # noqa: E402
+import bpy  # noqa: E402, I001  (bpy first)
+import numpy as np  # noqa: E402
+from mathutils import Vector  # noqa: E402
 
-from demo import motion, terrain  # noqa: E402
+from demo import clips  # noqa: E402
 
-FPS = 60  #: motion-capture rate; the walk is 100 frames a cycle (1.67 s, 0.78 m/s)
-
-
-def build_scene():
-    """A fresh scene with the terrain in a 'Ground' collection and a metarig keyed walking over it."""
-    bpy.ops.wm.read_homefile(app_template="")
-    for obj in list(bpy.data.objects):
-        bpy.data.objects.remove(obj)
-    scene = bpy.context.scene
-    scene.render.fps = FPS
-    ground = bpy.data.collections.new("Ground")
-    scene.collection.children.link(ground)
-    terrain.build_terrain(ground)
-    bpy.ops.object.armature_human_metarig_add()
-    rig = bpy.context.object
-    walk = motion.key_walk(rig, cycles=4, cycle_frames=100)
-    scene.frame_start, scene.frame_end = walk.frame_start, walk.frame_end
-    return rig, ground
+CLIP = "walk"
 
 
-def plot(path: Path, before, after, frames: range) -> None:
+def track(rig: bpy.types.Object, frames: range) -> dict[str, np.ndarray]:
+    """Per frame, each foot's ball (its tip: the walk's feet have no toe bone) and the pelvis, and the
+    height of the surface under each, by Blender's ray cast."""
+    scene, legs = bpy.context.scene, clips.CLIPS[CLIP].legs
+    balls, pelvis = [], []
+    for frame in frames:
+        scene.frame_set(frame)
+        world = rig.matrix_world
+        balls.append([world @ rig.pose.bones[leg[2]].tail for leg in legs.values()])
+        pelvis.append(world @ rig.pose.bones[clips.CLIPS[CLIP].pelvis].head)
+    balls, pelvis = np.array(balls), np.array(pelvis)
+    return {"balls": balls, "pelvis": pelvis, "under_balls": _under(balls), "under_pelvis": _under(pelvis)}
+
+
+def _under(points: np.ndarray) -> np.ndarray:
+    scene, depsgraph = bpy.context.scene, bpy.context.evaluated_depsgraph_get()
+    heights = np.zeros(points.shape[:-1])
+    for index in np.ndindex(points.shape[:-1]):
+        x, y, _ = points[index]
+        hit, location, *_ = scene.ray_cast(depsgraph, Vector((x, y, 10.0)), Vector((0.0, 0.0, -1.0)))
+        heights[index] = location.z if hit else np.nan
+    return heights
+
+
+def plot(path: Path, before: dict, after: dict, frames: range, fps: float) -> None:
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    time = [f / FPS for f in frames]
+    time = np.array(frames) / fps
     figure, axes = plt.subplots(3, 1, figsize=(10, 8), sharex=True)
     for n, (axis, side) in enumerate(zip(axes, ("left", "right"))):
-        axis.fill_between(time, after.surface_height[:, n], min(after.surface_height.min(), 0.0) - 0.05,
-                          color="0.85", label="surface under the foot")  # fmt: skip
-        axis.plot(time, before.sole_height[:, n], "--", color="tab:red", label="animated sole (flat floor)")
-        axis.plot(time, after.sole_height[:, n], color="tab:blue", label="planted sole")
-        axis.set_ylabel(f"{side} foot height (m)")
+        axis.fill_between(time, after["under_balls"][:, n], np.nanmin(after["under_balls"]) - 0.05, color="0.85",
+                          label="surface under the foot")  # fmt: skip
+        axis.plot(time, before["balls"][:, n, 2], "--", color="tab:red", label="animated foot tip (flat floor)")
+        axis.plot(time, after["balls"][:, n, 2], color="tab:blue", label="planted foot tip")
+        axis.set_ylabel(f"{side} foot (m)")
         axis.legend(loc="upper left", fontsize=8)
-    axes[2].plot(time, before.pelvis_above_floor, "--", color="tab:red", label="animated, above the floor")
-    axes[2].plot(time, after.pelvis_above_ground, color="tab:blue", label="planted, above the ground under it")
+    axes[2].plot(time, before["pelvis"][:, 2] - clips.CLIPS[CLIP].floor, "--", color="tab:red",
+                 label="animated, above the floor")  # fmt: skip
+    axes[2].plot(time, after["pelvis"][:, 2] - after["under_pelvis"], color="tab:blue",
+                 label="planted, above the ground under it")  # fmt: skip
     axes[2].set_ylabel("pelvis height (m)")
     axes[2].set_xlabel("time (s)")
     axes[2].legend(loc="lower left", fontsize=8)
-    figure.suptitle("Limb IK: a walk animated on flat ground, planted on a 15° ramp and a 20 cm step")
+    figure.suptitle("Limb IK: a captured walk animated on flat ground, planted on a 15° ramp and a 20 cm step")
     figure.tight_layout()
     figure.savefig(path, dpi=110)
 
@@ -77,27 +89,26 @@ def main(argv: list[str]) -> int:
     out.mkdir(parents=True, exist_ok=True)
 
     lik = source_extension.enable()
-    addon_utils.enable("rigify", default_set=True)
-    rig, ground = build_scene()
-    legs = lik.api.detect_limbs(rig)
+    rig, frames, ground = clips.stage(CLIP, "course")
     scene = bpy.context.scene
-    print(f"Blender {bpy.app.version_string}; limbs found: {', '.join(legs)}")
-
+    fps = scene.render.fps / scene.render.fps_base
+    found = lik.api.detect_limbs(rig)
+    print(f"Blender {bpy.app.version_string}; {len(frames)} frames at {fps:.0f} fps; limbs found: "
+          + ", ".join(f"{name} (by {how})" for name, how in found.items()))  # fmt: skip
     for limb in rig.limb_ik.limbs:
-        limb.plant = limb.name.startswith("leg")
+        limb.plant = "leg" in limb.name
     rig.limb_ik.ground = ground
-    rig.limb_ik.pelvis_smoothing = 10.0  # frames: a sixth of a second at 60 fps
-    before = lik.rig.report.foot_report(rig)
-    print("\nAs animated, on the terrain:\n" + before.table())
+    before = track(rig, frames)
+    print("\nAs animated, on the course:\n" + "\n".join(lik.rig.report.describe(lik.api.foot_report(rig))))
 
     baked = lik.api.plant(rig)
-    after = lik.rig.report.foot_report(rig, authored=before)
     print(f"\nPlanted and baked in {baked.seconds:.2f} s: {baked.keys} keys over {baked.frames} frames")
-    print(after.table())
+    print("\n".join(lik.rig.report.describe(lik.api.foot_report(rig))))
+    after = track(rig, frames)
 
     blend, picture = out / "demo.blend", out / "demo.png"
     bpy.ops.wm.save_as_mainfile(filepath=str(blend))
-    plot(picture, before, after, range(scene.frame_start, scene.frame_end + 1))
+    plot(picture, before, after, frames, fps)
     print(f"\nWrote {blend} and {picture}")
     return 0
 

@@ -40,7 +40,8 @@ class LIMB_IK_OT_add_limb(bpy.types.Operator):
 
 
 class LIMB_IK_OT_detect_limbs(bpy.types.Operator):
-    """Find arms and legs by their bone names (Rigify, Mixamo, BVH, Unreal and similar) and add them as limbs"""
+    """Find arms and legs by their bone names (Rigify, Mixamo, BVH, Unreal and similar), else by their shape
+    (mirrored chains hanging down), and add them as limbs"""
 
     bl_idname = "limb_ik.detect_limbs"
     bl_label = "Detect Limbs"
@@ -52,16 +53,18 @@ class LIMB_IK_OT_detect_limbs(bpy.types.Operator):
 
     def execute(self, context):
         try:
-            added, skipped = limbs.detect_limbs(context.object)
+            added, skipped = limbs.detect_limbs(context.object, context.scene)
         except LimbError as error:
             self.report({"ERROR"}, str(error))
             return {"CANCELLED"}
         skipped_text = "; ".join(f"{name}: {why}" for name, why in skipped.items())
         if not added:
             self.report({"WARNING"}, f"No new limbs found. {skipped_text}" if skipped else
-                        "No arms or legs found by bone name; select a chain and use Add Limb")  # fmt: skip
+                        "No arms or legs found, by bone name or by shape; select a chain and use Add Limb")  # fmt: skip
             return {"CANCELLED"}
-        message = f"Added {counted(len(added), 'limb')}: {names(limb.name for limb in added)}"
+        found = [f"{names(limb.name for limb, h in added if h == how)} by {how}" for how in ("name", "shape")
+                 if any(h == how for _, h in added)]  # fmt: skip
+        message = f"Added {counted(len(added), 'limb')}: {'; '.join(found)}"
         self.report({"INFO"}, f"{message}. Skipped {skipped_text}" if skipped else message)
         return {"FINISHED"}
 

@@ -77,7 +77,7 @@ def bake(
         step,
     )
     planting = planned.planting
-    locations = None
+    carried = None
     if planting is None:
         per_frame, poses, _ = _gather(scene, planned, frames, progress)
     else:  # planting reads the whole take; the chains are gathered at the baked frames on the way
@@ -86,11 +86,7 @@ def bake(
         per_frame, poses, samples = _gather(scene, planned, frames, progress, span)
         analysis = plant.analyse(planting, span, samples, ground, scene)
         report_module.record(obj, planting, span, samples)  # what the foot report compares with, saved in the file
-        locations = {
-            planting.pelvis: np.array(
-                [plant.apply(planting, g, p, analysis, f) for g, p, f in zip(per_frame, poses, frames)]
-            )
-        }
+        carried = [plant.apply(planting, g, p, analysis, f) for g, p, f in zip(per_frame, poses, frames)]
     groups = [
         solve.Group(first.size, first.limbs, first.chains, stack([frame[n].batch for frame in per_frame]), first.modes)
         for n, first in enumerate(per_frame[0])
@@ -106,7 +102,7 @@ def bake(
                 report.unreached[limb.name] = int((~column).sum())
     edit = ActionEdit(obj)
     try:
-        report.keys = _write(obj, edit, groups, results, frames, poses[0], locations)
+        report.keys = _write(obj, edit, groups, results, frames, poses[0], carried)
     except Exception:
         edit.rollback()
         raise
@@ -134,14 +130,25 @@ def _gather(scene, planned, frames, progress, span=()):
     return per_frame, poses, [read_at[f][2] for f in span]
 
 
-def _write(obj, edit: ActionEdit, groups, results, frames, first_pose, locations=None) -> int:
-    """Key every chain bone's rotation (and stretch), and ``locations`` ({bone index: (frames, 3)}),
-    over ``frames``; returns the number of keys."""
+def _write(obj, edit: ActionEdit, groups, results, frames, first_pose, carried=None) -> int:
+    """Key every chain bone's rotation (and stretch), and the pelvis' channels when planting carries
+    the body (``carried``: one :class:`.plant.Carried` per frame), over ``frames``; returns the
+    number of keys."""
     count = len(frames)
     indices = np.concatenate([g.bones.ravel() for g in groups])
     modes = [mode for g in groups for mode in g.modes]
     rotations = np.concatenate([r.rotations.reshape(count, -1, 4) for r in results], axis=1)  # (frames, bones, 4)
     y_scale = np.concatenate([r.y_scale.reshape(count, -1) for r in results], axis=1)
+    locations = {}
+    if carried:
+        pelvis = carried[0].index
+        locations[pelvis] = np.array([c.location for c in carried])
+        if carried[0].rotation is not None:  # a pitching body: the pelvis turns too
+            turns = np.array([c.rotation for c in carried])
+            indices = np.append(indices, pelvis)
+            modes = [*modes, obj.pose.bones[pelvis].rotation_mode]
+            rotations = np.concatenate([rotations, turns[:, None]], axis=1)
+            y_scale = np.concatenate([y_scale, np.ones((count, 1))], axis=1)
     frame_array = np.asarray(frames, dtype=np.float64)
     start, end = frames[0], frames[-1]
     keys = 0
@@ -156,7 +163,7 @@ def _write(obj, edit: ActionEdit, groups, results, frames, first_pose, locations
         bone = indices[column]
         values = (first_pose.scale[bone, 1] * y_scale[:, column])[:, None]
         keys += _key_bone(obj, edit, bone, "scale", frame_array, values, start, end, first_index=1)
-    for bone, values in (locations or {}).items():
+    for bone, values in locations.items():
         keys += _key_bone(obj, edit, bone, "location", frame_array, values, start, end)
     return keys
 

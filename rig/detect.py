@@ -1,27 +1,36 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Find arms and legs by the names rigs commonly give their bones, confirmed by the hierarchy.
+"""Find arms and legs: by the names rigs commonly give their bones, else by their shape.
 
-A name is read as a side (``.L``/``_R``/``Left…``/``r_``…) and a role (thigh, shin, foot,
-upper arm, forearm, hand, in any of the usual spellings). That covers Rigify metarigs and their
-generated FK controls, Mixamo, BVH/CMU motion capture, Unreal, VRM/Unity humanoids and most
-hand-made rigs. A limb is only proposed when its bones really form a chain: each one below the
-previous, at most a couple of helper bones (twist, offset) apart.
+By name: a name is read as a side (``.L``/``_R``/``Left…``/``r_``…) and a role (thigh, shin,
+foot, upper arm, forearm, hand, in any of the usual spellings, joint names included: a bone is
+often named after the joint at its head, ``LeftHip`` being the thigh). That covers Rigify
+metarigs and their generated FK controls, Mixamo, BVH/CMU motion capture, Unreal, VRM/Unity
+humanoids and most hand-made rigs. A limb is only proposed when its bones really form a chain:
+each one below the previous, at most a couple of helper bones (twist, offset) apart.
+
+By shape, for the bones no name claims: mirrored pairs of chains of two or more bones that
+branch off the same bone and hang downwards, at rest or in the pose shown. Those that reach down
+to the lowest part of the rig are legs (a quadruped's front limbs too), the others arms; a short
+last bone below a foot of comparable length is its toe.
 """
 
 import re
 from dataclasses import dataclass
 
 import bpy
+import numpy as np
+
+from . import timeline
 
 #: Role of each spelling, after lower-casing and dropping separators.
 ROLE_NAMES = {
-    "upper_leg": ("thigh", "upleg", "upperleg", "legupper", "femur", "thighfk"),
+    "upper_leg": ("thigh", "upleg", "upperleg", "legupper", "femur", "thighfk", "hip"),
     "lower_leg": ("shin", "calf", "leg", "lowerleg", "leglower", "knee", "tibia", "shinfk"),
     "foot": ("foot", "ankle", "footfk"),
-    "upper_arm": ("upperarm", "arm", "armupper", "humerus", "upperarmfk"),
+    "upper_arm": ("upperarm", "arm", "armupper", "humerus", "upperarmfk", "shoulder"),
     "lower_arm": ("forearm", "lowerarm", "armlower", "elbow", "forearmfk"),
     "hand": ("hand", "wrist", "handfk"),
-    "toe": ("toe", "toes", "toebase", "ball", "toefk"),
+    "toe": ("toe", "toes", "toebase", "ball", "toefk", "hoof", "hoofback"),
 }
 LIMBS = (("leg", ("upper_leg", "lower_leg", "foot")), ("arm", ("upper_arm", "lower_arm", "hand")))
 _ROLE_OF = {spelling: role for role, spellings in ROLE_NAMES.items() for spelling in spellings}
@@ -41,6 +50,7 @@ class FoundLimb:
     lower: str
     end: str  #: foot or hand; empty if the rig has none below the lower bone
     toe: str = ""  #: a leg's toe below its foot, if any: the front of the sole for planting
+    how: str = "name"  #: "name" or "shape": what found it
 
 
 def parse(bone_name: str) -> tuple[str, str] | None:
@@ -71,12 +81,35 @@ def _parse(bone_name: str) -> tuple[str, str, tuple[str, ...]] | None:
     return None
 
 
-def find_limbs(armature: bpy.types.Armature) -> list[FoundLimb]:
-    """Every arm and leg of ``armature`` that its bone names and hierarchy agree on.
+def find_limbs(obj: bpy.types.Object, scene: bpy.types.Scene | None = None) -> list[FoundLimb]:
+    """Every arm and leg of the armature ``obj``: by name, then by shape among the bones left.
 
-    Several chains on one side (a quadruped's front and hind legs) are told apart by the words
-    their names do not share: ``front_leg.L`` and ``leg.L``.
+    An arm found by name that reaches the ground is a front leg (a horse's foreleg). Several
+    chains on one side are told apart by the words their names do not share, ``front_leg.L`` and
+    ``leg.L``, or by which hangs further along the body. With ``scene``, the shape is also read
+    at a few frames of its animation.
     """
+    shape = _Shape(obj, scene)
+    found = []
+    for limb in _by_name(obj.data):
+        if limb.name.startswith("arm") and shape.reaches_ground([limb.toe or limb.end or limb.lower]):
+            limb = FoundLimb(f"front_leg{limb.name[3:]}", limb.upper, limb.lower, limb.end, limb.toe, limb.how)
+        found.append(limb)
+    used = {b for limb in found for b in (limb.upper, limb.lower, limb.end, limb.toe) if b}
+    taken = {limb.name for limb in found}
+    legs = [limb for limb in found if "leg" in limb.name]
+    for limb in shape.limbs(used, np.mean([shape.length(limb) for limb in legs]) if legs else 0.0):
+        name, number = limb.name, 2
+        while name in taken:
+            kind, side = limb.name.rsplit(".", 1)
+            name, number = f"{kind}_{number}.{side}", number + 1
+        taken.add(name)
+        found.append(FoundLimb(name, limb.upper, limb.lower, limb.end, limb.toe, "shape"))
+    return found
+
+
+def _by_name(armature: bpy.types.Armature) -> list[FoundLimb]:
+    """Every arm and leg of ``armature`` that its bone names and hierarchy agree on."""
     by_role: dict[tuple[str, str], list[tuple[bpy.types.Bone, tuple[str, ...]]]] = {}
     for bone in armature.bones:
         parsed = _parse(bone.name)
@@ -107,9 +140,142 @@ def find_limbs(armature: bpy.types.Armature) -> list[FoundLimb]:
                 words = [w for w in qualifier if w not in shared] if len(chosen) > 1 else []
                 name = "_".join([*words, kind]) + f".{side}"
                 toes = [t for t, _ in by_role.get((side, "toe"), []) if end and _gap(end, t) is not None]
-                toe = min(toes, key=lambda t: _gap(end, t)).name if kind == "leg" and toes else ""
+                toe = min(toes, key=lambda t: _gap(end, t)).name if toes else ""  # a foreleg's hoof, too
                 found.append(FoundLimb(name, upper.name, lower.name, end.name if end else "", toe))
     return found
+
+
+def reaches_ground(obj: bpy.types.Object, bone: str, scene: bpy.types.Scene | None = None) -> bool:
+    """Whether the tail of ``bone`` is usually near the rig's lowest point, at rest, in the pose
+    shown and at a few frames of ``scene``'s animation: a foot, not a hand."""
+    return _Shape(obj, scene).reaches_ground([bone])
+
+
+class _Shape:
+    """The armature's bones at rest, in the pose shown and at a few frames of the scene's animation,
+    heights measured along the world's up."""
+
+    #: A limb reaches the ground when its lowest point is within this fraction of the rig's height
+    #: of the rig's lowest point.
+    GROUND = 0.15
+    #: A chain hangs when its end is this fraction of its length below its start.
+    HANGS = 0.4
+    #: A toe is a last bone whose parent (the foot) is at most this many times as long.
+    TOE = 2.5
+    #: An arm found by shape is at least this fraction as long as the legs (not an ear, a fin).
+    ARM = 0.4
+    #: Frames of the animation the shape is read at.
+    SAMPLES = 8
+
+    def __init__(self, obj: bpy.types.Object, scene: bpy.types.Scene | None):
+        self.bones = obj.data.bones
+        up = np.linalg.solve(np.array(obj.matrix_world, dtype=np.float64)[:3, :3], [0.0, 0.0, 1.0])
+        self.up = up / np.linalg.norm(up)
+
+        def posed(_depsgraph=None):
+            return {pb.name: (np.array(pb.head), np.array(pb.tail)) for pb in obj.pose.bones}
+
+        rest = {b.name: (np.array(b.head_local), np.array(b.tail_local)) for b in self.bones}
+        self.poses = [rest, posed()]
+        if scene is not None and obj.animation_data is not None:
+            frames = np.linspace(scene.frame_start, scene.frame_end, self.SAMPLES).round().astype(int)
+            self.poses += timeline.step(scene, sorted(set(frames.tolist())), posed)
+        self.low = [min(min(h @ self.up, t @ self.up) for h, t in pose.values()) for pose in self.poses]
+        self.high = [max(max(h @ self.up, t @ self.up) for h, t in pose.values()) for pose in self.poses]
+
+    def reaches_ground(self, names) -> bool:
+        """Whether the tail of the last of ``names`` is usually near the rig's lowest point: in at
+        least half of the poses read (a leg, a foreleg), not just once (a boxer's hand in a fall)."""
+        near = [
+            pose[names[-1]][1] @ self.up <= low + self.GROUND * (high - low)
+            for pose, low, high in zip(self.poses, self.low, self.high)
+        ]
+        return 2 * sum(near) >= len(near)
+
+    def hangs(self, chain) -> bool:
+        """Whether the chain of bone names hangs downwards, at rest or posed."""
+        for pose in self.poses:
+            start, end = pose[chain[0]][0], pose[chain[-1]][1]
+            length = sum(np.linalg.norm(pose[n][1] - pose[n][0]) for n in chain)
+            if (start - end) @ self.up >= self.HANGS * length:
+                return True
+        return False
+
+    def limbs(self, used: set[str], leg_length: float) -> list[FoundLimb]:
+        """Legs and arms by shape among the bones not in ``used``; ``leg_length``: how long the legs
+        found already are (0: none)."""
+        chains: dict[tuple, list[list[str]]] = {}
+        for leaf in (b for b in self.bones if not b.children):
+            chain, bone = [leaf.name], leaf
+            while bone.parent is not None and len(bone.parent.children) == 1:
+                bone = bone.parent
+                chain.insert(0, bone.name)
+            if len(chain) >= 2 and not used & set(chain) and self.hangs(chain):
+                key = (bone.parent.name if bone.parent else "", len(chain))
+                chains.setdefault(key, []).append(chain)
+        found = []
+        for group in chains.values():
+            for left, right in self._pairs(group):
+                found += [self._limb(left, "L"), self._limb(right, "R")]
+        legs = [f for f in found if f.name.startswith("leg")]
+        leg_length = np.mean([self.length(f) for f in legs]) if legs else leg_length
+        found = [f for f in found if f in legs or self.length(f) >= self.ARM * leg_length]
+        if len(legs) > 2:  # front and hind: the front hangs from deeper in the hierarchy (the chest)
+            depth = {f.upper: len(self.bones[f.upper].parent_recursive) for f in legs}
+            front = max(depth.values())
+            found = [
+                FoundLimb(f"front_{f.name}", f.upper, f.lower, f.end, f.toe, "shape")
+                if f in legs and depth[f.upper] == front and min(depth.values()) < front else f
+                for f in found
+            ]  # fmt: skip
+        return found
+
+    def length(self, limb: FoundLimb) -> float:
+        return sum(self.bones[n].length for n in (limb.upper, limb.lower, limb.end) if n)
+
+    def _pairs(self, group: list[list[str]]) -> list[tuple[list[str], list[str]]]:
+        """Mirror pairs (left, right) among chains of one branch and length: alike in length, apart sideways."""
+
+        def length(chain):
+            return sum(self.bones[n].length for n in chain)
+
+        pairs, free = [], list(group)
+        while len(free) >= 2:
+            first = free.pop(0)
+            match = min(free, key=lambda c: abs(length(c) - length(first)))
+            if abs(length(match) - length(first)) > 0.15 * length(first):
+                continue
+            free.remove(match)
+            pairs.append(self._sides(first, match))
+        return pairs
+
+    def _sides(self, a: list[str], b: list[str]) -> tuple[list[str], list[str]]:
+        """(left, right): as the names say, else the one on the +X (or +Y) side is the left."""
+        named = [next((p[0] for p in (_parse_side(n) for n in chain) if p), "") for chain in (a, b)]
+        if named == ["R", "L"]:
+            return b, a
+        if named == ["L", "R"]:
+            return a, b
+        apart = np.array(self.bones[a[0]].head_local) - np.array(self.bones[b[0]].head_local)
+        axis = int(np.argmax(np.abs(apart[:2])))
+        return (a, b) if apart[axis] > 0 else (b, a)
+
+    def _limb(self, chain: list[str], side: str) -> FoundLimb:
+        kind = "leg" if self.reaches_ground(chain) else "arm"
+        leaf, above = self.bones[chain[-1]], self.bones[chain[-2]]
+        if len(chain) >= 4 and kind == "leg" and above.length <= self.TOE * leaf.length:
+            return FoundLimb(f"{kind}.{side}", chain[-4], chain[-3], chain[-2], chain[-1], "shape")
+        if len(chain) >= 3:
+            return FoundLimb(f"{kind}.{side}", chain[-3], chain[-2], chain[-1], "", "shape")
+        return FoundLimb(f"{kind}.{side}", chain[0], chain[1], "", "", "shape")
+
+
+def _parse_side(bone_name: str) -> tuple[str] | None:
+    """``(side,)`` when exactly one word of the name is a side."""
+    name = bone_name.rsplit(":", 1)[-1]
+    words = [w for part in _SEPARATORS.split(name) for w in _WORDS.findall(part)]
+    sides = [_SIDES[w.lower()] for w in words if w.lower() in _SIDES]
+    return (sides[0],) if len(sides) == 1 else None
 
 
 def _gap(ancestor: bpy.types.Bone, bone: bpy.types.Bone) -> int | None:

@@ -26,7 +26,9 @@ class Ground:
         self.name = collection.name
         self.trees = [tree for tree, _ in shapes]
         self.top = max(top for _, top in shapes) + 1.0  #: rays start this high: above every surface
-        self.fingerprint = tuple(_trees[obj.session_uid][0] for obj in collection.all_objects if obj.session_uid in _trees)
+        self.fingerprint = tuple(
+            _trees[obj.session_uid][0] for obj in collection.all_objects if obj.session_uid in _trees
+        )
 
     def cast_down(self, points) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The topmost surface straight below (or above) each of the (n, 3) world points: heights (n,),

@@ -94,16 +94,18 @@ def _create_target(obj: bpy.types.Object, limb_name: str, chain) -> bpy.types.Ob
     return empty
 
 
-def detect_limbs(obj: bpy.types.Object) -> tuple[list, dict[str, str]]:
-    """Add every arm and leg found by name that is not set up yet.
+def detect_limbs(obj: bpy.types.Object, scene: bpy.types.Scene | None = None) -> tuple[list, dict[str, str]]:
+    """Add every arm and leg found (by name, else by shape) that is not set up yet.
 
-    Returns the added limbs, and the limbs found but not added with the reason for each.
+    Returns the added limbs with what found each (``(limb, "name" or "shape")``), and the limbs
+    found but not added with the reason for each. With ``scene``, shapes are also read at a few
+    frames of its animation (a limb lifted at rest may reach the ground as it moves).
     """
     check_armature(obj)
     added, skipped = [], {}
     used = {b for limb in obj.limb_ik.limbs for b in (limb.upper_bone, limb.lower_bone, limb.end_bone) if b}
     names = {limb.name for limb in obj.limb_ik.limbs}
-    for found in detect.find_limbs(obj.data):
+    for found in detect.find_limbs(obj, scene):
         bones = [b for b in (found.upper, found.lower, found.end) if b]
         if found.name in names or used & set(bones):
             skipped[found.name] = "already set up"
@@ -114,7 +116,7 @@ def detect_limbs(obj: bpy.types.Object) -> tuple[list, dict[str, str]]:
             skipped[found.name] = str(error)
             continue
         limb.toe_bone = found.toe
-        added.append(limb)
+        added.append((limb, found.how))
         used |= set(bones)
     return added, skipped
 

@@ -97,12 +97,11 @@ def solve_live(obj: bpy.types.Object, depsgraph) -> None:
         planned = _plan(obj)
         problems = dict(planned.problems)
         if planned.limbs:
-            groups, pose, locations = solve.prepare(planned, depsgraph)
+            groups, pose, carried = solve.prepare(planned, depsgraph)
             results = solve.solve_groups(groups)
-            indices = np.concatenate([g.bones.ravel() for g in groups])
-            indices = np.concatenate([indices, np.fromiter(locations, int, len(locations))])
+            indices = np.concatenate([g.bones.ravel() for g in groups] + [np.array([c.index for c in carried], int)])
             before = animator.read_channels(obj, indices)
-            solve.write(obj, pose, groups, results, locations)
+            solve.write(obj, pose, groups, results, carried)
             animator.remember(obj, depsgraph.scene.frame_current_final, indices, before)
     except LimbError as error:
         problems = {limb.name: str(error) for limb in obj.limb_ik.limbs if limb.enabled}

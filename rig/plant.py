@@ -198,34 +198,56 @@ class Analysis:
     frames: range
     planted: Planted
 
+    @property
+    def pitches(self) -> bool:
+        """Whether the body turns anywhere in the take (a quadruped on a slope), not only rises and falls."""
+        return not np.allclose(self.planted.body[:, :3, :3], np.eye(3), rtol=0.0, atol=1e-12)
+
 
 def analyse(plan: PlantPlan, frames: range, samples: list, ground: Ground, scene: bpy.types.Scene) -> Analysis:
     """Plant the legs of ``plan`` over ``frames``, whose animated legs ``samples`` holds (one
     :func:`leg_sample` per frame), on ``ground``. Raises :class:`LimbError` where a foot has no
     ground under it."""
     track = LegSample(*(np.array(column) for column in zip(*samples)))
-    unit = _unit(plan.obj)
     legs = Legs(
         foot=track.feet, ball=track.balls, tip=track.tips, toe=track.toes, hip=track.hips, pelvis=track.pelvis,
-        thigh=np.array([f.thigh for f in plan.feet]) * unit, shin=np.array([f.shin for f in plan.feet]) * unit,
+        thigh=np.linalg.norm(track.knees - track.hips, axis=2),
+        shin=np.linalg.norm(track.feet[..., :3, 3] - track.knees, axis=2),
+        girdle=girdles(plan),
     )  # fmt: skip
     try:
         planted = plant(legs, ground.cast_down, settings(plan.obj, scene))
     except SolverError as error:
         raise LimbError(f"Armature '{plan.obj.name}' could not be planted: {error}.") from error
-    for n, foot in enumerate(plan.feet):
-        missing = np.flatnonzero(planted.no_ground[:, n])
-        if len(missing):
-            raise LimbError(
-                f"Limb '{foot.limb}' has no ground under its foot at {_frames_text(frames, missing)}; extend the "
-                f"ground collection '{ground.name}' under the whole walk."
-            )
+    problems = {
+        foot.limb: f"Limb '{foot.limb}' has no ground under its foot at {_frames_text(frames, missing)}; extend the "
+        f"ground collection '{ground.name}' under the whole walk."
+        for n, foot in enumerate(plan.feet)
+        if len(missing := np.flatnonzero(planted.no_ground[:, n]))
+    }
+    if problems:
+        raise LimbError(next(iter(problems.values())), problems)
     return Analysis(frames, planted)
 
 
-def _unit(obj: bpy.types.Object) -> float:
-    """World length of one armature unit (the rig object's scale)."""
-    return float(np.cbrt(abs(np.linalg.det(np.array(obj.matrix_world)[:3, :3]))))
+def girdles(plan: PlantPlan) -> np.ndarray | None:
+    """(n,) 0 for hind legs, 1 for front ones, from where their hips sit at rest: with three legs or
+    more, split at the widest gap along the line the hips spread over most, if that gap is at
+    least half a leg long (a quadruped). None for one girdle (a biped)."""
+    if len(plan.feet) < 3:
+        return None
+    bones = plan.obj.data.bones
+    hips = np.array([bones[plan.obj.pose.bones[f.upper].name].head_local for f in plan.feet], dtype=np.float64)
+    centred = hips - hips.mean(axis=0)
+    along = centred @ np.linalg.svd(centred, full_matrices=False)[2][0]
+    order = np.argsort(along)
+    gaps = np.diff(along[order])
+    widest = int(np.argmax(gaps))
+    if gaps[widest] < 0.25 * np.mean([f.thigh + f.shin for f in plan.feet]):
+        return None
+    girdle = np.zeros(len(plan.feet), int)
+    girdle[order[widest + 1 :]] = 1
+    return girdle
 
 
 def _frames_text(frames: range, missing: np.ndarray) -> str:
@@ -280,30 +302,57 @@ def forget_all() -> None:
     _analyses.clear()
 
 
-def apply(plan: PlantPlan, groups, pose: Pose, analysis: Analysis, frame: float) -> np.ndarray:
+class Carried(NamedTuple):
+    """The pelvis' new channels: it carries the body, so the solve writes it with the legs."""
+
+    index: int  #: pose bone index
+    location: np.ndarray  #: (3,) location channel
+    rotation: np.ndarray | None  #: (4,) local rotation quaternion; None when the body does not pitch
+
+
+def apply(plan: PlantPlan, groups, pose: Pose, analysis: Analysis, frame: float) -> Carried:
     """Put the planting of ``frame`` into the gathered chains: feet goals, and every chain below the
-    pelvis carried by its offset. Returns the pelvis' new location channel value."""
+    pelvis carried by the body's motion. Returns the pelvis' new channels."""
     planted, at = analysis.planted, _between(analysis, frame)
     to_armature = np.linalg.inv(pose.world)
-    shift = to_armature[:3, :3] @ np.array([0.0, 0.0, at(planted.pelvis)])
-    feet = at(planted.foot)
-    toes = at(planted.toe)
+    motion = to_armature @ at(planted.body) @ pose.world  # armature space
+    turn, move = motion[:3, :3], motion[:3, 3]
+    feet, toes = at(planted.foot), at(planted.toe)
     goals = {f.limb: (to_armature @ feet[n], to_armature[:3, :3] @ toes[n], f) for n, f in enumerate(plan.feet)}
     for group in groups:
         batch = group.batch
         for row, limb in enumerate(group.limbs):
             if limb.name in plan.under_pelvis:
-                batch.matrices[row, :, :3, 3] += shift
-                batch.points[row] += shift
-                if limb.target is None:
-                    batch.target[row] += shift
+                batch.matrices[row] = motion @ batch.matrices[row]
+                batch.points[row] = batch.points[row] @ turn.T + move
+                if batch.toe_matrices is not None:
+                    batch.toe_matrices[row] = motion @ batch.toe_matrices[row]
+                if limb.target is None:  # its own animated tip and turn, carried with the body
+                    batch.target[row] = turn @ batch.target[row] + move
+                    if batch.end_rotation is not None:
+                        batch.end_rotation[row] = turn @ batch.end_rotation[row]
             if limb.name in goals:
                 goal, toe, foot = goals[limb.name]
                 batch.target[row] = goal[:3, 3] + goal[:3, 1] * foot.foot_length
                 batch.end_rotation[row] = goal[:3, :3]
                 if batch.toe_goal is not None:
                     batch.toe_goal[row] = toe
-    return pelvis_location(plan, pose, shift)
+    return _carried(plan, pose, motion, analysis.pitches)
+
+
+def _carried(plan: PlantPlan, pose: Pose, motion: np.ndarray, pitches: bool) -> Carried:
+    """The pelvis' channels that move it (and all it carries) by ``motion`` (armature space); its
+    rotation only when the body ``pitches`` somewhere in the take."""
+    index = plan.pelvis
+    head = pose.matrices[index, :3, 3]
+    location = pelvis_location(plan, pose, motion[:3, :3] @ head + motion[:3, 3] - head)
+    if not pitches:
+        return Carried(index, location, None)
+    # The turn, seen from the frame the bone's own rotation sits in (see solvers.local_rotation).
+    local = rotation_modes.quat_to_matrix(local_quaternions(pose, [index], [plan.pelvis_mode]))[0]
+    frame = pose.matrices[index, :3, :3] / pose.scale[index][None, :] @ local.T
+    turned = np.linalg.solve(frame, motion[:3, :3] @ frame) @ local
+    return Carried(index, location, rotation_modes.matrix_to_quat(rotation_modes.nearest_rotation(turned[None]))[0])
 
 
 def _between(analysis: Analysis, frame: float):

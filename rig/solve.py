@@ -218,18 +218,17 @@ def _limb_settings(limbs) -> dict[str, np.ndarray]:
     return out
 
 
-def prepare(planned: Plan, depsgraph) -> tuple[list[Group], Pose, dict[int, np.ndarray]]:
+def prepare(planned: Plan, depsgraph) -> tuple[list[Group], Pose, list[plant.Carried]]:
     """Gather the current frame and, where limbs are planted, put the ground into their goals.
 
-    Returns the groups to solve, the pose read, and location channels to write ({bone index:
-    location}: the pelvis, when planting moves it).
+    Returns the groups to solve, the pose read, and the pelvis' channels when planting moves it.
     """
     groups, pose = gather(planned, depsgraph)
     plan = planned.planting
     if plan is None:
-        return groups, pose, {}
+        return groups, pose, []
     analysis = plant.current(plan, depsgraph, pose)
-    return groups, pose, {plan.pelvis: plant.apply(plan, groups, pose, analysis, depsgraph.scene.frame_current_final)}
+    return groups, pose, [plant.apply(plan, groups, pose, analysis, depsgraph.scene.frame_current_final)]
 
 
 def solve_groups(groups: list[Group]) -> list[ChainResult]:
@@ -244,13 +243,34 @@ def solve_groups(groups: list[Group]) -> list[ChainResult]:
     return results
 
 
-def write(obj: bpy.types.Object, pose: Pose, groups: list[Group], results: list[ChainResult], locations=None) -> None:
-    """Write solved rotations (and stretch) of every group, and ``locations``, into the pose channels."""
-    indices = np.concatenate([g.bones.ravel() for g in groups])
+def write(obj: bpy.types.Object, pose: Pose, groups: list[Group], results: list[ChainResult], carried=()) -> None:
+    """Write solved rotations (and stretch) of every group, and the ``carried`` pelvis channels, into the pose."""
+    indices = [g.bones.ravel() for g in groups]
     modes = [mode for g in groups for mode in g.modes]
-    quaternions = np.concatenate([r.rotations.reshape(-1, 4) for r in results])
+    quaternions = [r.rotations.reshape(-1, 4) for r in results]
     y_scale = np.concatenate([r.y_scale.ravel() for r in results])
-    write_rotations(obj, pose, indices, modes, quaternions, y_scale if (y_scale != 1.0).any() else None, locations)
+    turned = [c for c in carried if c.rotation is not None]
+    indices.append(np.array([c.index for c in turned], int))
+    modes += [obj.pose.bones[c.index].rotation_mode for c in turned]
+    quaternions.append(np.array([c.rotation for c in turned]).reshape(-1, 4))
+    y_scale = np.concatenate([y_scale, np.ones(len(turned))])
+    write_rotations(
+        obj, pose, np.concatenate(indices), modes, np.concatenate(quaternions),
+        y_scale if (y_scale != 1.0).any() else None, {c.index: c.location for c in carried},
+    )  # fmt: skip
+
+
+def check(obj: bpy.types.Object, depsgraph) -> dict[str, str]:
+    """Every enabled limb of ``obj`` that cannot be solved as set up, with the reason; planted legs
+    are planted over the take to find out (a foot with no ground under it is a problem)."""
+    planned = plan(obj)
+    problems = dict(planned.problems)
+    if planned.planting is not None:
+        try:
+            plant.current(planned.planting, depsgraph, gather(planned, depsgraph)[1])
+        except LimbError as error:
+            problems.update(error.problems or {f.limb: str(error) for f in planned.planting.feet})
+    return problems
 
 
 def solve_rig(obj: bpy.types.Object, depsgraph, limbs=None, strict: bool = True) -> Report:
@@ -265,9 +285,9 @@ def solve_rig(obj: bpy.types.Object, depsgraph, limbs=None, strict: bool = True)
     report = Report(problems=dict(planned.problems))
     if not planned.limbs:
         return report
-    groups, pose, locations = prepare(planned, depsgraph)
+    groups, pose, carried = prepare(planned, depsgraph)
     results = solve_groups(groups)
-    write(obj, pose, groups, results, locations)
+    write(obj, pose, groups, results, carried)
     for group, result in zip(groups, results):
         for limb, reached in zip(group.limbs, result.reached):
             report.solved.append(limb.name)

@@ -24,15 +24,21 @@ import numpy as np
 
 from ..errors import SolverError
 from ..rotation_modes import quat_to_matrix
-from .contacts import BALL, Contacts, find_contacts, lock_offsets, sliding
 from .air import bend_in_air
-from .pelvis import REACH_MARGIN, body_height, highest, pelvis_drop, support_level
-from .surface import IDENTITY, UP, clearing_lift, rest, swing, tilt, transform
-from .timeline import fill_gaps, intervals, smooth_above
+from .contacts import BALL, Contacts, find_contacts, lock_offsets, sliding
+from .pelvis import REACH_MARGIN, body_height, body_motion, highest, pelvis_drop, support_level
+from .surface import IDENTITY, clearing_lift, rest, swing, tilt, transform
+from .timeline import ease_jumps, fill_gaps, intervals
 
 #: ``cast_down(points (N, 3)) -> heights (N,), upward normals (N, 3), hit (N,)``: the topmost
 #: surface straight below each point; where ``hit`` is False the other two mean nothing.
 CastDown = Callable[[np.ndarray], tuple[np.ndarray, np.ndarray, np.ndarray]]
+#: A leg carries the body when its hip is at least this fraction of its extension above its ankle.
+CARRIES = 0.5
+#: Most a foot lock moves a foot, as a fraction of its leg's length: a capture's slide, not a walk.
+LOCK_REACH = 0.06
+#: Metres a held foot's ground may change between two frames without moving: noise, not an edge.
+STEADY = 0.002
 #: Directions around the pelvis where the ground under the body is sampled.
 _DISC = np.array([[0.0, 0.0]] + [[math.cos(a), math.sin(a)] for a in np.linspace(0.0, 2 * math.pi, 8, endpoint=False)])
 
@@ -72,8 +78,9 @@ class Legs:
     toe: np.ndarray  #: (F, n, 3, 3) the toe bone's rotation (the foot's, without a toe)
     hip: np.ndarray  #: (F, n, 3) the upper bone's head
     pelvis: np.ndarray  #: (F, 3)
-    thigh: np.ndarray  #: (n,) hip to knee
-    shin: np.ndarray  #: (n,) knee to ankle
+    thigh: np.ndarray  #: (F, n) hip to knee, as animated (a bone between them may bend it)
+    shin: np.ndarray  #: (F, n) knee to ankle, as animated
+    girdle: np.ndarray | None = None  #: (n,) 0 or 1: hind and front legs of a quadruped; None: one girdle
 
 
 @dataclass(frozen=True)
@@ -82,7 +89,7 @@ class Planted:
 
     foot: np.ndarray  #: (F, n, 4, 4) world matrices the foot bones take
     toe: np.ndarray  #: (F, n, 3, 3) world rotations the toes take
-    pelvis: np.ndarray  #: (F,) how far the pelvis moves up (negative: down)
+    body: np.ndarray  #: (F, 4, 4) world transform of the pelvis and all it carries: up or down, and pitched
     contacts: Contacts  #: where the motion has the feet on the floor
     no_ground: np.ndarray  #: (F, n) frames where a foot had no ground below it
 
@@ -97,8 +104,9 @@ def plant(legs: Legs, cast_down: CastDown, settings: PlantSettings) -> Planted:
     contacts = find_contacts(sole, fps, settings.contact_height, settings.contact_speed)
     shift = np.zeros((frames, count, 3))
     if settings.foot_lock:
+        most = LOCK_REACH * np.median(legs.thigh + legs.shin, axis=0)
         for n in range(count):
-            shift[:, n, :2] = lock_offsets(sole[:, n, :, :2], contacts.stance[:, n], settings.release * fps)
+            shift[:, n, :2] = lock_offsets(sole[:, n, :, :2], contacts.stance[:, n], settings.release * fps, most[n])
     sole = sole + shift[:, :, None]
     ankle = legs.foot[:, :, :3, 3] + shift
 
@@ -119,9 +127,12 @@ def plant(legs: Legs, cast_down: CastDown, settings: PlantSettings) -> Planted:
     depth = np.minimum(points[..., 2] - floor, 0.0)
     turn[held] = rest(tilt(normal[held], settings.max_tilt), sole[held], depth[held][:, :3], lift[held], cast_down)
     lift[held] += _sinking(transform(turn[held], pivot[held], lift[held], points[held]), depth[held], cast_down)[0]
-    for n in range(count):  # where what it stands on changes at once (a foot across a step's edge), it eases over
+    # Where what a held foot stands on changes faster than the steepest slope it follows (a step's
+    # edge under it), the change eases over time, before and after.
+    steady = np.tan(settings.max_tilt) * np.linalg.norm(np.diff(pivot[..., :2], axis=0), axis=2) + STEADY
+    for n in range(count):
         for first, last in intervals(held[:, n]):
-            lift[first : last + 1, n] = smooth_above(lift[first : last + 1, n], sigma)
+            lift[first : last + 1, n] = ease_jumps(lift[first : last + 1, n], steady[first:last, n], sigma)
 
     # Everywhere else the map blends from stance to stance, riding on the body, so hip and foot
     # keep their animated relation (and the knee its bend) but for the blend; and rises over
@@ -129,33 +140,45 @@ def plant(legs: Legs, cast_down: CastDown, settings: PlantSettings) -> Planted:
     under = _under_pelvis(legs, cast_down, floor)
     carrier = support_level(footing, down & ground, under, sigma) - floor
 
-    def ride(body):
-        """Every foot's (F, n, 4) turns and (F, n, 4, 3) carried points, the feet in the air riding on
-        ``body`` (F,)."""
+    def ride(rise):
+        """Every foot's (F, n, 4) turns and (F, n, 4, 3) carried points, each foot in the air riding on
+        the rise of its hip, ``rise`` (F, n)."""
         turns, moved = turn.copy(), np.empty_like(points)
         for n in range(count):
-            turns[:, n], lifts = swing(held[:, n], turn[:, n], lift[:, n], body)
+            turns[:, n], lifts = swing(held[:, n], turn[:, n], lift[:, n], rise[:, n])
             moved[:, n] = transform(turns[:, n], pivot[:, n], lifts, points[:, n])
         return turns, moved
 
-    def hips(offset):
-        return legs.hip + np.stack([np.zeros(frames), np.zeros(frames), offset], axis=1)[:, None]
-
-    # The body sits as high as the lowest standing leg allows with its animated extension, and
-    # carries that over a flight; lower still where a standing foot would be out of reach.
+    # Each girdle (the hips, or a quadruped's hind and front legs) sits as high as its lowest
+    # standing leg allows with its animated extension, and carries that over a flight; the body
+    # goes up or down (and pitches, between two girdles) to meet them, and lower still where a
+    # standing foot would be out of reach.
     animated = np.linalg.norm(legs.hip - legs.foot[:, :, :3, 3], axis=2)
     reach = legs.thigh + legs.shin
-    _, moved = ride(carrier)  # where the held feet go does not depend on the body
-    body = body_height(highest(legs.hip, moved[:, :, 3], animated), held, carrier, sigma)
-    pelvis = body - pelvis_drop(hips(body), moved[:, :, 3], reach, animated, held, sigma)
+    girdle = np.zeros(count, int) if legs.girdle is None else np.asarray(legs.girdle)
+    _, moved = ride(np.repeat(carrier[:, None], count, axis=1))  # where held feet go does not depend on the body
+    ceiling = highest(legs.hip, moved[:, :, 3], animated)
+    # Only a leg that points down carries the body; lying, sitting or kneeling, the hips rest on
+    # something else (and the height that keeps such a leg's extension is ill-defined).
+    carries = held & (legs.hip[..., 2] - legs.foot[..., 2, 3] >= CARRIES * animated)
+    heights = np.stack(
+        [body_height(ceiling[:, girdle == g], carries[:, girdle == g], held.any(axis=1), carrier, sigma)
+         for g in np.unique(girdle)],
+        axis=1,
+    )  # fmt: skip
+    body = body_motion(heights, legs.hip, girdle)
+    hips = np.einsum("fij,fnj->fni", body[:, :3, :3], legs.hip) + body[:, None, :3, 3]
+    drop = pelvis_drop(hips, moved[:, :, 3], reach, animated, held, sigma)
+    body[:, 2, 3] -= drop
+    hips[..., 2] -= drop[:, None]
 
-    # The feet in the air go with the body, their legs bending as animated give or take, then
+    # The feet in the air go with their hips, their legs bending as animated give or take, then
     # rise over whatever they would pass through.
-    turn, moved = ride(pelvis)
+    turn, moved = ride(hips[..., 2] - legs.hip[..., 2])
     for n in range(count):
-        longest = np.clip(animated[:, n], REACH_MARGIN * reach[n], reach[n])  # as straight as animated, or nearly
-        ankles = bend_in_air(held[:, n], hips(pelvis)[:, n], moved[:, n, 3], animated[:, n], legs.thigh[n],
-                             legs.shin[n], longest)  # fmt: skip
+        longest = np.clip(animated[:, n], REACH_MARGIN * reach[:, n], reach[:, n])  # as straight as animated, or nearly
+        ankles = bend_in_air(held[:, n], hips[:, n], moved[:, n, 3], animated[:, n], legs.thigh[:, n],
+                             legs.shin[:, n], longest)  # fmt: skip
         moved[:, n] += (ankles - moved[:, n, 3])[:, None]
     need, hit = _sinking(moved.reshape(-1, *points.shape[2:]), depth.reshape(-1, *depth.shape[2:]), cast_down)
     need, hit = need.reshape(frames, count), hit.reshape(frames, count, -1)
@@ -166,7 +189,7 @@ def plant(legs: Legs, cast_down: CastDown, settings: PlantSettings) -> Planted:
     foot = legs.foot.copy()
     foot[..., :3, :3] = rotation @ legs.foot[..., :3, :3]
     foot[..., :3, 3] = moved[:, :, 3]
-    return Planted(foot, rotation @ legs.toe, pelvis, contacts, no_ground | ~hit[:, :, BALL])
+    return Planted(foot, rotation @ legs.toe, body, contacts, no_ground | ~hit[:, :, BALL])
 
 
 def _sinking(points, depth, cast_down: CastDown) -> tuple[np.ndarray, np.ndarray]:
@@ -212,8 +235,12 @@ def _under_pelvis(legs: Legs, cast_down: CastDown, floor: float) -> np.ndarray:
 def _check(legs: Legs) -> None:
     frames, count = np.shape(legs.ball)[:2]
     shapes = {"foot": (frames, count, 4, 4), "ball": (frames, count, 3), "tip": (frames, count, 3),
-              "toe": (frames, count, 3, 3), "hip": (frames, count, 3), "pelvis": (frames, 3), "thigh": (count,),
-              "shin": (count,)}  # fmt: skip
+              "toe": (frames, count, 3, 3), "hip": (frames, count, 3), "pelvis": (frames, 3),
+              "thigh": (frames, count), "shin": (frames, count)}  # fmt: skip
+    if legs.girdle is not None:
+        shapes["girdle"] = (count,)
+        if not set(np.unique(legs.girdle)) <= {0, 1}:
+            raise SolverError("legs.girdle must hold 0 (hind) and 1 (front) only")
     for name, shape in shapes.items():
         value = np.asarray(getattr(legs, name))
         if value.shape != shape:

@@ -20,11 +20,12 @@ def extension(angle, thigh, shin) -> np.ndarray:
     return np.sqrt(np.maximum(thigh * thigh + shin * shin + 2.0 * thigh * shin * np.cos(angle), 0.0))
 
 
-def bend_in_air(held, hips, ankles, animated, thigh: float, shin: float, longest) -> np.ndarray:
+def bend_in_air(held, hips, ankles, animated, thigh, shin, longest) -> np.ndarray:
     """One leg's (F, 3) ankles, moved along the line from the (F, 3) ``hips`` on the frames it is
-    not ``held`` (F,), so that its bend differs from the ``animated`` bend (from the animated
-    hip-to-ankle distances (F,)) by an amount easing from take-off to landing; never farther than
-    ``longest`` (F,) from the hip."""
+    not ``held`` (F,), so that its bend (with ``thigh`` and ``shin`` lengths (F,)) differs from the
+    ``animated`` bend (from the animated hip-to-ankle distances (F,)) by an amount easing from
+    take-off to landing (held as it was where the take starts or ends in the air); never farther
+    than ``longest`` (F,) from the hip."""
     ankles = np.array(ankles, dtype=np.float64)
     frames = len(held)
     if not np.asarray(held, bool).any():
@@ -33,13 +34,12 @@ def bend_in_air(held, hips, ankles, animated, thigh: float, shin: float, longest
     distance = np.linalg.norm(apart, axis=1)
     difference = bend(distance, thigh, shin) - bend(animated, thigh, shin)
     for first, last in intervals(~np.asarray(held, bool)):
-        before = first - 1 if first > 0 else last + 1
-        after = last + 1 if last < frames - 1 else first - 1
+        before = difference[first - 1 if first > 0 else last + 1]
+        after = difference[last + 1 if last < frames - 1 else first - 1]
+        span = slice(first, last + 1)
         u = smoothstep((np.arange(first, last + 1) - first + 1) / (last - first + 2))
-        wanted = bend(animated[first : last + 1], thigh, shin) + difference[before] + u * (
-            difference[after] - difference[before]
-        )
-        reach = np.minimum(extension(np.clip(wanted, 0.0, np.pi), thigh, shin), longest[first : last + 1])
+        wanted = bend(animated[span], thigh[span], shin[span]) + before + u * (after - before)
+        reach = np.minimum(extension(np.clip(wanted, 0.0, np.pi), thigh[span], shin[span]), longest[span])
         direction = apart[first : last + 1] / np.maximum(distance[first : last + 1], 1e-12)[:, None]
         ankles[first : last + 1] = hips[first : last + 1] + direction * reach[:, None]
     return ankles

@@ -79,14 +79,16 @@ def _horizontal_speed(points, fps: float) -> np.ndarray:
     return np.minimum(into, out_of)
 
 
-def lock_offsets(sole_xy, stance, release_frames: float) -> np.ndarray:
+def lock_offsets(sole_xy, stance, release_frames: float, most: float = np.inf) -> np.ndarray:
     """(F, 2) horizontal corrections that hold one foot still while it stands.
 
     ``sole_xy`` (F, P, 2) and ``stance`` (F, P) of one foot. On each standing frame after the
     first, the correction cancels the step its holding point (:data:`LOCK_ORDER`) took since the
     frame before, so that point stays where it stood; a foot pivoting on its ball keeps the ball
-    still. After lift-off the correction eases back to zero over ``release_frames``; a new contact
-    within that time carries on from where the easing is, so nothing jumps.
+    still. A correction never grows beyond ``most``: a foot the animation drags further than a
+    capture's slide is being moved, and goes with it. After lift-off the correction eases back to
+    zero over ``release_frames``; a new contact within that time carries on from where the easing
+    is, so nothing jumps.
     """
     sole_xy = np.asarray(sole_xy, dtype=np.float64)
     stance = np.asarray(stance, bool)
@@ -100,6 +102,9 @@ def lock_offsets(sole_xy, stance, release_frames: float) -> np.ndarray:
             if frame > 0 and standing[frame - 1]:
                 p = holder[frame]
                 correction = correction - (sole_xy[frame, p] - sole_xy[frame - 1, p])
+                length = np.linalg.norm(correction)
+                if length > most:
+                    correction = correction * (most / length)
             at_lift = None
         elif at_lift is not None or (frame > 0 and standing[frame - 1]):
             if at_lift is None:

@@ -32,17 +32,56 @@ def highest(hips, ankles, extension) -> np.ndarray:
     return offset[..., 2] + np.sqrt(np.maximum(np.asarray(extension) ** 2 - across, 0.0))
 
 
-def body_height(ceiling, standing, carrier, sigma: float) -> np.ndarray:
-    """(F,) how far the body moves up: to the lowest ``ceiling`` (F, n) of the legs that stand
-    (``standing`` (F, n)), so that leg keeps its animated extension; in the air from its height at
-    take-off to its height at landing, over the arc the animation gives it. A take without a
-    standing foot follows ``carrier`` (F,), the ground under the body. The heights are smoothed
-    over ``sigma`` frames, centred, and wherever that rises above them, the curve dips to meet
-    them, easing in and out: it follows a slope without lag and sinks early for a lower foot."""
-    stands = np.asarray(standing, bool).any(axis=1)
-    if not stands.any():
+def body_height(ceiling, carries, grounded, carrier, sigma: float) -> np.ndarray:
+    """(F,) how far the body moves up: to the lowest ``ceiling`` (F, n) of the legs that carry it
+    (``carries`` (F, n)), so that leg keeps its animated extension; with feet on the ground but
+    none carrying (``grounded`` (F,): lying, sitting), with ``carrier`` (F,), the ground under it;
+    in the air from its height at take-off to its height at landing, over the arc the animation
+    gives it. The heights are smoothed over ``sigma`` frames, centred, and wherever that rises
+    above them, the curve dips to meet them, easing in and out: it follows a slope without lag and
+    sinks early for a lower foot."""
+    carried = np.asarray(carries, bool).any(axis=1)
+    target = np.where(carried, np.where(carries, ceiling, np.inf).min(axis=1), carrier)
+    known = carried | np.asarray(grounded, bool)
+    if not known.any():
         return np.asarray(carrier, dtype=np.float64).copy()
-    return -smooth_above(-fill_gaps(np.where(standing, ceiling, np.inf).min(axis=1), stands), sigma)
+    return -smooth_above(-fill_gaps(target, known), sigma)
+
+
+def body_motion(heights, hips, girdle) -> np.ndarray:
+    """(F, 4, 4) world transforms moving the body so each girdle's hips rise by its ``heights``
+    (F, G): with one girdle straight up or down; with two (a quadruped's hind and front legs,
+    ``girdle`` (n,) 0 or 1) also pitched about the body's side axis halfway between the girdles,
+    so the front rises more than the hind on a slope up. ``hips`` (F, n, 3) as animated."""
+    heights = np.asarray(heights, dtype=np.float64)
+    frames = len(heights)
+    motion = np.tile(np.eye(4), (frames, 1, 1))
+    if heights.shape[1] == 1:
+        motion[:, 2, 3] = heights[:, 0]
+        return motion
+    girdle = np.asarray(girdle)
+    centres = np.stack([hips[:, girdle == g].mean(axis=1) for g in (0, 1)], axis=1)  # (F, 2, 3)
+    axis = centres[:, 1] - centres[:, 0]
+    axis[:, 2] = 0.0
+    span = np.linalg.norm(axis, axis=1)
+    axis /= np.maximum(span, 1e-12)[:, None]
+    middle = centres.mean(axis=1)
+    slope = (heights[:, 1] - heights[:, 0]) / np.maximum(span, 1e-12)
+    side = np.cross(axis, [0.0, 0.0, 1.0])  # turning about it by a positive angle lifts what is ahead
+    rotation = _turns(side, np.arctan(slope))
+    motion[:, :3, :3] = rotation
+    motion[:, :3, 3] = middle - np.einsum("fij,fj->fi", rotation, middle)
+    motion[:, 2, 3] += heights.mean(axis=1)
+    return motion
+
+
+def _turns(axis, angle) -> np.ndarray:
+    """(F, 3, 3) rotations about unit ``axis`` (F, 3) by ``angle`` (F,) (Rodrigues)."""
+    k = np.zeros((len(axis), 3, 3))
+    k[:, 0, 1], k[:, 0, 2], k[:, 1, 2] = -axis[:, 2], axis[:, 1], -axis[:, 0]
+    k -= np.swapaxes(k, 1, 2)
+    sin, cos = np.sin(angle)[:, None, None], np.cos(angle)[:, None, None]
+    return np.eye(3) + sin * k + (1.0 - cos) * (k @ k)
 
 
 def vertical_drop(hip, goal, reach) -> np.ndarray:
@@ -62,13 +101,13 @@ def vertical_drop(hip, goal, reach) -> np.ndarray:
 def pelvis_drop(hips, ankles, reach, animated, down, sigma: float) -> np.ndarray:
     """(F,) how far the pelvis goes down so every foot that is down stays within reach.
 
-    ``hips`` and ``ankles`` (F, n, 3) where they will be; ``reach`` (n,) each leg's length;
+    ``hips`` and ``ankles`` (F, n, 3) where they will be; ``reach`` (F, n) each leg's length;
     ``animated`` (F, n) each leg's hip-to-ankle distance as animated. A leg may be as extended as
     it was animated, or up to :data:`REACH_MARGIN` of its length, never more; only a foot that is
     down must be reached (one in the air may come up short for a moment). The drop eases in and
     out over about ``sigma`` frames, never less than needed.
     """
-    reach = np.asarray(reach, dtype=np.float64)[None, :]
+    reach = np.asarray(reach, dtype=np.float64)
     allowed = np.minimum(np.maximum(animated, REACH_MARGIN * reach), reach)
     frames, feet = allowed.shape
     needed = np.stack([vertical_drop(hips[:, n], ankles[:, n], allowed[:, n]) for n in range(feet)], axis=1)

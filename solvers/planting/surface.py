@@ -93,7 +93,8 @@ def clearing_lift(need, down, sigma: float) -> np.ndarray:
     would go in. On the floor a foot is raised by just what it needs. In the air it takes the
     lowest path that never dips between two obstacles, each of whose frames lifts its
     neighbours with a smooth bump about ``2 * sigma`` frames wide, narrower near take-off and
-    landing, so the path starts and ends with the foot's own lift."""
+    landing, so the path starts and ends with the foot's own lift (where the take starts or ends in
+    the air there is neither)."""
     need = np.asarray(need, dtype=np.float64)
     lift = need.copy()
     reach = max(int(round(2.0 * sigma)), 1)
@@ -103,7 +104,9 @@ def clearing_lift(need, down, sigma: float) -> np.ndarray:
             continue
         path = np.minimum(np.maximum.accumulate(span), np.maximum.accumulate(span[::-1])[::-1])
         frames = np.arange(len(path))
-        room = np.minimum(np.minimum(frames + 1, len(path) - frames), reach)  # frames to take-off or landing
+        to_take_off = frames + 1 if first > 0 else np.full(len(path), reach)
+        to_landing = len(path) - frames if last < len(need) - 1 else np.full(len(path), reach)
+        room = np.minimum(np.minimum(to_take_off, to_landing), reach)
         distance = np.abs(frames[:, None] - frames[None, :])
         bumps = smoothstep(1.0 - distance / room[None, :])  # (frame, obstacle frame)
         lift[first : last + 1] = (path[None, :] * bumps).max(axis=1)

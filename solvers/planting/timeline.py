@@ -32,7 +32,7 @@ def clean(mask, min_frames: int, max_gap: int) -> np.ndarray:
 
 def smooth(values, sigma: float) -> np.ndarray:
     """Centred Gaussian smoothing along the first axis (no lag); ``sigma`` in frames. Beyond the edges
-    the values hold: nothing is extrapolated from the last frames (a jump there stays put)."""
+    the values hold, so nothing is read into the last frames (a jump there stays put)."""
     values = np.asarray(values, dtype=np.float64)
     if sigma <= 0.0 or len(values) < 2:
         return values.copy()
@@ -73,7 +73,20 @@ def fill_gaps(values, valid) -> np.ndarray:
 
 def smooth_above(values, sigma: float) -> np.ndarray:
     """``values`` (F,) smoothed over about ``sigma`` frames, centred, and raised wherever that
-    would dip below them: exact where they are steady or change steadily, easing across a jump
-    before and after it, never below."""
+    would dip below them: exact where they are steady, easing across a jump before and after it,
+    never below."""
     smoothed = smooth(values, sigma)
     return smoothed + envelope(np.maximum(np.asarray(values) - smoothed, 0.0), sigma)
+
+
+def ease_jumps(values, steady, sigma: float) -> np.ndarray:
+    """``values`` (F,) with each change between two frames that exceeds ``steady`` (F - 1,), the
+    most it can change by itself, eased over about ``sigma`` frames before and after, never
+    below: the jumps (a step function) are smoothed from above, the rest is left exact."""
+    values = np.asarray(values, dtype=np.float64)
+    change = np.diff(values)
+    kept = np.clip(change, -steady, steady)
+    if np.array_equal(kept, change):
+        return values.copy()
+    jumps = np.concatenate([[0.0], np.cumsum(change - kept)])
+    return values - jumps + smooth_above(jumps, sigma)

@@ -3,6 +3,8 @@
 configurable leg for the awkward cases (bone rolls, unconnected joints, rotation modes, scale)."""
 
 import math
+from contextlib import contextmanager
+from importlib import import_module
 from pathlib import Path
 
 import bpy
@@ -191,9 +193,11 @@ def place(obj: bpy.types.Object, matrix) -> None:
 # Builders and measures for the detection, solving, live and bad-input tests.
 
 
-def named_armature(chains, name: str = "Named") -> bpy.types.Object:
-    """An armature with a root bone and, under it, one bent three-bone chain (a leg's shape) per entry
-    of ``chains``, bone names root first, e.g. ``("thigh_l", "calf_l", "foot_l")``. Leaves it in Pose Mode."""
+def named_armature(chains, name: str = "Named", arms=()) -> bpy.types.Object:
+    """An armature with a root bone and, under it, one bent three-bone chain per entry of ``chains``,
+    bone names root first, e.g. ``("thigh_l", "calf_l", "foot_l")``: a leg reaching the floor, or for
+    the entries whose positions are in ``arms``, an arm hanging from the shoulders to the hips.
+    Leaves it in Pose Mode."""
     armature = bpy.data.armatures.new(name)
     obj = bpy.data.objects.new(name, armature)
     bpy.context.scene.collection.objects.link(obj)
@@ -203,11 +207,11 @@ def named_armature(chains, name: str = "Named") -> bpy.types.Object:
     root = bones.new("Root")
     root.head, root.tail = (0.0, 0.0, 1.0), (0.0, 0.0, 1.1)
     for row, names in enumerate(chains):
-        x = 0.1 + 0.15 * row
+        x, z = 0.1 + 0.15 * row, (0.6 if row in arms else 0.0)
         upper, lower, end = (bones.new(n) for n in names)
-        upper.head, upper.tail = (x, 0.0, 0.95), (x, -0.04, 0.5)
-        lower.head, lower.tail = upper.tail, (x, 0.0, 0.08)
-        end.head, end.tail = lower.tail, (x, -0.14, 0.02)
+        upper.head, upper.tail = (x, 0.0, 0.95 + z), (x, -0.04, 0.5 + z)
+        lower.head, lower.tail = upper.tail, (x, 0.0, 0.08 + z)
+        end.head, end.tail = lower.tail, (x, -0.14, 0.02 + z)
         upper.parent = root
         lower.parent, lower.use_connect = upper, True
         end.parent, end.use_connect = lower, True
@@ -328,3 +332,25 @@ def channels(obj: bpy.types.Object) -> np.ndarray:
         obj.pose.bones.foreach_get(name, buffer)
         out.append(buffer)
     return np.concatenate(out)
+
+
+def fcurve_keys(obj: bpy.types.Object) -> dict[str, np.ndarray]:
+    """Every F-curve of the object's action, by ``data_path[index]``, with its keys' (frame, value) pairs."""
+    actions = import_module("bl_ext.limb_ik_dev.limb_ik").rig.actions
+    return {f"{c.data_path}[{c.array_index}]": actions.read_keys(c)["co"] for c in actions.fcurves(obj) or []}
+
+
+@contextmanager
+def unchanged(rig: bpy.types.Object):
+    """The block must leave the rig's pose, limbs and keys, the objects, actions and frame as they were."""
+    scene = bpy.context.scene
+
+    def state():
+        keys = {path: value.tolist() for path, value in fcurve_keys(rig).items()}
+        return (limbs_table(rig), keys, sorted(bpy.data.objects.keys()), sorted(bpy.data.actions.keys()),
+                scene.frame_current, rig.limb_ik.live)  # fmt: skip
+
+    pose, before = pose_snapshot(rig), state()
+    yield
+    np.testing.assert_array_equal(pose_snapshot(rig), pose)
+    assert state() == before

@@ -44,8 +44,8 @@ def leg(lik):
 
 def test_detect_limbs_returns_what_it_added(lik):
     rig = rigs.human_metarig()
-    assert lik.api.detect_limbs(rig) == ["leg.L", "leg.R", "arm.L", "arm.R"]
-    assert lik.api.detect_limbs(rig) == []
+    assert lik.api.detect_limbs(rig) == {"leg.L": "name", "leg.R": "name", "arm.L": "name", "arm.R": "name"}
+    assert lik.api.detect_limbs(rig) == {}
     assert [limb.name for limb in rig.limb_ik.limbs] == ["leg.L", "leg.R", "arm.L", "arm.R"]
 
 

@@ -170,9 +170,11 @@ def test_detect_batch_then_again_is_idempotent(inputs, extension, tmp_path):
             assert re.fullmatch(case.detect_error, files[name]["error"]), files[name]["error"]
         else:
             assert files[name]["status"] == "ok" and files[name]["written"], files[name]["error"]
-    assert files["human_no_limbs"]["armatures"][0]["detected"] == ["leg.L", "leg.R", "arm.L", "arm.R"]
-    assert files["bvh_no_limbs"]["armatures"][0]["detected"] == ["leg.L", "leg.R"]
-    assert files["human_detected"]["armatures"][0]["detected"] == []
+    assert files["human_no_limbs"]["armatures"][0]["detected"] == dict.fromkeys(
+        ["leg.L", "leg.R", "arm.L", "arm.R"], "name"
+    )
+    assert files["bvh_no_limbs"]["armatures"][0]["detected"] == {"leg.L": "name", "leg.R": "name"}
+    assert files["human_detected"]["armatures"][0]["detected"] == {}
     assert {path.name: sha256(path) for path in folder.iterdir()} == checksums
 
     report = tmp_path / "second.json"
@@ -180,7 +182,7 @@ def test_detect_batch_then_again_is_idempotent(inputs, extension, tmp_path):
     assert code == 0
     entries = json.loads(report.read_text())["files"]
     assert len(entries) == len(good("detect"))
-    assert all(part["detected"] == [] for entry in entries for part in entry["armatures"])
+    assert all(part["detected"] == {} for entry in entries for part in entry["armatures"])
     for name in good("detect"):
         before = armature_state(extension, first / f"{name}.blend")
         after = armature_state(extension, second / f"{name}.blend")

@@ -81,7 +81,7 @@ SCHEMES = {
 @pytest.mark.parametrize("scheme", SCHEMES)
 def test_name_schemes(scheme):
     chains = SCHEMES[scheme]
-    rig = rigs.named_armature(chains)
+    rig = rigs.named_armature(chains, arms=(1, 3))
     assert bpy.ops.limb_ik.detect_limbs() == {"FINISHED"}
     expected = dict(zip(("leg.L", "arm.L", "leg.R", "arm.R"), chains))
     assert limb_bones(rig) == expected
