@@ -80,7 +80,7 @@ class Footing:
     contact: np.ndarray  #: (F, n) source contacts
     ankle: np.ndarray  #: (F, n, 3) planted ankles
     ball: np.ndarray  #: (F, n, 3) planted balls
-    hip: np.ndarray  #: (F, n, 3) planted hips
+    hip: np.ndarray  #: (F, n, 3) planted hips: the source hips carried by the planted body
     height_error: np.ndarray  #: (F, n) ball's height above the ground less its authored height above the floor
     sinking: np.ndarray  #: (F, n, 2) how far the ankle and the ball are below the ground (positive: in it)
     above_floor: np.ndarray  #: (F, n, 2) the source ankle and ball are at or above the floor
@@ -93,7 +93,8 @@ def measure(legs: Legs, planted: Planted, terrain, fps: float, floor: float) -> 
     contact = contacts(legs, fps)
     ankle = planted.foot[..., :3, 3]
     ball = carried(legs.foot, planted.foot, legs.ball)
-    hip = legs.hip + np.asarray(planted.pelvis)[:, None, None] * np.array([0.0, 0.0, 1.0])
+    body = np.asarray(planted.body)
+    hip = np.einsum("fij,fnj->fni", body[:, :3, :3], legs.hip) + body[:, None, :3, 3]  # carried by the body
     frames, count = contact.shape
 
     def ground(points):

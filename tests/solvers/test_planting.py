@@ -79,7 +79,7 @@ def percentile(values, q: float) -> float:
 
 
 # ---------------------------------------------------------------------------------------------
-# Failing examples, from shrinking (made a little larger where the shrunk one sat at the limit)
+# Examples that failed, from shrinking (made a little larger where the shrunk one sat at the limit)
 
 #: The walk hypothesis shrinks failures to: no capture noise, 0.81 m/s, 24 fps, along +Y.
 CLEAN_WALK = Gait(
@@ -89,29 +89,21 @@ CLEAN_WALK = Gait(
     heel_lift=0.5, toe_off=0.3490658503988659, clearance=0.046875, reach=0.96875, ease=0.03125, slide=0.0,
     jitter=0.0, dips=0, dip_depth=0.015625, seed=0,
 )  # fmt: skip
-#: Straight up a 10 degree plane at 60 fps: p95 20.1 mm, median 3.6 mm, worst 23.9 mm.
+#: Straight up a 10 degree plane at 60 fps: p95 20.1 mm, median 3.6 mm, worst 23.9 mm until ease_jumps (now 0).
 UP_A_PLANE = Take(dataclasses.replace(CLEAN_WALK, fps=60.0), Plane(slope=math.radians(10.0), direction=0.5 * math.pi))
-#: Across 3.5 cm sine waves 1 m long at 60 fps: p95 21.7 mm, median 4.3 mm, worst 27.3 mm.
+#: Across 3.5 cm sine waves 1 m long at 60 fps: p95 21.7 mm, median 4.3 mm, worst 27.3 mm until ease_jumps (0.2).
 OVER_SINES = Take(dataclasses.replace(CLEAN_WALK, fps=60.0), Sine(waves=((0.035, 1.0, 0.5 * math.pi, 0.0),)))
-#: Towards a 25 cm step up, the last stance before it 19 cm short of the riser: p95 102 mm, worst 162 mm.
+#: Towards a 25 cm step up, the last stance before it 19 cm short of the riser: p95 64 mm, worst 102 mm.
 TOWARDS_A_STEP = Take(
     dataclasses.replace(CLEAN_WALK, seconds=1.75, speed=1.0, period=1.0, phase=0.25, clearance=0.0625),
     Step(rise=0.25, direction=0.5 * math.pi, origin=(0.0, 0.875)),
 )
-#: Up a 20 cm step at 60 fps: the knee turns 16.3 degrees more than animated in one frame.
+#: Up a 20 cm step at 60 fps: the knee turns 22.4 degrees more than animated in one frame.
 UP_A_STEP = Take(dataclasses.replace(CLEAN_WALK, fps=60.0), Step(rise=0.2, direction=0.5 * math.pi, origin=(0.0, 1.0)))
-#: Straight down a 20 degree plane at 24 fps: the knee turns 11.7 degrees more than animated in one frame.
+#: Straight down a 20 degree plane at 24 fps: the knee turns 10.4 degrees more than animated in one frame.
 DOWN_A_PLANE = Take(CLEAN_WALK, Plane(slope=math.radians(20.0), direction=-0.5 * math.pi))
 #: Three one-frame dips in a leg's two seconds, a toe joint 1.6 cm up, stances sliding 1.6 cm: 14.8 mm slide.
 DIPPED = Take(dataclasses.replace(CLEAN_WALK, fps=24.0, toe_rest=(0.015625, 0.0), slide=0.015625, dips=3), Plane())
-
-#: Why the height properties fail.
-CREEP = (
-    "a held foot's lift is eased (smooth_above) over its whole held run, which includes the frames where the foot "
-    "arrives or leaves (down, some sole point low) while its ball moves over other ground: the standing ball rises "
-    "1-2 cm above its authored height on slopes and sines, at any frame rate, and up to a step's height before one"
-)
-
 
 # ---------------------------------------------------------------------------------------------
 # In contact, the ball keeps its authored height above the floor as its height above the ground
@@ -127,8 +119,7 @@ def assert_height_kept(result: Result, where: np.ndarray):
     assert percentile(error, 50) <= 0.005, f"median {1e3 * percentile(error, 50):.1f} mm over {len(error)} contacts"
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason=CREEP)
-@budget(shrink=False)
+@budget()
 @example(take=UP_A_PLANE)
 @given(take=takes("plane"))
 def test_ball_keeps_its_height_on_a_plane(take):
@@ -136,8 +127,7 @@ def test_ball_keeps_its_height_on_a_plane(take):
     assert_height_kept(result, True)
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason=CREEP)
-@budget(shrink=False)
+@budget()
 @example(take=OVER_SINES)
 @given(take=takes("sine"))
 def test_ball_keeps_its_height_on_sine_ground(take):
@@ -145,7 +135,13 @@ def test_ball_keeps_its_height_on_sine_ground(take):
     assert_height_kept(result, True)
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason=CREEP)
+@pytest.mark.xfail(
+    strict=True,
+    raises=AssertionError,
+    reason="a foot's held run includes the frames where it leaves; there its toe crosses over the riser and its "
+    "lift jumps by the step's height, which ease_jumps eases in before the jump: the standing ball rises off the "
+    "lower level (p95 64 mm, worst 102 mm, 19 cm short of a 25 cm step)",
+)
 @budget(shrink=False)
 @example(take=TOWARDS_A_STEP)
 @given(take=takes("step"))
@@ -206,7 +202,7 @@ def assert_knee_smooth(result: Result):
     strict=True,
     raises=AssertionError,
     reason="down a 20 degree plane at 24 fps the trailing leg stands 50-58 degrees more bent than animated (the "
-    "pelvis is lowered for the leading foot) and lets that go over a 6-frame swing: 11.7 degrees in one frame",
+    "pelvis is lowered for the leading foot) and lets that go over a 6-frame swing: 10.4 degrees in one frame",
 )
 @budget(shrink=False)
 @example(take=DOWN_A_PLANE)
@@ -227,7 +223,7 @@ def test_knee_turns_no_faster_than_animated_on_sine_ground(take):
     strict=True,
     raises=AssertionError,
     reason="a foot's held run goes on while it leaves across the riser, so its lift jumps by the step's height in "
-    "a frame or two: going up 20 cm at 60 fps the knee turns 16.3 degrees in one frame",
+    "a frame or two: going up 20 cm at 60 fps the ankle rises 7.5 cm in one frame and the knee turns 22.4 degrees",
 )
 @budget(shrink=False)
 @example(take=UP_A_STEP)
@@ -282,7 +278,7 @@ def test_flat_ground_at_the_floor_changes_nothing(gait):
     planted = plant(w.legs, Plane(base=gait.floor), PlantSettings(fps=gait.fps, floor=gait.floor, foot_lock=False))
     assert np.abs(planted.foot - w.legs.foot).max() <= 1e-9
     assert np.abs(planted.toe - w.legs.toe).max() <= 1e-9
-    assert np.abs(planted.pelvis).max() <= 1e-9
+    assert np.abs(planted.body - np.eye(4)).max() <= 1e-9
     assert not planted.no_ground.any()
 
 
@@ -299,7 +295,7 @@ def takes_with_holes(draw, miss: float) -> Take:
 
 
 def finite(planted: Planted) -> bool:
-    return all(np.isfinite(a).all() for a in (planted.foot, planted.toe, planted.pelvis))
+    return all(np.isfinite(a).all() for a in (planted.foot, planted.toe, planted.body))
 
 
 @budget()
@@ -318,7 +314,7 @@ def test_missing_ground_is_reported_where_the_foot_is(take):
     assert not planted.no_ground[outside > 0.01].any()
     elsewhere = dataclasses.replace(take.terrain, miss=-7.0)
     other = plant(result.walk.legs, elsewhere, PlantSettings(fps=take.gait.fps, floor=take.gait.floor))
-    for a, b in zip((planted.foot, planted.toe, planted.pelvis), (other.foot, other.toe, other.pelvis)):
+    for a, b in zip((planted.foot, planted.toe, planted.body), (other.foot, other.toe, other.body)):
         np.testing.assert_allclose(a, b, rtol=0.0, atol=1e-12)
 
 
@@ -352,7 +348,7 @@ def small_legs(frames: int = 6) -> Legs:
     return Legs(
         foot=foot, ball=ball, tip=ball + [0.0, 0.05, 0.0], toe=np.tile(np.eye(3), (frames, 2, 1, 1)),
         hip=foot[:, :, :3, 3] + [0.0, 0.0, 0.8], pelvis=np.tile([0.0, 0.0, 0.9], (frames, 1)),
-        thigh=np.full(2, 0.43), shin=np.full(2, 0.43),
+        thigh=np.full((frames, 2), 0.43), shin=np.full((frames, 2), 0.43),
     )  # fmt: skip
 
 
@@ -368,12 +364,15 @@ BAD_LEGS = {
     "toe shape": dict(toe=np.zeros((6, 2, 3))),
     "hip shape": dict(hip=np.zeros((6, 2, 2))),
     "pelvis per leg": dict(pelvis=np.zeros((6, 2, 3))),
-    "thigh count": dict(thigh=np.full(3, 0.4)),
+    "thigh per leg only": dict(thigh=np.full(2, 0.4)),
+    "shin count": dict(shin=np.full((6, 3), 0.4)),
     "shin scalar": dict(shin=np.float64(0.4)),
+    "girdle count": dict(girdle=np.array([0, 1, 1])),
+    "girdle not 0 or 1": dict(girdle=np.array([0, 2])),
     "no frames": dict(foot=np.zeros((0, 2, 4, 4)), ball=np.zeros((0, 2, 3)), tip=np.zeros((0, 2, 3)),
                       toe=np.zeros((0, 2, 3, 3)), hip=np.zeros((0, 2, 3)), pelvis=np.zeros((0, 3))),
-    "zero thigh": dict(thigh=np.array([0.43, 0.0])),
-    "negative shin": dict(shin=np.array([-0.43, 0.43])),
+    "zero thigh": dict(thigh=np.where(np.arange(6)[:, None] == 3, [0.43, 0.0], 0.43)),
+    "negative shin": dict(shin=np.where(np.arange(6)[:, None] == 0, [-0.43, 0.43], 0.43)),
 }  # fmt: skip
 
 

@@ -242,7 +242,7 @@ def walk(g: Gait) -> Walk:
     pelvis[:, 2] += height - max(float((height - highest).max()), 0.0)
     legs = Legs(
         foot=foot, ball=ball, tip=tip, toe=toe, hip=pelvis[:, None] + sides[None], pelvis=pelvis,
-        thigh=np.full(LEGS, g.thigh), shin=np.full(LEGS, g.shin),
+        thigh=np.full((frames, LEGS), g.thigh), shin=np.full((frames, LEGS), g.shin),
     )  # fmt: skip
     return Walk(g, legs, stance, ball_down, dipped)
 
