@@ -321,7 +321,7 @@ def test_missing_ground_is_reported_where_the_foot_is(take):
 @pytest.mark.xfail(
     strict=True,
     raises=AssertionError,
-    reason="_under_pelvis averages heights * hit: a NaN height where nothing is hit makes the pelvis NaN",
+    reason="_under_pelvis averages heights * hit: a NaN height where nothing is hit makes the body transform NaN",
 )
 @budget(examples=5, shrink=False)
 @example(take=Take(CLEAN_WALK, Plane(hole=(0.0, 0.8, 0.3), miss=math.nan)))

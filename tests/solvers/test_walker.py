@@ -46,7 +46,7 @@ def test_contacts_are_where_the_ground_truth_stands(gait):
     for n in range(grown.shape[1]):
         for first, last in runs(w.stance[:, n]):
             grown[max(first - near, 0) : last + near + 1, n] = True
-    assert not (found & ~grown).any()
+    assert not (found & ~grown)[near:-near].any()  # at the take's ends the next stance may be beyond it
 
 
 @quick
