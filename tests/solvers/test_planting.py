@@ -1,0 +1,411 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Properties of foot planting (``solvers.planting``) on a synthetic walker over analytic ground.
+
+A walk or a jog with the flaws of motion capture (:mod:`walker`) is planted on a plane of any
+slope, a step or sine ground (:mod:`terrain`), and measured with definitions of our own
+(:mod:`footing`): contacts from the source ball alone, planted points carried by the planted foot
+matrices, the ground by its formula. The limits are issue 16's.
+
+Each property draws few examples (the walker costs a few tens of milliseconds a take), derandomized
+so that a run is repeatable; ``LIMB_IK_HYPOTHESIS=thorough`` draws ten times as many. Failures the
+solver still has are kept as strict xfails with the smallest example found: when the solver is
+fixed they turn into errors that say so.
+"""
+
+import dataclasses
+import math
+from typing import NamedTuple
+
+import numpy as np
+import pytest
+from footing import Footing, measure, slides
+from hypothesis import Phase, example, given, settings
+from hypothesis import strategies as st
+from terrain import Plane, Sine, Step, Terrain, holes, terrains
+from walker import Gait, Walk, gaits, walk
+
+from solvers import SolverError
+from solvers.planting import Legs, Planted, PlantSettings, plant
+
+#: Examples a property draws: an eighth of the profile's (25 by default, 250 when thorough).
+EXAMPLES = max(settings.default.max_examples // 8, 10)
+#: Contacts farther than this from a step's riser (heel, ankle, ball and tip alike) stand on one level.
+RISER_CLEARANCE = 0.1
+
+
+def budget(examples: int = EXAMPLES, shrink: bool = True):
+    """Few examples, the same ones every run; no shrinking for a known failure (it only costs time)."""
+    phases = tuple(Phase) if shrink else (Phase.explicit, Phase.reuse, Phase.generate)
+    return settings(max_examples=examples, deadline=None, derandomize=True, database=None, phases=phases)
+
+
+class Take(NamedTuple):
+    gait: Gait
+    terrain: Terrain
+
+
+@st.composite
+def takes(draw, kind: str, gait=("walk", "jog"), max_slope: float = 20.0) -> Take:
+    """A gait and a ground of ``kind`` laid across its path."""
+    g = draw(gaits(gait))
+    return Take(g, draw(terrains(g.floor, g.start, g.heading, g.speed * g.seconds, kind, max_slope)))
+
+
+class Result(NamedTuple):
+    walk: Walk
+    planted: Planted
+    footing: Footing
+
+
+def run(take: Take, **options) -> Result:
+    g = take.gait
+    w = walk(g)
+    planted = plant(w.legs, take.terrain, PlantSettings(fps=g.fps, floor=g.floor, **options))
+    return Result(w, planted, measure(w.legs, planted, take.terrain, g.fps, g.floor))
+
+
+def clear_of_riser(result: Result, step: Step) -> np.ndarray:
+    """(F, n) frames whose planted foot, heel (a foot's length behind the ball) to tip, stands on one
+    level of the step, ``RISER_CLEARANCE`` from the riser."""
+    f, legs = result.footing, result.walk.legs
+    tip = f.ball + (legs.tip - legs.ball)  # near enough for which side of the riser it is on
+    heel = f.ball + 1.5 * (f.ankle - f.ball) * np.array([1.0, 1.0, 0.0])
+    sides = np.stack([step.beyond(p.reshape(-1, 3)[:, :2]).reshape(p.shape[:2]) for p in (heel, f.ball, tip)], axis=2)
+    return (sides > RISER_CLEARANCE).all(axis=2) | (sides < -RISER_CLEARANCE).all(axis=2)
+
+
+def percentile(values, q: float) -> float:
+    return float(np.percentile(values, q)) if len(values) else 0.0
+
+
+# ---------------------------------------------------------------------------------------------
+# Examples that failed, from shrinking (made a little larger where the shrunk one sat at the limit)
+
+#: The walk hypothesis shrinks failures to: no capture noise, 0.81 m/s, 24 fps, along +Y.
+CLEAN_WALK = Gait(
+    fps=24.0, seconds=2.0, speed=0.8125, period=1.2307692307692308, duty=0.625, phase=0.0, heading=0.0,
+    start=(0.0, 0.0), floor=0.0, thigh=0.4375, shin=0.4375, hip_width=0.09375, ankle_height=0.0625,
+    foot_length=0.125, heel_back=0.0625, toe_length=0.0625, toe_rest=(0.0, 0.0), strike=0.0, rock=0.125,
+    heel_lift=0.5, toe_off=0.3490658503988659, clearance=0.046875, reach=0.96875, ease=0.03125, slide=0.0,
+    jitter=0.0, dips=0, dip_depth=0.015625, seed=0,
+)  # fmt: skip
+#: Straight up a 10 degree plane at 60 fps: p95 20.1 mm, median 3.6 mm, worst 23.9 mm until ease_jumps (now 0).
+UP_A_PLANE = Take(dataclasses.replace(CLEAN_WALK, fps=60.0), Plane(slope=math.radians(10.0), direction=0.5 * math.pi))
+#: Across 3.5 cm sine waves 1 m long at 60 fps: p95 21.7 mm, median 4.3 mm, worst 27.3 mm until ease_jumps (0.2).
+OVER_SINES = Take(dataclasses.replace(CLEAN_WALK, fps=60.0), Sine(waves=((0.035, 1.0, 0.5 * math.pi, 0.0),)))
+#: Towards a 25 cm step up, the last stance before it 19 cm short of the riser: p95 64 mm, worst 102 mm.
+TOWARDS_A_STEP = Take(
+    dataclasses.replace(CLEAN_WALK, seconds=1.75, speed=1.0, period=1.0, phase=0.25, clearance=0.0625),
+    Step(rise=0.25, direction=0.5 * math.pi, origin=(0.0, 0.875)),
+)
+#: Up a 20 cm step at 60 fps: the knee turns 22.4 degrees more than animated in one frame.
+UP_A_STEP = Take(dataclasses.replace(CLEAN_WALK, fps=60.0), Step(rise=0.2, direction=0.5 * math.pi, origin=(0.0, 1.0)))
+#: Straight down a 20 degree plane at 24 fps: the knee turns 10.4 degrees more than animated in one frame.
+DOWN_A_PLANE = Take(CLEAN_WALK, Plane(slope=math.radians(20.0), direction=-0.5 * math.pi))
+#: Three one-frame dips in a leg's two seconds, a toe joint 1.6 cm up, stances sliding 1.6 cm: 14.8 mm slide.
+DIPPED = Take(dataclasses.replace(CLEAN_WALK, fps=24.0, toe_rest=(0.015625, 0.0), slide=0.015625, dips=3), Plane())
+
+# ---------------------------------------------------------------------------------------------
+# In contact, the ball keeps its authored height above the floor as its height above the ground
+
+
+def assert_height_kept(result: Result, where: np.ndarray):
+    """p95 <= 1 cm and median <= 5 mm of |height above the ground - authored height above the floor|
+    over the contacts in ``where`` whose source ball is at or above the floor (a dip below it is the
+    sinking property's)."""
+    f = result.footing
+    error = np.abs(f.height_error[f.contact & f.above_floor[..., 1] & where])
+    assert percentile(error, 95) <= 0.01, f"p95 {1e3 * percentile(error, 95):.1f} mm over {len(error)} contacts"
+    assert percentile(error, 50) <= 0.005, f"median {1e3 * percentile(error, 50):.1f} mm over {len(error)} contacts"
+
+
+@budget()
+@example(take=UP_A_PLANE)
+@given(take=takes("plane"))
+def test_ball_keeps_its_height_on_a_plane(take):
+    result = run(take)
+    assert_height_kept(result, True)
+
+
+@budget()
+@example(take=OVER_SINES)
+@given(take=takes("sine"))
+def test_ball_keeps_its_height_on_sine_ground(take):
+    result = run(take)
+    assert_height_kept(result, True)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    raises=AssertionError,
+    reason="a foot's held run includes the frames where it leaves; there its toe crosses over the riser and its "
+    "lift jumps by the step's height, which ease_jumps eases in before the jump: the standing ball rises off the "
+    "lower level (p95 64 mm, worst 102 mm, 19 cm short of a 25 cm step)",
+)
+@budget(shrink=False)
+@example(take=TOWARDS_A_STEP)
+@given(take=takes("step"))
+def test_ball_keeps_its_height_on_a_step_away_from_the_riser(take):
+    """On a step the limits hold for feet standing on one level; a foot across the riser's edge is
+    pitched (by up to 20 degrees) to rest on the edge instead of hanging in the air or sinking."""
+    result = run(take)
+    assert_height_kept(result, clear_of_riser(result, take.terrain))
+
+
+# ---------------------------------------------------------------------------------------------
+# Nothing sinks
+
+
+@pytest.mark.parametrize("kind", ["plane", "step", "sine"])
+@budget()
+@given(data=st.data())
+def test_no_ankle_or_ball_sinks_into_the_ground(kind, data):
+    """No ankle or ball goes more than 5 mm into the ground, at any frame, but for one the source
+    has below the floor (a capture dip), which may go as deep as it went below the floor."""
+    take = data.draw(takes(kind))
+    result = run(take)
+    f, legs = result.footing, result.walk.legs
+    below = np.maximum(take.gait.floor - np.stack([legs.foot[..., 2, 3], legs.ball[..., 2]], axis=2), 0.0)
+    excess = f.sinking - below
+    assert excess.max() <= 0.005, f"{1e3 * excess.max():.1f} mm into the ground at {np.argwhere(excess > 0.005)[:4]}"
+
+
+# ---------------------------------------------------------------------------------------------
+# In contact, the foot's pitch against the ground is its pitch against the floor
+
+
+@pytest.mark.parametrize("kind", ["plane", "sine", "step"])
+@budget()
+@given(data=st.data())
+def test_foot_keeps_its_pitch_against_the_ground(kind, data):
+    """The angle from the ground's normal under the ball to the foot (ankle to ball) matches the
+    source's angle from +Z within 5 degrees (p95 of contacts; on a step, those clear of the riser)."""
+    take = data.draw(takes(kind))
+    result = run(take)
+    f = result.footing
+    where = f.contact & (clear_of_riser(result, take.terrain) if kind == "step" else True)
+    error = np.abs(f.pitch_error[where])
+    assert percentile(error, 95) <= 5.0, f"p95 {percentile(error, 95):.1f} degrees over {len(error)} contacts"
+
+
+# ---------------------------------------------------------------------------------------------
+# Knees, reach, foot lock
+
+
+def assert_knee_smooth(result: Result):
+    turn = result.footing.knee_turn
+    worst = np.unravel_index(np.argmax(turn), turn.shape)
+    assert turn.max() <= 10.0, f"knee turns {turn.max():.1f} degrees beyond the source, frame {worst[0]} leg {worst[1]}"
+
+
+@pytest.mark.xfail(
+    strict=True,
+    raises=AssertionError,
+    reason="down a 20 degree plane at 24 fps the trailing leg stands 50-58 degrees more bent than animated (the "
+    "pelvis is lowered for the leading foot) and lets that go over a 6-frame swing: 10.4 degrees in one frame",
+)
+@budget(shrink=False)
+@example(take=DOWN_A_PLANE)
+@given(take=takes("plane"))
+def test_knee_turns_no_faster_than_animated_on_a_plane(take):
+    """The knee's bend (law of cosines from the planted hip and ankle) changes in one frame by at
+    most 10 degrees more than the source's does."""
+    assert_knee_smooth(run(take))
+
+
+@budget()
+@given(take=takes("sine"))
+def test_knee_turns_no_faster_than_animated_on_sine_ground(take):
+    assert_knee_smooth(run(take))
+
+
+@pytest.mark.xfail(
+    strict=True,
+    raises=AssertionError,
+    reason="a foot's held run goes on while it leaves across the riser, so its lift jumps by the step's height in "
+    "a frame or two: going up 20 cm at 60 fps the ankle rises 7.5 cm in one frame and the knee turns 22.4 degrees",
+)
+@budget(shrink=False)
+@example(take=UP_A_STEP)
+@given(take=takes("step"))
+def test_knee_turns_no_faster_than_animated_on_a_step(take):
+    assert_knee_smooth(run(take))
+
+
+@pytest.mark.parametrize("kind", ["plane", "step", "sine"])
+@budget()
+@given(data=st.data())
+def test_feet_in_contact_stay_within_reach(kind, data):
+    f = run(data.draw(takes(kind))).footing
+    stretch = f.stretch[f.contact]
+    assert stretch.max(initial=-1.0) <= 1e-9, f"a standing ankle {1e3 * stretch.max():.2f} mm out of reach"
+
+
+@pytest.mark.parametrize("kind", ["plane", "step", "sine"])
+@budget()
+@given(data=st.data())
+def test_locked_feet_do_not_slide(kind, data):
+    """With foot lock, the planted ball moves at most 5 mm across the ground over any contact."""
+    slid = slides(run(data.draw(takes(kind)), foot_lock=True).footing)
+    assert slid.max(initial=0.0) <= 0.005, f"a contact slides {1e3 * slid.max():.1f} mm"
+
+
+@pytest.mark.xfail(
+    strict=True,
+    raises=AssertionError,
+    reason="contact_level counts frames, not consecutive ones: three one-frame dips within 1.5 cm of each other "
+    "anywhere in a take become the contact level, so the real stances read as off the floor and are not locked",
+)
+@budget(shrink=False)
+@example(take=DIPPED, dips=3)
+@given(take=takes("plane", max_slope=0.0), dips=st.integers(3, 8))
+def test_locked_feet_do_not_slide_with_scattered_dips(take, dips):
+    """As above with more one-frame dips below the floor: three to eight per leg in the take (the
+    walker otherwise draws up to two, the 'frame or two' ``contact_level`` says it ignores)."""
+    take = Take(dataclasses.replace(take.gait, dips=dips), take.terrain)
+    slid = slides(run(take, foot_lock=True).footing)
+    assert slid.max(initial=0.0) <= 0.005, f"a contact slides {1e3 * slid.max():.1f} mm"
+
+
+# ---------------------------------------------------------------------------------------------
+# Flat ground at the authored floor
+
+
+@budget()
+@given(gait=gaits())
+def test_flat_ground_at_the_floor_changes_nothing(gait):
+    w = walk(gait)
+    planted = plant(w.legs, Plane(base=gait.floor), PlantSettings(fps=gait.fps, floor=gait.floor, foot_lock=False))
+    assert np.abs(planted.foot - w.legs.foot).max() <= 1e-9
+    assert np.abs(planted.toe - w.legs.toe).max() <= 1e-9
+    assert np.abs(planted.body - np.eye(4)).max() <= 1e-9
+    assert not planted.no_ground.any()
+
+
+# ---------------------------------------------------------------------------------------------
+# Missing ground, NaN, bad input
+
+
+@st.composite
+def takes_with_holes(draw, miss: float) -> Take:
+    take = draw(takes(draw(st.sampled_from(["plane", "step", "sine"]))))
+    g = take.gait
+    hole = draw(holes(g.start, g.heading, g.speed * g.seconds))
+    return Take(g, dataclasses.replace(take.terrain, hole=hole, miss=miss))
+
+
+def finite(planted: Planted) -> bool:
+    return all(np.isfinite(a).all() for a in (planted.foot, planted.toe, planted.body))
+
+
+@budget()
+@given(take=takes_with_holes(miss=1e3))
+def test_missing_ground_is_reported_where_the_foot_is(take):
+    """``no_ground`` holds wherever the planted ball is over the hole, and nowhere the planted ball is
+    more than 1 cm outside it (the solver casts from the ball before the foot is bent in the air).
+    Whatever ``cast_down`` puts where it hits nothing is never read: the result is the same for
+    another filler (to the last bits, which BLAS may round differently from call to call)."""
+    result = run(take)
+    planted, ball = result.planted, result.footing.ball
+    assert finite(planted)
+    x, y, radius = take.terrain.hole
+    outside = np.hypot(ball[..., 0] - x, ball[..., 1] - y) - radius
+    assert planted.no_ground[outside <= 0.0].all()
+    assert not planted.no_ground[outside > 0.01].any()
+    elsewhere = dataclasses.replace(take.terrain, miss=-7.0)
+    other = plant(result.walk.legs, elsewhere, PlantSettings(fps=take.gait.fps, floor=take.gait.floor))
+    for a, b in zip((planted.foot, planted.toe, planted.body), (other.foot, other.toe, other.body)):
+        np.testing.assert_allclose(a, b, rtol=0.0, atol=1e-12)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    raises=AssertionError,
+    reason="_under_pelvis averages heights * hit: a NaN height where nothing is hit makes the body transform NaN",
+)
+@budget(examples=5, shrink=False)
+@example(take=Take(CLEAN_WALK, Plane(hole=(0.0, 0.8, 0.3), miss=math.nan)))
+@given(take=takes_with_holes(miss=math.nan))
+def test_no_nan_where_the_ground_reads_nan_off_its_edge(take):
+    """``cast_down``'s heights and normals mean nothing where it hits nothing: NaN there is fair."""
+    assert finite(run(take).planted)
+
+
+@pytest.mark.parametrize("kind", ["plane", "step", "sine"])
+@budget(examples=max(EXAMPLES // 2, 5))
+@given(data=st.data())
+def test_no_nan_ever(kind, data):
+    planted = run(data.draw(takes(kind))).planted
+    assert finite(planted)
+    assert not planted.no_ground.any()
+
+
+def small_legs(frames: int = 6) -> Legs:
+    """A valid pair of standing legs for the bad-input tests."""
+    foot = np.tile(np.eye(4), (frames, 2, 1, 1))
+    foot[:, :, :3, 3] = [[0.1, 0.0, 0.08], [-0.1, 0.0, 0.08]]
+    ball = foot[:, :, :3, 3] + [0.0, 0.14, -0.08]
+    return Legs(
+        foot=foot, ball=ball, tip=ball + [0.0, 0.05, 0.0], toe=np.tile(np.eye(3), (frames, 2, 1, 1)),
+        hip=foot[:, :, :3, 3] + [0.0, 0.0, 0.8], pelvis=np.tile([0.0, 0.0, 0.9], (frames, 1)),
+        thigh=np.full((frames, 2), 0.43), shin=np.full((frames, 2), 0.43),
+    )  # fmt: skip
+
+
+def test_small_legs_plant():
+    planted = plant(small_legs(), Plane(), PlantSettings(fps=30.0))
+    assert finite(planted)
+
+
+BAD_LEGS = {
+    "foot shape": dict(foot=np.tile(np.eye(4), (6, 2, 1, 1))[:, :, :3]),
+    "ball frames": dict(ball=np.zeros((5, 2, 3))),
+    "tip legs": dict(tip=np.zeros((6, 3, 3))),
+    "toe shape": dict(toe=np.zeros((6, 2, 3))),
+    "hip shape": dict(hip=np.zeros((6, 2, 2))),
+    "pelvis per leg": dict(pelvis=np.zeros((6, 2, 3))),
+    "thigh per leg only": dict(thigh=np.full(2, 0.4)),
+    "shin count": dict(shin=np.full((6, 3), 0.4)),
+    "shin scalar": dict(shin=np.float64(0.4)),
+    "girdle count": dict(girdle=np.array([0, 1, 1])),
+    "girdle not 0 or 1": dict(girdle=np.array([0, 2])),
+    "no frames": dict(foot=np.zeros((0, 2, 4, 4)), ball=np.zeros((0, 2, 3)), tip=np.zeros((0, 2, 3)),
+                      toe=np.zeros((0, 2, 3, 3)), hip=np.zeros((0, 2, 3)), pelvis=np.zeros((0, 3))),
+    "zero thigh": dict(thigh=np.where(np.arange(6)[:, None] == 3, [0.43, 0.0], 0.43)),
+    "negative shin": dict(shin=np.where(np.arange(6)[:, None] == 0, [-0.43, 0.43], 0.43)),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("change", BAD_LEGS.values(), ids=BAD_LEGS.keys())
+def test_malformed_legs_raise(change):
+    with pytest.raises(SolverError):
+        plant(dataclasses.replace(small_legs(), **change), Plane(), PlantSettings(fps=30.0))
+
+
+@pytest.mark.parametrize("field", ["foot", "ball", "tip", "toe", "hip", "pelvis", "thigh", "shin"])
+@pytest.mark.parametrize("bad", [math.nan, math.inf])
+def test_non_finite_legs_raise(field, bad):
+    value = np.array(getattr(small_legs(), field), dtype=np.float64)
+    value.reshape(-1)[value.size // 2] = bad
+    with pytest.raises(SolverError):
+        plant(dataclasses.replace(small_legs(), **{field: value}), Plane(), PlantSettings(fps=30.0))
+
+
+BAD_SETTINGS = {
+    "fps zero": dict(fps=0.0),
+    "fps negative": dict(fps=-24.0),
+    "fps NaN": dict(fps=math.nan),
+    "floor infinite": dict(fps=30.0, floor=math.inf),
+    "contact height negative": dict(fps=30.0, contact_height=-0.01),
+    "contact speed negative": dict(fps=30.0, contact_speed=-0.3),
+    "max tilt negative": dict(fps=30.0, max_tilt=-0.1),
+    "smoothing negative": dict(fps=30.0, smoothing=-0.15),
+    "release negative": dict(fps=30.0, release=-0.1),
+    "smoothing NaN": dict(fps=30.0, smoothing=math.nan),
+}
+
+
+@pytest.mark.parametrize("values", BAD_SETTINGS.values(), ids=BAD_SETTINGS.keys())
+def test_bad_settings_raise(values):
+    with pytest.raises(SolverError):
+        PlantSettings(**values)
