@@ -228,7 +228,8 @@ def _under_pelvis(legs: Legs, cast_down: CastDown, floor: float) -> np.ndarray:
     heights, _, hit = cast_down(disc)
     heights, hit = heights.reshape(frames, -1), hit.reshape(frames, -1)
     found = hit.any(axis=1)
-    mean = np.where(found, (heights * hit).sum(axis=1) / np.maximum(hit.sum(axis=1), 1), floor)
+    total = np.where(hit, heights, 0.0).sum(axis=1)  # heights where nothing is hit mean nothing (NaN is fair)
+    mean = np.where(found, total / np.maximum(hit.sum(axis=1), 1), floor)
     return fill_gaps(mean, found)
 
 

@@ -37,13 +37,15 @@ class Contacts:
 
 
 def contact_level(height, frames: int, tolerance: float) -> float:
-    """The lowest height that ``height`` (F,) rests at for ``frames`` frames (within ``tolerance``):
-    a point's height when it stands, ignoring a frame or two that dips lower (a capture glitch)."""
-    ordered = np.sort(np.asarray(height, dtype=np.float64))
-    frames = min(max(frames, 1), len(ordered))
-    ends = np.searchsorted(ordered, ordered + tolerance, side="right")
-    resting = np.flatnonzero(ends - np.arange(len(ordered)) >= frames)
-    return float(ordered[resting[0]] if len(resting) else ordered[0])
+    """The lowest height that ``height`` (F,) rests at for ``frames`` frames running (within
+    ``tolerance``): a point's height when it stands, ignoring dips shorter than that (capture
+    glitches), however many there are; the lowest height of all for a point that never rests."""
+    height = np.asarray(height, dtype=np.float64)
+    frames = min(max(frames, 1), len(height))
+    windows = np.lib.stride_tricks.sliding_window_view(height, frames)
+    low, high = windows.min(axis=1), windows.max(axis=1)
+    resting = high - low <= tolerance
+    return float(low[resting].min() if resting.any() else low.min())
 
 
 def find_contacts(sole, fps: float, contact_height: float, contact_speed: float) -> Contacts:

@@ -250,12 +250,6 @@ def test_locked_feet_do_not_slide(kind, data):
     assert slid.max(initial=0.0) <= 0.005, f"a contact slides {1e3 * slid.max():.1f} mm"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason="contact_level counts frames, not consecutive ones: three one-frame dips within 1.5 cm of each other "
-    "anywhere in a take become the contact level, so the real stances read as off the floor and are not locked",
-)
 @budget(shrink=False)
 @example(take=DIPPED, dips=3)
 @given(take=takes("plane", max_slope=0.0), dips=st.integers(3, 8))
@@ -318,11 +312,6 @@ def test_missing_ground_is_reported_where_the_foot_is(take):
         np.testing.assert_allclose(a, b, rtol=0.0, atol=1e-12)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason="_under_pelvis averages heights * hit: a NaN height where nothing is hit makes the body transform NaN",
-)
 @budget(examples=5, shrink=False)
 @example(take=Take(CLEAN_WALK, Plane(hole=(0.0, 0.8, 0.3), miss=math.nan)))
 @given(take=takes_with_holes(miss=math.nan))

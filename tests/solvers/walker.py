@@ -291,8 +291,7 @@ def gaits(draw, gait=("walk", "jog")) -> Gait:
         ease=draw(_floats(0.02, 0.06)),
         slide=draw(_floats(0.0, 0.02)),
         jitter=draw(_floats(0.0, 0.003)),
-        # At most two dips a leg: the "frame or two" contact_level says it ignores; more scattered over a
-        # take defeat it, which test_locked_feet_do_not_slide_with_scattered_dips keeps as a known failure.
+        # Up to two dips a leg here; test_locked_feet_do_not_slide_with_scattered_dips draws three to eight.
         dips=draw(st.integers(0, 2)),
         dip_depth=draw(_floats(0.003, 0.02)),
         seed=draw(st.integers(0, 2**32 - 1)),
