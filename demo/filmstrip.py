@@ -288,7 +288,8 @@ def _mesh_object(name: str, vertices, faces, material, made) -> bpy.types.Object
 
 def _material(name: str, colour, made) -> bpy.types.Material:
     material = bpy.data.materials.new(name)
-    material.use_nodes = True
+    if material.node_tree is None:  # before 5.0, materials were made without nodes
+        material.use_nodes = True
     shader = material.node_tree.nodes["Principled BSDF"]
     shader.inputs["Base Color"].default_value = (*colour, 1.0)
     shader.inputs["Roughness"].default_value = 0.6
@@ -339,7 +340,8 @@ def _light(scene, view: Vector, made) -> None:
     direction = (level + level.cross(Vector((0.0, 0.0, 1.0))) * 0.5 + Vector((0.0, 0.0, -0.75))).normalized()
     obj.matrix_world = Matrix.LocRotScale(Vector(), direction.to_track_quat("-Z", "Y"), None)
     world = bpy.data.worlds.new("Filmstrip")
-    world.use_nodes = True
+    if world.node_tree is None:
+        world.use_nodes = True
     background = world.node_tree.nodes["Background"]
     background.inputs["Color"].default_value, background.inputs["Strength"].default_value = (0.92, 0.92, 0.92, 1), 0.8
     made += [sun, obj, world]

@@ -17,6 +17,15 @@ def human_metarig() -> bpy.types.Object:
     return bpy.context.object
 
 
+def open_generated(path) -> bpy.types.Object:
+    """Open the file of the ``generated_rig`` fixture; returns its rig, active."""
+    bpy.ops.wm.open_mainfile(filepath=str(path))
+    rig = bpy.data.objects["rig"]
+    assert {"thigh_ik.L", "ORG-thigh.L", "DEF-thigh.L"} <= set(rig.data.bones.keys())  # really the generated rig
+    bpy.context.view_layer.objects.active = rig
+    return rig
+
+
 def quadruped_metarig() -> bpy.types.Object:
     bpy.ops.object.armature_basic_quadruped_metarig_add()
     return bpy.context.object

@@ -11,31 +11,12 @@ SWITCHES = {"leg.L": "thigh_parent.L", "leg.R": "thigh_parent.R", "arm.L": "uppe
             "arm.R": "upper_arm_parent.R"}  # fmt: skip
 
 
-@pytest.fixture(scope="module")
-def generated(tmp_path_factory):
-    """A .blend holding the rig Rigify generates from the human metarig (generated once: it takes seconds)."""
-    bpy.ops.wm.read_homefile(app_template="")
-    rigs.human_metarig()
-    assert bpy.ops.pose.rigify_generate() == {"FINISHED"}
-    path = tmp_path_factory.mktemp("rigify") / "generated.blend"
-    bpy.ops.wm.save_as_mainfile(filepath=str(path))
-    return path
-
-
-def open_rig(path) -> bpy.types.Object:
-    bpy.ops.wm.open_mainfile(filepath=str(path))
-    rig = bpy.data.objects["rig"]
-    assert {"thigh_ik.L", "ORG-thigh.L", "DEF-thigh.L"} <= set(rig.data.bones.keys())  # really the generated rig
-    bpy.context.view_layer.objects.active = rig
-    return rig
-
-
 def world_tail(rig, bone: str) -> np.ndarray:
     return rigs.world_tip(rig, bone)
 
 
-def test_detect_reports_the_switch_and_switch_to_fk_makes_the_mesh_follow(generated, lik, capfd):
-    rig = open_rig(generated)
+def test_detect_reports_the_switch_and_switch_to_fk_makes_the_mesh_follow(generated_rig, lik, capfd):
+    rig = rigs.open_generated(generated_rig)
     capfd.readouterr()
     assert bpy.ops.limb_ik.detect_limbs() == {"FINISHED"}
     out = capfd.readouterr().out
@@ -72,8 +53,8 @@ def test_detect_reports_the_switch_and_switch_to_fk_makes_the_mesh_follow(genera
         bpy.ops.limb_ik.switch_to_fk()
 
 
-def test_a_keyed_switch_is_refused_and_nothing_changes(generated, lik):
-    rig = open_rig(generated)
+def test_a_keyed_switch_is_refused_and_nothing_changes(generated_rig, lik):
+    rig = rigs.open_generated(generated_rig)
     bpy.ops.limb_ik.detect_limbs()
     rig.pose.bones["thigh_parent.R"].keyframe_insert('["IK_FK"]', frame=1)
     with rigs.unchanged(rig), pytest.raises(RuntimeError, match=(
