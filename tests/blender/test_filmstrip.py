@@ -4,6 +4,7 @@ on the CPU, as animated above and planted below; the scene left as it was."""
 
 import bpy
 import numpy as np
+
 from demo import clips, filmstrip
 
 
