@@ -143,3 +143,32 @@ def test_add_limb_with_target_reaches_where_it_is():
     with pytest.raises(RuntimeError, match="'thigh.R' is not above the active bone 'shin.L'"):
         bpy.ops.limb_ik.add_limb()
     assert len(rig.limb_ik.limbs) == 1
+
+
+#: What Detect Limbs must find on the shared clips: every leg's foot, how, and the arms.
+SHARED_RIGS = {
+    "boxing": ("name", 2, 2),
+    "walk": ("name", 2, 2),
+    "jump": ("name", 2, 2),
+    "horse_walk": ("name", 4, 0),
+    "elephant": ("name", 4, 0),
+    "wolf": ("shape", 4, 0),
+}
+
+
+@pytest.mark.parametrize("clip", SHARED_RIGS)
+def test_detects_the_legs_and_arms_of_real_skeletons(lik, clip):
+    """Joint-named capture (LeftHip, left_knee), animals named by bone, and the wolf, whose names say
+    nothing a detector can use (FrontLeg1_L...) and whose legs hang from the origin, not a pelvis."""
+    from demo import clips
+
+    how, leg_count, arm_count = SHARED_RIGS[clip]
+    rig, _ = clips.load(clip)
+    found = lik.api.detect_limbs(rig)
+    legs = {name for name in found if "leg" in name}
+    assert len(legs) == leg_count and len(found) == leg_count + arm_count, found
+    assert set(found.values()) == {how}
+    feet = {rig.limb_ik.limbs[name].end_bone for name in legs}
+    assert feet == {foot for _, _, foot, _ in clips.CLIPS[clip].legs.values()}
+    toes = {rig.limb_ik.limbs[name].toe_bone for name in legs}
+    assert toes == {toe or "" for *_, toe in clips.CLIPS[clip].legs.values()}
