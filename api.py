@@ -31,6 +31,7 @@ from .rig import detect as _detect
 from .rig import limbs as _limbs
 from .rig import report as _report
 from .rig import solve as _solve
+from .rig import switch as _switch
 from .rig.errors import LimbIKError
 
 __all__ = [
@@ -40,9 +41,11 @@ __all__ = [
     "check",
     "detect_limbs",
     "foot_report",
+    "held_by_ik",
     "plant",
     "remove_limb",
     "solve",
+    "switch_to_fk",
 ]
 
 
@@ -83,16 +86,38 @@ def _limbs_named(obj: bpy.types.Object, names) -> list | None:
     return [limbs[name] for name in names]
 
 
-def detect_limbs(obj: bpy.types.Object | str) -> dict[str, str]:
+def detect_limbs(obj: bpy.types.Object | str, with_targets: bool = False) -> dict[str, str]:
     """Find arms and legs (by bone name, else by shape) and add those not set up yet; returns the
-    names added, each with what found it.
+    names added, each with what found it. ``with_targets`` gives each a target Empty at its tip.
 
     >>> detect_limbs(bpy.data.objects["metarig"])
     {'leg.L': 'name', 'leg.R': 'name', 'arm.L': 'name', 'arm.R': 'name'}
+
+    On a generated Rigify rig the limbs are its FK controls, which the mesh follows only once the
+    rig's IK/FK switch is at FK: see :func:`held_by_ik` and :func:`switch_to_fk`.
     """
     obj = _armature(obj)
-    added, _ = _limbs.detect_limbs(obj, bpy.context.scene)
+    added, _ = _limbs.detect_limbs(obj, bpy.context.scene, with_targets)
     return {limb.name: how for limb, how in added}
+
+
+def held_by_ik(obj: bpy.types.Object | str) -> dict[str, str]:
+    """The limbs whose deform bones the rig's IK/FK switch keeps on its IK chain (Rigify's ``IK_FK``
+    below 1), each with the bone holding that switch. Posing or baking them does not move the mesh.
+
+    >>> held_by_ik(bpy.data.objects["rig"])
+    {'leg.L': 'thigh_parent.L', 'leg.R': 'thigh_parent.R', 'arm.L': 'upper_arm_parent.L', …}
+    """
+    obj = _armature(obj)
+    return {limb.name: limb.switch_bone for limb in _switch.held_by_ik(obj)}
+
+
+def switch_to_fk(obj: bpy.types.Object | str, limbs: list[str] | str | None = None) -> list[str]:
+    """Set the IK/FK switch of the named limbs (default: all) to FK, so the deform bones follow the
+    bones Limb IK poses; returns the limbs switched. Refused when a switch is keyed or driven."""
+    obj = _armature(obj)
+    chosen = _limbs_named(obj, limbs)
+    return [limb.name for limb in _switch.switch_to_fk(obj, obj.limb_ik.limbs if chosen is None else chosen)]
 
 
 def add_limb(obj: bpy.types.Object | str, bones: list[str], name: str = "", with_target: bool = False) -> str:

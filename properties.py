@@ -9,17 +9,23 @@ from bpy.props import (
     CollectionProperty,
     EnumProperty,
     FloatProperty,
+    FloatVectorProperty,
     IntProperty,
     PointerProperty,
     StringProperty,
 )
 
-from .rig import live
+from .rig import goals, live
 from .rig.choices import END_ROTATION_ITEMS, REACH_ITEMS, SWIVEL_ITEMS
 
 
-def _remember_target(limb, _context):
+def _target_changed(limb, _context):
     limb.target_name = limb.target.name if limb.target else ""
+    goals.take_offset(limb)
+
+
+def _take_offset(limb, _context):
+    goals.take_offset(limb)
 
 
 def _remember_pole(limb, _context):
@@ -43,19 +49,28 @@ class LIMB_IK_PG_limb(bpy.types.PropertyGroup):
         name="End Bone",
         description="Optional third bone, a child of the lower bone (foot, hand, hind foot). "
         "Set, the limb is a three-bone chain whose end bone takes a goal rotation; empty, a two-bone chain",
+        update=_take_offset,
     )
     target: PointerProperty(
         name="Target",
         type=bpy.types.Object,
         description="Object (or armature, with Target Bone) whose position the limb's tip reaches. "
         "None: the limb reaches its own animated tip position",
-        update=_remember_target,
+        update=_target_changed,
     )
     # Blender clears a pointer whose object is deleted without calling its update; the
     # remembered name tells a deleted target from one that was never set.
     target_name: StringProperty(name="Target Name", description="Name of the target when it was set",
                                 options={"HIDDEN"})  # fmt: skip
-    target_bone: StringProperty(name="Target Bone", description="Bone of the target armature to reach for")
+    target_bone: StringProperty(name="Target Bone", description="Bone of the target armature to reach for",
+                                update=_take_offset)  # fmt: skip
+    target_offset: FloatVectorProperty(
+        name="Target Offset",
+        description="Rotation of the end bone in the target's frame, taken when the target was set, so the end "
+        "bone keeps its turn then and turns with the target after; set the target again to take it anew. "
+        "(1, 0, 0, 0): the end bone copies the target's rotation",
+        size=4, subtype="QUATERNION", default=(1.0, 0.0, 0.0, 0.0),
+    )  # fmt: skip
     pole: PointerProperty(
         name="Pole",
         type=bpy.types.Object,
@@ -116,6 +131,11 @@ class LIMB_IK_PG_limb(bpy.types.PropertyGroup):
     )
     toe_bone: StringProperty(
         name="Toe Bone", description="Bone below the foot whose tip is the front of the sole; empty: the foot's tail"
+    )
+    switch_bone: StringProperty(
+        name="IK/FK Switch",
+        description="Bone holding the rig's IK/FK switch (Rigify's IK_FK property) that decides whether the "
+        "deform bones follow this limb's bones (at 1, FK) or the rig's IK chain; empty: the rig has none",
     )
     status: StringProperty(
         name="Status", description="Why the limb could not be solved the last time it was tried; empty when it was"

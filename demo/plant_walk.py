@@ -2,13 +2,14 @@
 """The demo: a real walk (motion capture, bundled), animated on flat ground, planted on a 15° ramp
 and a 20 cm step, and baked.
 
-    python3.11 tools/run.py demo            # writes out/demo.blend and out/demo.png
+    python3.11 tools/run.py demo            # writes out/demo.blend, out/demo.png and out/filmstrip.jpg
 
 Everything comes with Blender or this repository: the DeepMimic walk in ``demo/clips/`` (with its
 licence), the course of ``demo/grounds.py``. Limb IK finds the legs, plants them on the course
 and bakes the result. Its foot report is printed before and after (one definition of each
-figure, stated in the README), and the picture plots each foot's ball against the surface
-under it, and the pelvis, over time.
+figure, stated in the README), the plot shows each foot's ball against the surface under it, and
+the pelvis, over time, and the filmstrip (:mod:`demo.filmstrip`, Cycles on the CPU) shows a simple
+body at a few contact frames, as animated and as planted. ``--no-render`` skips the filmstrip.
 """
 
 import argparse
@@ -25,7 +26,7 @@ import bpy  # noqa: E402, I001  (bpy first)
 import numpy as np  # noqa: E402
 from mathutils import Vector  # noqa: E402
 
-from demo import clips  # noqa: E402
+from demo import clips, filmstrip  # noqa: E402
 
 CLIP = "walk"
 
@@ -83,7 +84,9 @@ def plot(path: Path, before: dict, after: dict, frames: range, fps: float) -> No
 
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", default=str(ROOT / "out"), help="folder for demo.blend and demo.png")
+    parser.add_argument("--out", default=str(ROOT / "out"), help="folder for demo.blend, demo.png and filmstrip.jpg")
+    parser.add_argument("--no-render", action="store_true", help="skip the filmstrip (rendered with Cycles)")
+    parser.add_argument("--samples", type=int, default=16, help="Cycles samples per pixel for the filmstrip")
     args = parser.parse_args(argv)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -100,16 +103,27 @@ def main(argv: list[str]) -> int:
     rig.limb_ik.ground = ground
     before = track(rig, frames)
     print("\nAs animated, on the course:\n" + "\n".join(lik.rig.report.describe(lik.api.foot_report(rig))))
+    feet = [leg[2] for leg in clips.CLIPS[CLIP].legs.values()]
+    shown = filmstrip.contact_frames(rig, feet, frames, floor=clips.CLIPS[CLIP].floor)
+    animated = filmstrip.snapshot(rig, shown)
 
     baked = lik.api.plant(rig)
     print(f"\nPlanted and baked in {baked.seconds:.2f} s: {baked.keys} keys over {baked.frames} frames")
     print("\n".join(lik.rig.report.describe(lik.api.foot_report(rig))))
     after = track(rig, frames)
+    planted = filmstrip.snapshot(rig, shown)
 
     blend, picture = out / "demo.blend", out / "demo.png"
     bpy.ops.wm.save_as_mainfile(filepath=str(blend))
     plot(picture, before, after, frames, fps)
     print(f"\nWrote {blend} and {picture}")
+    if not args.no_render:
+        rows = [("As animated, on a flat floor", animated), ("Planted by Limb IK", planted)]
+        strip = filmstrip.render(out / "filmstrip.jpg", rows, ground, samples=args.samples)
+        print(
+            f"Rendered {strip.path} (frames {', '.join(map(str, shown))}; {strip.size[0]}×{strip.size[1]}, "
+            f"Cycles on the CPU, {args.samples} samples) in {strip.seconds:.1f} s: {strip.bytes / 1024:.0f} KB"
+        )
     return 0
 
 

@@ -4,9 +4,9 @@
 import bpy
 from bpy.props import BoolProperty, IntProperty, StringProperty
 
-from ..rig import limbs
+from ..rig import limbs, switch
 from ..rig.errors import LimbError
-from .common import counted, names, poll_armature, run
+from .common import counted, limbs_to_use, names, poll_armature, run
 
 
 class LIMB_IK_OT_add_limb(bpy.types.Operator):
@@ -47,13 +47,19 @@ class LIMB_IK_OT_detect_limbs(bpy.types.Operator):
     bl_label = "Detect Limbs"
     bl_options = {"REGISTER", "UNDO"}
 
+    with_targets: BoolProperty(
+        name="Create Targets",
+        description="Also create an Empty at each new limb's tip, turned like its last bone, and make it the target",
+        default=False,
+    )
+
     @classmethod
     def poll(cls, context):
         return poll_armature(cls, context)
 
     def execute(self, context):
         try:
-            added, skipped = limbs.detect_limbs(context.object, context.scene)
+            added, skipped = limbs.detect_limbs(context.object, context.scene, self.with_targets)
         except LimbError as error:
             self.report({"ERROR"}, str(error))
             return {"CANCELLED"}
@@ -66,6 +72,9 @@ class LIMB_IK_OT_detect_limbs(bpy.types.Operator):
                  if any(h == how for _, h in added)]  # fmt: skip
         message = f"Added {counted(len(added), 'limb')}: {'; '.join(found)}"
         self.report({"INFO"}, f"{message}. Skipped {skipped_text}" if skipped else message)
+        held = switch.held_by_ik(context.object, [limb for limb, _ in added])
+        if held:
+            self.report({"WARNING"}, switch.describe(context.object, held))
         return {"FINISHED"}
 
 
@@ -95,5 +104,34 @@ class LIMB_IK_OT_remove_limb(bpy.types.Operator):
         return run(self, work)
 
 
-classes = (LIMB_IK_OT_add_limb, LIMB_IK_OT_detect_limbs, LIMB_IK_OT_remove_limb)
+class LIMB_IK_OT_switch_to_fk(bpy.types.Operator):
+    """Set the rig's IK/FK switch of the limbs to FK (Rigify's IK_FK to 1), so that the deform bones, and
+    the mesh, follow the bones Limb IK poses"""
+
+    bl_idname = "limb_ik.switch_to_fk"
+    bl_label = "Switch to FK"
+    bl_options = {"REGISTER", "UNDO"}
+
+    only_active: BoolProperty(name="Active Limb Only", description="Switch only the active limb", default=False,
+                              options={"SKIP_SAVE"})  # fmt: skip
+
+    @classmethod
+    def poll(cls, context):
+        return poll_armature(cls, context, needs_limbs=True)
+
+    def execute(self, context):
+        obj = context.object
+
+        def work():
+            chosen = limbs_to_use(obj, self.only_active) if self.only_active else list(obj.limb_ik.limbs)
+            switched = switch.switch_to_fk(obj, chosen)
+            if not switched:
+                raise LimbError(f"No limb of '{obj.name}' is held on IK by an IK/FK switch; nothing to switch.")
+            bones = names(sorted({limb.switch_bone for limb in switched}))
+            return f"Switched {names(limb.name for limb in switched)} to FK ({switch.PROPERTY} = 1 on {bones})"
+
+        return run(self, work)
+
+
+classes = (LIMB_IK_OT_add_limb, LIMB_IK_OT_detect_limbs, LIMB_IK_OT_remove_limb, LIMB_IK_OT_switch_to_fk)
 register, unregister = bpy.utils.register_classes_factory(classes)

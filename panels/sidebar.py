@@ -3,6 +3,8 @@
 
 import bpy
 
+from ..rig import switch
+
 
 def _armature(context):
     obj = context.object
@@ -18,6 +20,8 @@ class LIMB_IK_UL_limbs(bpy.types.UIList):
         row.prop(limb, "name", text="", emboss=False, icon="CON_KINEMATIC" if limb.end_bone else "BONE_DATA")
         if limb.status:
             row.label(text="", icon="ERROR")
+        elif limb.switch_bone and switch.held_by_ik(limb.id_data, [limb]):
+            row.label(text="", icon="UNLINKED")  # the mesh follows the rig's IK chain, not this limb
 
 
 class _Panel:
@@ -35,7 +39,8 @@ class LIMB_IK_PT_limbs(_Panel, bpy.types.Panel):
 
     def draw(self, context):
         layout = self.layout
-        settings = _armature(context).limb_ik
+        obj = _armature(context)
+        settings = obj.limb_ik
         layout.prop(settings, "live", toggle=True, icon="PLAY" if settings.live else "PAUSE")
         row = layout.row()
         row.template_list("LIMB_IK_UL_limbs", "", settings, "limbs", settings, "active_limb_index", rows=4)
@@ -44,9 +49,20 @@ class LIMB_IK_PT_limbs(_Panel, bpy.types.Panel):
         column.operator("limb_ik.remove_limb", text="", icon="REMOVE")
         column.separator()
         column.operator("limb_ik.detect_limbs", text="", icon="VIEWZOOM")
+        held = switch.held_by_ik(obj)
+        if held:
+            box = layout.box()
+            box.label(
+                text=f"The mesh follows the rig's IK chain on {', '.join(limb.name for limb in held)}", icon="ERROR"
+            )
+            box.operator("limb_ik.switch_to_fk", icon="UNLINKED")
         row = layout.row(align=True)
         row.operator("limb_ik.solve", icon="CON_KINEMATIC")
         row.operator("limb_ik.match_fk", text="Match FK")
+        row = layout.row(align=True)
+        row.operator("limb_ik.bake", icon="KEYINGSET")
+        if any(limb.plant for limb in settings.limbs):
+            row.operator("limb_ik.foot_report", icon="INFO")
 
 
 class _LimbPanel(_Panel):
@@ -69,6 +85,12 @@ class LIMB_IK_PT_limb(_LimbPanel, bpy.types.Panel):
         limb = obj.limb_ik.active_limb
         if limb.status:
             layout.label(text=limb.status, icon="ERROR")
+        if switch.held_by_ik(obj, [limb]):
+            box = layout.box()
+            box.label(
+                text=f"The mesh follows the IK chain: {limb.switch_bone} {switch.PROPERTY} is not 1", icon="ERROR"
+            )
+            box.operator("limb_ik.switch_to_fk", icon="UNLINKED").only_active = True
         column = layout.column(align=True)
         for prop in ("upper_bone", "lower_bone", "end_bone"):
             column.prop_search(limb, prop, obj.data, "bones")
@@ -147,9 +169,7 @@ class LIMB_IK_PT_ground(_Panel, bpy.types.Panel):
         row = layout.row()
         row.active = settings.use_foot_lock
         row.prop(settings, "release_time")
-        row = layout.row(align=True)
-        row.operator("limb_ik.bake", icon="KEYINGSET")
-        row.operator("limb_ik.foot_report", icon="INFO")
+        layout.operator("limb_ik.foot_report", icon="INFO")
 
 
 classes = (LIMB_IK_UL_limbs, LIMB_IK_PT_limbs, LIMB_IK_PT_limb, LIMB_IK_PT_reach, LIMB_IK_PT_hinge, LIMB_IK_PT_ground)

@@ -14,7 +14,8 @@ END_ROTATION_ITEMS = (
     (
         "TARGET",
         "Target",
-        "The end bone copies the target's rotation (its animated rotation when the limb has no target)",
+        "The end bone turns with the target, from the turn it had when the target was set (its animated "
+        "rotation when the limb has no target)",
     ),
     ("FK", "Animated", "The end bone keeps its animated world rotation"),
 )

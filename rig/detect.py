@@ -145,6 +145,29 @@ def _by_name(armature: bpy.types.Armature) -> list[FoundLimb]:
     return found
 
 
+def toe_of(obj: bpy.types.Object, end: str) -> str:
+    """The toe below the foot ``end`` by the rules Detect Limbs follows: for a foot named as one, a
+    bone named as a toe on its side a couple of bones below it; for an unnamed foot that comes down
+    to the ground, its only child when that ends the chain and is long enough beside the foot
+    (:attr:`_Shape.TOE`). Empty if none."""
+    bones = obj.data.bones
+    foot = bones.get(end)
+    if foot is None:
+        return ""
+    named = parse(end)
+    if named is not None:
+        toes = [
+            bone for bone in foot.children_recursive
+            if parse(bone.name) == (named[0], "toe") and _gap(foot, bone) is not None
+        ]  # fmt: skip
+        return min(toes, key=lambda bone: _gap(foot, bone)).name if toes else ""
+    if len(foot.children) == 1 and not foot.children[0].children:
+        toe = foot.children[0]
+        if foot.length <= _Shape.TOE * toe.length and _Shape(obj, None).reaches_ground([end]):
+            return toe.name
+    return ""
+
+
 def reaches_ground(obj: bpy.types.Object, bone: str, scene: bpy.types.Scene | None = None) -> bool:
     """Whether the tail of ``bone`` is usually near the rig's lowest point, at rest, in the pose
     shown and at a few frames of ``scene``'s animation: a foot, not a hand."""

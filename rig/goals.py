@@ -1,9 +1,13 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Where a limb's target and pole are, in its armature's space, and whether Blender evaluates them."""
+"""Where a limb's target and pole are, in its armature's space, whether Blender evaluates them, and how
+its end bone turns with the target."""
 
 import numpy as np
 
+from ..solvers.rotation_modes import matrix_to_quat, nearest_rotation, quat_to_matrix
 from .errors import LimbError
+
+IDENTITY = (1.0, 0.0, 0.0, 0.0)
 
 
 def world_matrices(goals, depsgraph) -> np.ndarray:
@@ -79,3 +83,56 @@ def _shown(layer_collection, obj, flag: str) -> bool:
     if obj.name in layer_collection.collection.objects:
         return True
     return any(_shown(child, obj, flag) for child in layer_collection.children)
+
+
+def end_rotations(goals: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """(n, 3, 3) goal rotations of end bones that turn with their targets: each target's
+    armature-space matrix ``goals`` (n, 4, 4) turned by the limb's ``offsets`` (n, 4), quaternions.
+
+    An identity offset gives the target's matrix unchanged (bit for bit), as files saved before
+    offsets existed expect. A mirrored goal (seen from an armature scaled by -1) is turned as the
+    rotation with its Y and Z axes, as the offset was taken."""
+    offsets = np.asarray(offsets, dtype=np.float64)
+    turns = quat_to_matrix(offsets / np.linalg.norm(offsets, axis=1, keepdims=True))
+    turned = ~np.all(offsets == IDENTITY, axis=1)
+    out = goals[:, :3, :3].copy()
+    out[turned] = _unmirrored(out[turned]) @ turns[turned]
+    return out
+
+
+def take_offset(limb) -> None:
+    """Store in ``limb.target_offset`` the end bone's rotation relative to the limb's target as they
+    are shown now, so the end bone keeps its turn when the target is set and turns with it after.
+
+    Nothing to keep (no target, no end bone, a bone that does not exist): the identity, under which
+    the end bone copies the target's rotation."""
+    offset = _offset(limb)
+    if tuple(limb.target_offset) != offset:  # written only on change: every write is an update
+        limb.target_offset = offset
+
+
+def _offset(limb) -> tuple[float, float, float, float]:
+    obj, target = limb.id_data, limb.target
+    if target is None or not limb.end_bone or obj.pose is None or limb.end_bone not in obj.pose.bones:
+        return IDENTITY
+    goal = np.array(target.matrix_world, dtype=np.float64)
+    if target.type == "ARMATURE" and limb.target_bone:
+        bone = target.pose.bones.get(limb.target_bone) if target.pose else None
+        if bone is None:
+            return IDENTITY
+        goal = goal @ np.array(bone.matrix, dtype=np.float64)
+    # In the armature's space, as the solve reads the goal.
+    goal = np.linalg.solve(np.array(obj.matrix_world, dtype=np.float64), goal)
+    end = np.array(obj.pose.bones[limb.end_bone].matrix, dtype=np.float64)
+    if not (np.isfinite(goal).all() and abs(np.linalg.det(goal[:3, :3])) > 1e-12):
+        return IDENTITY
+    goal_turn, end_turn = nearest_rotation(_unmirrored(np.stack([goal[:3, :3], end[:3, :3]])))
+    return tuple(float(v) for v in matrix_to_quat((goal_turn.T @ end_turn)[None])[0])
+
+
+def _unmirrored(matrices: np.ndarray) -> np.ndarray:
+    """(n, 3, 3) ``matrices`` with the X axis of the mirrored ones flipped: a mirrored goal or bone stands for
+    its Y and Z axes, as the solvers read it."""
+    out = np.array(matrices, dtype=np.float64)
+    out[np.linalg.det(out) < 0.0, :, 0] *= -1.0
+    return out

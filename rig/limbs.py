@@ -6,7 +6,7 @@ from dataclasses import dataclass
 import bpy
 from mathutils import Matrix
 
-from . import detect
+from . import detect, goals, switch
 from .chain import chain_of, check_armature
 from .errors import LimbError
 
@@ -52,11 +52,15 @@ def chain_from_selection(obj: bpy.types.Object, active: bpy.types.PoseBone, sele
     return chain
 
 
-def add_limb(obj: bpy.types.Object, bones: list[str], name: str = "", with_target: bool = False):
+def add_limb(
+    obj: bpy.types.Object, bones: list[str], name: str = "", with_target: bool = False, toe: str | None = None
+):
     """Add a limb over ``bones`` (root first, 2 or 3) to ``obj`` and return it.
 
     Checks the chain first, so nothing is added when it is not one. ``with_target`` creates an
-    Empty at the limb's tip, turned like its last bone, and makes it the target.
+    Empty at the limb's tip, turned like its last bone, and makes it the target. A three-bone
+    limb's toe is ``toe``, else the one Detect Limbs would find below its end bone. The rig's
+    IK/FK switch over these bones, if it has one, is noted on the limb.
     """
     check_armature(obj)
     if len(bones) not in (2, 3):
@@ -76,8 +80,11 @@ def add_limb(obj: bpy.types.Object, bones: list[str], name: str = "", with_targe
     limb.name = spec.name
     limb.upper_bone, limb.lower_bone = bones[0], bones[1]
     limb.end_bone = bones[2] if len(bones) == 3 else ""
+    limb.toe_bone = (toe if toe is not None else detect.toe_of(obj, bones[2])) if len(bones) == 3 else ""
+    limb.switch_bone = switch.find(obj, bones)
     if with_target:
         limb.target = _create_target(obj, spec.name, chain)
+        limb.target_offset = goals.IDENTITY  # made for it: the end bone copies its rotation exactly
     obj.limb_ik.active_limb_index = len(obj.limb_ik.limbs) - 1
     return limb
 
@@ -96,12 +103,15 @@ def _create_target(obj: bpy.types.Object, limb_name: str, chain) -> bpy.types.Ob
     return empty
 
 
-def detect_limbs(obj: bpy.types.Object, scene: bpy.types.Scene | None = None) -> tuple[list, dict[str, str]]:
+def detect_limbs(
+    obj: bpy.types.Object, scene: bpy.types.Scene | None = None, with_targets: bool = False
+) -> tuple[list, dict[str, str]]:
     """Add every arm and leg found (by name, else by shape) that is not set up yet.
 
     Returns the added limbs with what found each (``(limb, "name" or "shape")``), and the limbs
     found but not added with the reason for each. With ``scene``, shapes are also read at a few
     frames of its animation (a limb lifted at rest may reach the ground as it moves).
+    ``with_targets`` gives each added limb a target Empty at its tip, as Add Limb does.
     """
     check_armature(obj)
     added, skipped = [], {}
@@ -113,11 +123,10 @@ def detect_limbs(obj: bpy.types.Object, scene: bpy.types.Scene | None = None) ->
             skipped[found.name] = "already set up"
             continue
         try:
-            limb = add_limb(obj, bones, found.name)
+            limb = add_limb(obj, bones, found.name, with_targets, found.toe)
         except LimbError as error:  # named like a limb, but not a usable chain
             skipped[found.name] = str(error)
             continue
-        limb.toe_bone = found.toe
         added.append((limb, found.how))
         used |= set(bones)
     return added, skipped

@@ -160,7 +160,8 @@ def gather(planned: Plan, depsgraph) -> tuple[list[Group], Pose]:
             target[aimed] = goal[:, :3, 3]
             turned = [i for i, row in enumerate(aimed) if own["end_rotation"][row] == END_ROTATION["TARGET"]]
             if turned:
-                end_rotation[[aimed[i] for i in turned]] = goal[turned, :3, :3]
+                turned_rows = [aimed[i] for i in turned]
+                end_rotation[turned_rows] = goals.end_rotations(goal[turned], own["target_offset"][turned_rows])
         poled = [row for row, chain in enumerate(chains) if chain.pole]
         if poled:
             pole[poled] = (to_armature @ goals.world_matrices([chains[r].pole for r in poled], depsgraph))[:, :3, 3]
@@ -217,6 +218,9 @@ def _limb_settings(limbs) -> dict[str, np.ndarray]:
         values = np.empty(len(limbs), np.float32 if dtype is np.float64 else np.int32)
         limbs.foreach_get(name, values)
         out[name] = values.astype(dtype)
+    offsets = np.empty(4 * len(limbs), np.float32)
+    limbs.foreach_get("target_offset", offsets)
+    out["target_offset"] = offsets.reshape(-1, 4).astype(np.float64)
     return out
 
 

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """Set up and run Limb IK's development tasks with the official ``bpy`` wheel from PyPI.
 
-    python3.11 tools/run.py demo     # foot planting on a slope and a step, baked: out/demo.blend, out/demo.png
+    python3.11 tools/run.py demo     # the walk planted on a ramp and a step: out/demo.blend, demo.png, filmstrip.jpg
     python3.11 tools/run.py test     # the whole test suite (--blender 4.5 or 4.2 for the LTSs)
     python3.11 tools/run.py bench    # benchmarks, with ratios against Blender's own IK measured in the same run
     python3.11 tools/run.py build    # dist/limb_ik-<version>.zip, built and validated by Blender's extension tool

@@ -126,7 +126,18 @@ def plant(legs: Legs, cast_down: CastDown, settings: PlantSettings) -> Planted:
     points = np.concatenate([sole, ankle[:, :, None]], axis=2)  # heel, ball, tip, ankle
     depth = np.minimum(points[..., 2] - floor, 0.0)
     turn[held] = rest(tilt(normal[held], settings.max_tilt), sole[held], depth[held][:, :3], lift[held], cast_down)
-    lift[held] += _sinking(transform(turn[held], pivot[held], lift[held], points[held]), depth[held], cast_down)[0]
+    need = _sinking(transform(turn[held], pivot[held], lift[held], points[held]), depth[held], cast_down)[0]
+    lift[held] += need.max(axis=1, initial=0.0)
+    # A foot landing or leaving across an edge (a step's riser) is held up by a point not standing,
+    # its toe or heel over the higher ground: there it is in the air, not on either level.
+    stands = np.concatenate([contacts.stance, np.zeros((frames, count, 1), bool)], axis=2)[held]  # ankle: never
+    leaning, bearing = np.where(stands, 0.0, need).max(axis=1), np.where(stands, need, 0.0).max(axis=1)
+    hanging = np.zeros((frames, count), bool)
+    hanging[held] = leaning > bearing + settings.contact_height
+    for n in range(count):
+        for first, last in intervals(held[:, n]):
+            span = slice(first, last + 1)
+            held[span, n] = _held_part(hanging[span, n])
     # Where what a held foot stands on changes faster than the steepest slope it follows (a step's
     # edge under it), the change eases over time, before and after.
     steady = np.tan(settings.max_tilt) * np.linalg.norm(np.diff(pivot[..., :2], axis=0), axis=2) + STEADY
@@ -181,7 +192,7 @@ def plant(legs: Legs, cast_down: CastDown, settings: PlantSettings) -> Planted:
                              legs.shin[:, n], longest)  # fmt: skip
         moved[:, n] += (ankles - moved[:, n, 3])[:, None]
     need, hit = _sinking(moved.reshape(-1, *points.shape[2:]), depth.reshape(-1, *depth.shape[2:]), cast_down)
-    need, hit = need.reshape(frames, count), hit.reshape(frames, count, -1)
+    need, hit = need.max(axis=1, initial=0.0).reshape(frames, count), hit.reshape(frames, count, -1)
     for n in range(count):
         moved[:, n, :, 2] += clearing_lift(np.where(held[:, n], 0.0, need[:, n]), held[:, n], sigma)[:, None]
 
@@ -193,11 +204,23 @@ def plant(legs: Legs, cast_down: CastDown, settings: PlantSettings) -> Planted:
 
 
 def _sinking(points, depth, cast_down: CastDown) -> tuple[np.ndarray, np.ndarray]:
-    """(k,) how far each of k feet must rise so none of its (k, K, 3) ``points`` is in the ground
-    deeper than ``depth`` (k, K) allows, and (k, K) which points have ground under them."""
+    """(k, K) how far each of k feet must rise so each of its (k, K, 3) ``points`` is in the ground
+    no deeper than ``depth`` (k, K) allows (zero or less: not at all), and (k, K) which points have
+    ground under them."""
     heights, _, hit = cast_down(points.reshape(-1, 3))
     heights, hit = heights.reshape(depth.shape), hit.reshape(depth.shape)
-    return np.where(hit, heights + depth - points[..., 2], 0.0).max(axis=1, initial=0.0), hit
+    return np.where(hit, heights + depth - points[..., 2], 0.0), hit
+
+
+def _held_part(hanging) -> np.ndarray:
+    """Which frames of one held run (m,) still hold: all but those at its ends where the foot hangs
+    on a point that is not standing."""
+    keep = np.ones(len(hanging), bool)
+    if hanging.all():
+        return ~keep
+    keep[: np.argmin(hanging)] = False
+    keep[len(hanging) - np.argmin(hanging[::-1]) :] = False
+    return keep
 
 
 def heel_points(foot, ball) -> np.ndarray:

@@ -24,6 +24,18 @@ def lik():
     return EXTENSION
 
 
+@pytest.fixture(scope="session")
+def generated_rig(tmp_path_factory):
+    """A .blend holding the rig Rigify generates from the human metarig, made once per session
+    (generating takes seconds); open it with ``rigs.open_generated``."""
+    bpy.ops.wm.read_homefile(app_template="")
+    bpy.ops.object.armature_human_metarig_add()
+    assert bpy.ops.pose.rigify_generate() == {"FINISHED"}
+    path = tmp_path_factory.mktemp("rigify") / "generated.blend"
+    bpy.ops.wm.save_as_mainfile(filepath=str(path))
+    return path
+
+
 @pytest.fixture(autouse=True)
 def fresh_scene():
     """Every test starts from Blender's default scene, in object mode, at frame 1."""

@@ -17,6 +17,15 @@ def human_metarig() -> bpy.types.Object:
     return bpy.context.object
 
 
+def open_generated(path) -> bpy.types.Object:
+    """Open the file of the ``generated_rig`` fixture; returns its rig, active."""
+    bpy.ops.wm.open_mainfile(filepath=str(path))
+    rig = bpy.data.objects["rig"]
+    assert {"thigh_ik.L", "ORG-thigh.L", "DEF-thigh.L"} <= set(rig.data.bones.keys())  # really the generated rig
+    bpy.context.view_layer.objects.active = rig
+    return rig
+
+
 def quadruped_metarig() -> bpy.types.Object:
     bpy.ops.object.armature_basic_quadruped_metarig_add()
     return bpy.context.object
@@ -246,14 +255,17 @@ def tip_bone(limb) -> str:
 
 def target_at_tip(obj: bpy.types.Object, limb, offset=(0.0, 0.0, 0.0), turn=(0.0, 0.0, 0.0), name: str = ""):
     """An Empty at the limb's current world tip moved by ``offset`` (world), turned like its last bone and
-    then by the Euler angles ``turn`` (radians, in that bone's frame); set as the limb's target."""
+    then by the Euler angles ``turn`` (radians, in that bone's frame); set as the limb's target.
+
+    It is set as the target while turned like the bone, and turned after: the end bone turns with its
+    target from the turn it had when the target was set."""
     last = tip_bone(limb)
     matrix = Matrix(world_matrix(obj, last))
     target = empty(name or f"{limb.name}_target")
     location = Vector(world_tip(obj, last)) + Vector(offset)
-    rotation = matrix.to_quaternion() @ Euler(turn).to_quaternion()
-    target.matrix_world = Matrix.LocRotScale(location, rotation, None)
+    target.matrix_world = Matrix.LocRotScale(location, matrix.to_quaternion(), None)
     limb.target = target
+    target.matrix_world = Matrix.LocRotScale(location, matrix.to_quaternion() @ Euler(turn).to_quaternion(), None)
     return target
 
 

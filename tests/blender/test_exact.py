@@ -30,6 +30,7 @@ def aim_target(rig, limb, offset) -> None:
     rotation = Matrix(np.stack([x, y, np.cross(x, y)], axis=1).tolist()).to_quaternion()
     target.matrix_world = Matrix.LocRotScale(Vector(rigs.world_tip(rig, rigs.tip_bone(limb)) + offset), rotation, None)
     limb.target = target
+    limb.target_offset = (1.0, 0.0, 0.0, 0.0)  # the end bone copies the target's rotation, as Create Targets sets
 
 
 def solved_exactly(lik, rig, limb) -> float:
@@ -73,9 +74,11 @@ def test_bake_keys_land_under_an_unevenly_scaled_thigh(lik, end_bone):
 
 @pytest.mark.parametrize("mirror", [(-1.0, 1.0, 1.0), (1.0, -1.0, 1.0), (1.0, 1.0, -1.0)])
 @pytest.mark.parametrize("on", ["hips", "armature"])
-def test_a_mirrored_parent_or_armature_still_puts_the_foot_on_its_target(lik, mirror, on):
-    """Scaled by -1 on one axis, the hips (or the armature object) mirror the leg: the foot takes its target's
-    Y and Z axes and the mirror of its X, and the tip lands. The hips' case was reported reached 13 cm off."""
+@pytest.mark.parametrize("copy", [True, False], ids=["copying", "keeping"])
+def test_a_mirrored_parent_or_armature_still_puts_the_foot_on_its_target(lik, mirror, on, copy):
+    """Scaled by -1 on one axis, the hips (or the armature object) mirror the leg: the tip lands, and the foot
+    takes its target's Y and Z axes and the mirror of its X (copying), or keeps the turn it had relative to the
+    target when the target was set (keeping). The hips' case was reported reached 13 cm off."""
     rig, limb = leg(lik, "foot.L")
     if on == "hips":
         rig.pose.bones["hips"].scale = mirror
@@ -83,11 +86,15 @@ def test_a_mirrored_parent_or_armature_still_puts_the_foot_on_its_target(lik, mi
         rig.scale = mirror
     bpy.context.view_layer.update()
     hip, tip = rigs.world_matrix(rig, "thigh.L")[:3, 3], rigs.world_tip(rig, "foot.L")
+    before = rigs.world_matrix(rig, "foot.L")[:3, :3]
     aim_target(rig, limb, 0.1 * (hip - tip) + np.array((0.03, 0.0, 0.0)))
+    if not copy:
+        lik.rig.goals.take_offset(limb)
+        assert tuple(limb.target_offset) != pytest.approx((1.0, 0.0, 0.0, 0.0))
     assert solved_exactly(lik, rig, limb) <= REACHED
     foot = rigs.world_matrix(rig, "foot.L")[:3, :3]
-    goal = np.array(limb.target.matrix_world)[:3, :3]
-    unit = foot / np.linalg.norm(foot, axis=0)
+    goal = np.array(limb.target.matrix_world)[:3, :3] if copy else before
+    unit, goal = foot / np.linalg.norm(foot, axis=0), goal / np.linalg.norm(goal, axis=0)
     assert np.abs(unit[:, 1:] - goal[:, 1:]).max() <= 1e-5
 
 

@@ -1,0 +1,84 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""What the sidebar shows: Bake in the main panel, the IK/FK switch warning on generated rigs.
+
+Blender builds no UILayout without a window, so each panel's own draw() runs on a recorder that
+notes what it asks for (operators, properties, labels); the scene and the operators are real."""
+
+import bpy
+import rigs
+
+
+class Recorder:
+    """Stands in for a UILayout: keeps what is drawn, in order, as (kind, name) pairs."""
+
+    def __init__(self, drawn: list):
+        self.drawn = drawn
+
+    def _sub(self, *_, **__):
+        return Recorder(self.drawn)
+
+    row = column = box = split = _sub
+
+    def operator(self, idname, **_):
+        self.drawn.append(("operator", idname))
+        return type("Properties", (), {})()  # takes any setting, as OperatorProperties would
+
+    def prop(self, data, name, **_):
+        self.drawn.append(("prop", name))
+
+    def prop_search(self, data, name, *_, **__):
+        self.drawn.append(("prop", name))
+
+    def label(self, text="", **_):
+        self.drawn.append(("label", text))
+
+    def template_list(self, *_, **__):
+        self.drawn.append(("list", ""))
+
+    def separator(self, *_, **__):
+        pass
+
+
+def drawn(panel: str) -> list[tuple[str, str]]:
+    """What the panel ``panel`` draws for the current context, or [] when its poll() refuses."""
+    cls = getattr(bpy.types, panel)
+    if not cls.poll(bpy.context):
+        return []
+    out = []
+    cls.draw(type("Panel", (), {"layout": Recorder(out)})(), bpy.context)
+    return out
+
+
+def operators(panel: str) -> list[str]:
+    return [name for kind, name in drawn(panel) if kind == "operator"]
+
+
+def test_bake_is_in_the_main_panel_and_the_foot_report_with_planted_legs():
+    rig = rigs.human_metarig()
+    bpy.ops.limb_ik.detect_limbs()
+    main = operators("LIMB_IK_PT_limbs")
+    assert "limb_ik.bake" in main and "limb_ik.solve" in main
+    assert "limb_ik.foot_report" not in main and "limb_ik.switch_to_fk" not in main
+    rig.limb_ik.limbs["leg.L"].plant = True
+    assert "limb_ik.foot_report" in operators("LIMB_IK_PT_limbs")
+    assert "limb_ik.foot_report" in operators("LIMB_IK_PT_ground")
+    before = rigs.limbs_table(rig)
+    for panel in ("LIMB_IK_PT_limbs", "LIMB_IK_PT_limb", "LIMB_IK_PT_reach", "LIMB_IK_PT_hinge", "LIMB_IK_PT_ground"):
+        assert drawn(panel), panel
+    assert rigs.limbs_table(rig) == before
+
+
+def test_limbs_held_on_ik_are_shown_with_the_switch(generated_rig):
+    rig = rigs.open_generated(generated_rig)
+    bpy.ops.limb_ik.detect_limbs()
+    main = drawn("LIMB_IK_PT_limbs")
+    assert ("label", "The mesh follows the rig's IK chain on leg.L, leg.R, arm.L, arm.R") in main
+    assert ("operator", "limb_ik.switch_to_fk") in main
+    rig.limb_ik.active_limb_index = rig.limb_ik.limbs.find("arm.R")
+    assert ("label", "The mesh follows the IK chain: upper_arm_parent.R IK_FK is not 1") in drawn("LIMB_IK_PT_limb")
+
+    assert bpy.ops.limb_ik.switch_to_fk(only_active=True) == {"FINISHED"}
+    assert "limb_ik.switch_to_fk" not in operators("LIMB_IK_PT_limb")
+    assert ("label", "The mesh follows the rig's IK chain on leg.L, leg.R, arm.L") in drawn("LIMB_IK_PT_limbs")
+    assert bpy.ops.limb_ik.switch_to_fk() == {"FINISHED"}
+    assert "limb_ik.switch_to_fk" not in operators("LIMB_IK_PT_limbs")
