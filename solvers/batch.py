@@ -63,13 +63,13 @@ def solve_two_bone_batch(
     n = len(points["root"])
     if any(len(p) != n for p in points.values()):
         raise SolverError("root, knee, end and target must have the same number of rows")
-    limbs = _limbs(n, pole, pole_mask, hinge, plane, mode, softness, max_stretch, stretch_start, min_bend, max_bend)
+    limbs = limb_inputs(n, pole, pole_mask, hinge, plane, mode, softness, max_stretch, stretch_start, min_bend, max_bend)
 
     out_knee, out_end = np.empty((n, 3)), np.empty((n, 3))
     reached, stretch, held = np.empty(n, bool), np.empty(n), np.empty(n, bool)
     for rows in soa.blocks(n, BLOCK):
         a, b, c, t = (_split(name, p, rows) for name, p in points.items())
-        k, e, r, st, h = _solve_block(a, b, c, t, *limbs.block(rows), rows.start)
+        k, e, r, st, h = solve_block(a, b, c, t, *limbs.block(rows), rows.start)
         soa.join(k, out_knee[rows])
         soa.join(e, out_end[rows])
         reached[rows], stretch[rows], held[rows] = r, st, h
@@ -90,33 +90,39 @@ def solve_three_bone_batch(
     points = {"root": root, "knee": knee, "ankle": ankle, "tip": tip, "target": _points("target", target, n),
               "end direction": _points("end direction", end_direction, n)}  # fmt: skip
     natural = _settings(natural, n, bool)
-    limbs = _limbs(n, pole, pole_mask, hinge, None, **options)
+    limbs = limb_inputs(n, pole, pole_mask, hinge, None, **options)
 
     out_knee, out_ankle, out_tip = np.empty((n, 3)), np.empty((n, 3)), np.empty((n, 3))
     reached, stretch, held = np.empty(n, bool), np.empty(n), np.empty(n, bool)
     for rows in soa.blocks(n, BLOCK):
         a, b, c, p, t, direction = (_split(name, array, rows) for name, array in points.items())
-        direction, ok = soa.unit_scaled(direction)
-        if not ok.all():
-            raise SolverError(f"end direction must not be the zero vector (row {rows.start + int(np.argmin(ok))})")
-        end_length = soa.norm(soa.sub(p, c))
-        if not (end_length >= MIN_LENGTH).all():
-            raise SolverError(f"end bone must have non-zero length (row {rows.start + int(np.argmin(end_length))})")
-        # The end bone along its direction with its tip on the target: the ankle's goal (see the scalar solver).
-        wrist_goal = soa.sub(t, soa.scale(direction, end_length))
-        _check_range("target", wrist_goal, rows.start)  # the two-bone solve's target
-        in_plane = _block(natural, rows)
-        plane = direction if in_plane.all() else soa.where(in_plane, direction, (0.0, 0.0, 0.0))
         pole_block, use_pole, hinge_block, _, settings = limbs.block(rows)
-        k, e, r, st, h = _solve_block(a, b, c, wrist_goal, pole_block, use_pole, hinge_block, plane, settings,
-                                      rows.start)  # fmt: skip
-        new_tip = soa.add(e, soa.scale(direction, end_length))
-        if h.any():
-            new_tip = soa.where(h, p, new_tip)
-        for solved, out in ((k, out_knee), (e, out_ankle), (new_tip, out_tip)):
-            soa.join(solved, out[rows])
-        reached[rows], stretch[rows], held[rows] = r, st, h
+        solved = three_bone_block(a, b, c, p, t, direction, pole_block, use_pole, hinge_block, _block(natural, rows),
+                                  settings, rows.start)  # fmt: skip
+        for part, out in zip(solved[:3], (out_knee, out_ankle, out_tip)):
+            soa.join(part, out[rows])
+        reached[rows], stretch[rows], held[rows] = solved[3:]
     return ThreeBoneBatch(out_knee, out_ankle, out_tip, reached, stretch, held)
+
+
+def three_bone_block(a, b, c, p, t, direction, pole, use_pole, hinge, natural, s, first_row):
+    """One block of :func:`solve_three_bone_batch`, as component arrays (``natural``: a bool mask or a shared
+    bool, ``s``: the block's settings): new knees, ankles and tips, reached, stretch and held."""
+    direction, ok = soa.unit_scaled(direction)
+    if not ok.all():
+        raise SolverError(f"end direction must not be the zero vector (row {first_row + int(np.argmin(ok))})")
+    end_length = soa.norm(soa.sub(p, c))
+    if not (end_length >= MIN_LENGTH).all():
+        raise SolverError(f"end bone must have non-zero length (row {first_row + int(np.argmin(end_length))})")
+    # The end bone along its direction with its tip on the target: the ankle's goal (see the scalar solver).
+    wrist_goal = soa.sub(t, soa.scale(direction, end_length))
+    check_range("target", wrist_goal, first_row)  # the two-bone solve's target
+    plane = direction if np.all(natural) else soa.where(natural, direction, (0.0, 0.0, 0.0))
+    k, e, r, st, h = solve_block(a, b, c, wrist_goal, pole, use_pole, hinge, plane, s, first_row)
+    new_tip = soa.add(e, soa.scale(direction, end_length))
+    if h.any():
+        new_tip = soa.where(h, p, new_tip)
+    return k, e, new_tip, r, st, h
 
 
 class _Limbs(NamedTuple):
@@ -139,8 +145,8 @@ class _Limbs(NamedTuple):
         )
 
 
-def _limbs(n: int, pole, pole_mask, hinge, plane, mode=Reach.EXTEND, softness=0.0, max_stretch=1.0,
-           stretch_start=1.0, min_bend=0.0, max_bend=np.pi) -> _Limbs:  # fmt: skip
+def limb_inputs(n: int, pole, pole_mask, hinge, plane, mode=Reach.EXTEND, softness=0.0, max_stretch=1.0,
+                stretch_start=1.0, min_bend=0.0, max_bend=np.pi) -> _Limbs:  # fmt: skip
     """Validated optional inputs and settings of n limbs; the defaults are those of the public solvers."""
     use_pole = None if pole is None else _settings(pole_mask if pole_mask is not None else True, n, bool)
     settings = {
@@ -176,11 +182,11 @@ def _points(name: str, value, rows: int | None = None) -> np.ndarray:
 def _split(name: str, points: np.ndarray, rows: slice) -> soa.Vec:
     """The block ``rows`` of (N, 3) ``points`` as three component arrays, checked finite and in range."""
     columns = soa.components(points[rows])
-    _check_range(name, columns, rows.start)
+    check_range(name, columns, rows.start)
     return tuple(columns)
 
 
-def _check_range(name: str, columns, first_row: int) -> None:
+def check_range(name: str, columns, first_row: int) -> None:
     """Raise unless every coordinate of a block of points, (3, B) or three arrays, is finite and in range."""
     # One maximum over the block (NaN propagates through it); the culprit's row only on failure.
     if not np.abs(columns).max(initial=0.0) < COORDINATE_LIMIT:
@@ -220,7 +226,7 @@ def _check_settings(s: dict) -> None:
             raise SolverError(f"{message} (row {int(np.argmin(ok))})")
 
 
-def _solve_block(a, b, c, t, pole, use_pole, hinge, plane, s, first_row):
+def solve_block(a, b, c, t, pole, use_pole, hinge, plane, s, first_row):
     """One block of :func:`solve_two_bone_batch`, whose first row is row ``first_row`` of the input: new
     knees and ends, reached, stretch and held. ``pole``, ``hinge`` and ``plane`` are None where no row
     of the block has one."""

@@ -16,18 +16,21 @@ armature's space:
 4. influence blends each bone from its animated (FK) rotation to the IK one.
 """
 
+import functools
 from dataclasses import dataclass, field, fields
 from typing import NamedTuple
 
 import numpy as np
 
 from . import rotation_modes, soa
-from .batch import solve_three_bone_batch, solve_two_bone_batch
+from .batch import check_range, limb_inputs, solve_block, three_bone_block
 from .errors import SolverError
-from .forward import posed_points
-from .local_rotation import LocalRotations, chain_local_rotations
+from .forward import posed_block
+from .local_rotation import block_bones, turn_bones
 from .options import Reach
 from .refine import consistent
+
+BLOCK = 8192  #: chains per block: the component arrays of a block stay in cache
 
 #: A current bend whose normal is shorter than this fraction of ``upper * lower`` counts as straight.
 STRAIGHT = 1e-6
@@ -120,29 +123,26 @@ def solve_chains(batch: ChainBatch) -> ChainResult:
     """
     chains = _Chains(batch)
     solve = consistent(chains, chains.solve(chains.points))
-    miss = np.linalg.norm(solve.posed[:, -1] - chains.target, axis=1)
-    reached = solve.reached & (miss <= REACHED * chains.size)
-
-    ik, k = solve.ik, chains.k + (batch.toe_matrices is not None)
-    rotations = chains.rotations if batch.toe_rotations is None else np.concatenate(
-        [chains.rotations, np.asarray(batch.toe_rotations, dtype=np.float64)[:, None]], axis=1)  # fmt: skip
-    influence = np.broadcast_to(np.asarray(batch.influence, dtype=np.float64), (chains.n,))
-    blended = np.empty_like(ik.rotations)
-    for i in range(k):
-        blended[:, i] = rotation_modes.slerp(_unit(rotations[:, i]), ik.rotations[:, i], influence)
-    y_scale = 1.0 + influence[:, None] * (ik.y_scale - 1.0)
-    return ChainResult(blended, y_scale, solve.points, reached)
+    reached = solve.reached & (solve.miss <= REACHED * chains.size)
+    return ChainResult(solve.rotations, solve.y_scale, solve.points, reached)
 
 
 class _Solved(NamedTuple):
     points: np.ndarray  #: (N, k + 1, 3) solved joints, armature space
     reached: np.ndarray  #: (N,) the solver's own verdict: the target is within the chain's range
-    ik: LocalRotations  #: the write-back at full influence (toe included)
-    posed: np.ndarray  #: (N, k + 1, 3) the joints as that write-back poses them
+    rotations: np.ndarray  #: (N, k, 4) the new local rotations, influence applied (k + 1 with a toe)
+    y_scale: np.ndarray  #: (N, k) their Y scale factors, influence applied (k + 1 with a toe)
+    posed: np.ndarray  #: (N, k + 1, 3) the joints as the write-back at full influence poses them
+    drift: np.ndarray  #: (N,) the farthest a posed joint lies from its solved point
+    miss: np.ndarray  #: (N,) how far the posed effector lies from the target
 
 
 class _Chains:
-    """The checked inputs of :func:`solve_chains` and their rigid space, solved for given bone lengths."""
+    """The checked inputs of :func:`solve_chains`, solved for given bone lengths in their rigid space.
+
+    The solve runs a block of rows at a time on component arrays (:mod:`.soa`), each input transposed
+    once; the refinement's few rows also see the rigid space as (N, 3, 3) matrices.
+    """
 
     def __init__(self, batch: ChainBatch):
         self.batch = batch
@@ -163,35 +163,46 @@ class _Chains:
                                          ("target", target, "3", (n, 3))):  # fmt: skip
             if array.shape != shape:
                 raise SolverError(f"{name} must be (N, {dims}) = {shape}, not {array.shape}")
+        if batch.toe_matrices is not None and k != 3:
+            raise SolverError("only three-bone chains carry a toe")
+        if k == 3 and batch.end_rotation is None:
+            raise SolverError("three-bone chains need an end rotation")
+        # A toe is a fourth bone of the write-back, which takes a goal rotation as the end bone does.
+        toe = [None] * 3 if batch.toe_matrices is None else [
+            np.asarray(value, dtype=np.float64).reshape(n, *shape)
+            for value, shape in ((batch.toe_matrices, (1, 4, 4)), (batch.toe_scales, (1, 3)),
+                                 (batch.toe_rotations, (1, 4)))]  # fmt: skip
+        goals = [np.asarray(value, dtype=np.float64) for value in (batch.end_rotation, batch.toe_goal)[: k - 2 + (toe[0]
+                 is not None)]]  # fmt: skip
         for name, value in (("matrices", matrices), ("scales", scales), ("rotations", rotations),
-                            ("points", points), ("end rotation", batch.end_rotation)):  # fmt: skip
-            if value is not None and not np.isfinite(value).all():
+                            ("points", points), *(("end rotation", g) for g in goals[:1]), ("matrices", toe[0]),
+                            ("scales", toe[1]), ("rotations", toe[2])):  # fmt: skip
+            if value is not None and not soa.finite(value):
                 raise SolverError(f"{name} must be finite")
-        if not (np.abs(scales) > 1e-12).all():
+        if not all((np.abs(s) > 1e-12).all() for s in (scales, toe[1]) if s is not None):
             raise SolverError("bones must not have zero scale")
         self.n, self.k = n, k
         self.matrices, self.scales, self.rotations, self.points, self.target = (
             matrices, scales, rotations, points, target)  # fmt: skip
-
-        # The rigid space: the first bone's rotation frame (its matrix without its own scale), with
-        # that bone's rotation taken back out. The chain turns rigidly in it.
-        self.frame = matrices[:, 0, :3, :3] / scales[:, 0, None, :]
-        self.rigid = self.frame @ np.swapaxes(rotation_modes.quat_to_matrix(_unit(rotations[:, 0])), 1, 2)
-        # Hadamard's bound: |det| reaches the product of the column lengths for orthogonal columns.
-        det = np.linalg.det(self.rigid)
-        flat = ~(np.abs(det) > 1e-12 * np.prod(np.linalg.norm(self.rigid, axis=1), axis=1))
-        if flat.any():
-            raise SolverError(f"the first bone has a degenerate (flat) pose matrix (row {int(np.argmax(flat))})")
-        self.to_rigid = soa.join_matrices(soa.mat_inv(soa.split_matrices(self.rigid))[0])
-        self.unit = np.cbrt(np.abs(det))  # armature length of one rigid-space unit
-        self.size = np.linalg.norm(np.diff(points, axis=1), axis=2).sum(axis=1)  #: the chain's length
-        if batch.toe_matrices is not None and k != 3:
-            raise SolverError("only three-bone chains carry a toe")
+        self.goals = goals  #: the goal orientations, of the end bone and the toe: (N, 4) or (N, 3, 3) each
+        if toe[0] is not None:  # the chain's bones and the toe, for the write-back
+            matrices, scales, rotations = (np.concatenate(pair, axis=1) for pair in zip(
+                (matrices, scales, rotations), toe))  # fmt: skip
+        self.bones = matrices, scales, rotations
+        self.unscaled = (scales == 1.0).all(axis=(0, 2))  #: (bones,) whether a bone's scales are all 1
+        segments = np.diff(points, axis=1)
+        self.size = np.sqrt(sum(segments[..., c] ** 2 for c in range(3))).sum(axis=1)  #: the chain's length
 
     noise = LENGTH_NOISE
 
     def subset(self, rows: np.ndarray) -> "_Chains":
         return _Chains(take(self.batch, rows))
+
+    @functools.cached_property
+    def to_rigid(self) -> np.ndarray:
+        """(N, 3, 3) from armature space to the rigid space, for the refinement."""
+        frame = soa.split_matrices(self.matrices[:, 0, :3, :3] / self.scales[:, 0, None, :])
+        return soa.join_matrices(_rigid_space(frame, soa.split(self.rotations[:, 0]), 0)[1])
 
     def segment(self, i: int) -> np.ndarray:
         """(N, 3) the segment from joint ``i`` to the next, in the rigid space."""
@@ -201,7 +212,7 @@ class _Chains:
         """(N, 3, 3) the second bone's rotation frame without its own rotation, seen from the rigid space:
         it carries the scale of the bone above."""
         frame = self.matrices[:, 1, :3, :3] / self.scales[:, 1, None, :]
-        turn = rotation_modes.quat_to_matrix(_unit(self.rotations[:, 1]))
+        turn = soa.join_matrices(soa.quat_to_mat(_unit(soa.split(self.rotations[:, 1]))))
         return self.to_rigid @ frame @ np.swapaxes(turn, 1, 2)
 
     def goal_distance(self, lengths: np.ndarray) -> np.ndarray:
@@ -231,87 +242,135 @@ class _Chains:
 
     def solve(self, reach_points: np.ndarray) -> _Solved:
         """Solve with the bones' lengths taken from ``reach_points``, write back from the actual joints,
-        and pose the result."""
+        pose the result and blend it by influence, a block of rows at a time."""
         batch, n, k = self.batch, self.n, self.k
-        joints = [self.local(reach_points[:, i]) for i in range(k + 1)]
-        options = dict(batch.options)
-        if "softness" in options:  # a distance: into the rigid space's units
-            options["softness"] = np.asarray(options["softness"], dtype=np.float64) / self.unit
-        common = dict(
-            pole=None if batch.pole is None else self.local(np.asarray(batch.pole, dtype=np.float64)),
-            pole_mask=batch.pole_mask if batch.pole is not None else None,
-            hinge=_hinge(batch, self.to_rigid @ self.frame, joints, n),
-            **options,
-        )
-        target = self.local(self.target)
-        end_rotation = None
+        pole = None if batch.pole is None else np.asarray(batch.pole, dtype=np.float64)
+        limbs = limb_inputs(n, pole, batch.pole_mask if pole is not None else None, batch.hinge, None, **batch.options)
+        per_row = {
+            "stretch": np.asarray(batch.options.get("mode", Reach.EXTEND)) == Reach.STRETCH,
+            "use_hinge": np.asarray(batch.use_hinge, bool),
+            "natural": np.asarray(batch.natural, bool),
+            "influence": np.asarray(batch.influence, dtype=np.float64),
+        }
+        per_row = {name: np.broadcast_to(value, (n,)) for name, value in per_row.items()}
+        bones = len(self.unscaled)
+        out = _Solved(np.empty((n, k + 1, 3)), np.empty(n, bool), np.empty((n, bones, 4)), np.ones((n, bones)),
+                      np.empty((n, k + 1, 3)), np.empty(n), np.empty(n))  # fmt: skip
+        if k == 3:
+            self.end_direction = np.empty((n, 3))
+        for rows in soa.blocks(n, BLOCK):
+            self._solve_block(rows, None if reach_points is self.points else reach_points[rows], limbs,
+                              {name: value[rows] for name, value in per_row.items()}, out)  # fmt: skip
+        return out
+
+    def _solve_block(self, rows: slice, reach_points, limbs, per_row: dict, out: _Solved) -> None:
+        """:meth:`solve` for the rows ``rows`` (``reach_points`` None: the joints as they are), into ``out``."""
+        k, first = self.k, rows.start
+        bones = block_bones(*(array[rows] for array in self.bones), self.unscaled)
+        rigid, to_rigid, unit = _rigid_space(bones[0].frame, bones[0].rotation, first)
+        points = [tuple(p) for p in soa.components(self.points[rows])]
+        reach = points if reach_points is None else [tuple(p) for p in soa.components(reach_points)]
+        origin = points[0]
+        zero = np.zeros(len(origin[0]))  # the first joint is the origin of the rigid space
+        joints = [(zero, zero, zero)] + [soa.mat_vec(to_rigid, soa.sub(p, origin)) for p in reach[1:]]
+        target = soa.mat_vec(to_rigid, soa.sub(tuple(soa.components(self.target[rows])), origin))
+        pole, use_pole, given_hinge, _, settings = limbs.block(rows)
+        if pole is not None:
+            pole = soa.mat_vec(to_rigid, soa.sub(pole, origin)) if use_pole.any() else None
+        names = ("root", "knee", "end") if k == 2 else ("root", "knee", "ankle", "tip")
+        for name, point in (*zip(names, joints), ("target", target), ("pole", pole)):
+            if point is not None:
+                check_range(name, point, first)
+        if "softness" in self.batch.options:  # a distance: into the rigid space's units
+            settings["softness"] = settings["softness"] / unit()
+        hinge = self._hinge(rows, given_hinge, bones[0].frame, to_rigid, joints, per_row["use_hinge"])
+        goals = [_orientations(goal[rows]) for goal in self.goals]
         if k == 2:
-            solved = solve_two_bone_batch(joints[0], joints[1], joints[2], target, **common)
-            new_local = [joints[0], solved.knee, solved.end]
+            knee, end, reached, _, _ = solve_block(*joints, target, pole, use_pole, hinge, None, settings, first)
+            new_local = [joints[0], knee, end]
         else:
-            if batch.end_rotation is None:
-                raise SolverError("three-bone chains need an end rotation")
-            end_rotation = _orientations(batch.end_rotation)
             # The end bone's tail runs along its Y axis, or against it when its own Y scale is negative.
-            along = rotation_modes.quat_to_matrix(end_rotation)[:, :, 1] * np.sign(self.scales[:, 2, 1:2])
-            end_direction = np.einsum("nij,nj->ni", self.to_rigid, along)
-            solved = solve_three_bone_batch(*joints, target, end_direction, natural=batch.natural, **common)
-            self.end_direction = end_direction / np.linalg.norm(end_direction, axis=1, keepdims=True)
-            new_local = [joints[0], solved.knee, solved.ankle, solved.tip]
-        origin = self.points[:, 0]
-        new_points = np.stack([origin + np.einsum("nij,nj->ni", self.rigid, p) for p in new_local], axis=1)
+            w, x, y, z = goals[0]
+            sign = np.sign(self.scales[rows, 2, 1])
+            along = (2.0 * (x * y - w * z) * sign, (1.0 - 2.0 * (x * x + z * z)) * sign, 2.0 * (y * z + w * x) * sign)
+            direction = soa.mat_vec(to_rigid, along)
+            check_range("end direction", direction, first)
+            *new_local, reached, _, _ = three_bone_block(*joints, target, direction, pole, use_pole, hinge,
+                                                         per_row["natural"], settings, first)  # fmt: skip
+            new_local.insert(0, joints[0])
+            soa.join(soa.scale(direction, 1.0 / soa.norm(direction)), self.end_direction[rows])
+        new_points = [origin] + [soa.add(origin, soa.mat_vec(rigid, p)) for p in new_local[1:]]
 
-        stretching = np.broadcast_to(np.asarray(batch.options.get("mode", Reach.EXTEND)) == Reach.STRETCH, (n,))
-        matrices, scales, rotations, points = self.matrices, self.scales, self.rotations, self.points
-        written = new_points
-        if batch.toe_matrices is not None:
-            toe_tip = points[:, 3:]  # the toe takes a goal rotation: its own child point is not used
-            matrices = np.concatenate([matrices, np.asarray(batch.toe_matrices, dtype=np.float64)[:, None]], axis=1)
-            scales = np.concatenate([scales, np.asarray(batch.toe_scales, dtype=np.float64)[:, None]], axis=1)
-            rotations = np.concatenate([rotations, np.asarray(batch.toe_rotations, dtype=np.float64)[:, None]], axis=1)
-            points = np.concatenate([points, toe_tip], axis=1)
-            written = np.concatenate([new_points, toe_tip], axis=1)
-            end_rotation = np.stack([end_rotation, _orientations(batch.toe_goal)], axis=1)
-        ik = chain_local_rotations(matrices, scales, rotations, points, written, end_rotation, stretching)
-        posed = posed_points(self.matrices, self.scales, self.rotations, self.points, ik.rotations[:, :k],
-                             ik.y_scale[:, :k])  # fmt: skip
-        return _Solved(new_points, solved.reached, ik, posed)
+        # Write back from the actual joints, then pose the chain's bones with the rotations written.
+        stretch = per_row["stretch"] if per_row["stretch"].any() else None
+        first_goal = len(bones) - len(goals)
+        turned = list(turn_bones(bones, points[1 : first_goal + 1], new_points[1 : first_goal + 1], goals, stretch))
+        factors = None if stretch is None else [np.ones(len(stretch)) if f is None else f for _, f in turned[:k]]
+        posed = posed_block([b.frame for b in bones[:k]], [b.inverse for b in bones[:k]], [b.head for b in bones[:k]],
+                            [b.rotation for b in bones[:k]], [q for q, _ in turned[:k]], factors, points)  # fmt: skip
+        out.drift[rows] = functools.reduce(np.maximum, (soa.norm(soa.sub(p, q)) for p, q in zip(posed, new_points)))
+        out.miss[rows] = soa.norm(soa.sub(posed[-1], tuple(soa.components(self.target[rows]))))
+
+        # Influence blends each bone from its animated rotation to the solved one, and its Y scale likewise.
+        influence = per_row["influence"]
+        for i, (bone, (rotation, factor)) in enumerate(zip(bones, turned)):
+            soa.join(soa.slerp(_unit(bone.rotation), rotation, influence), out.rotations[rows, i])
+            if factor is not None:
+                out.y_scale[rows, i] = 1.0 + influence * (factor - 1.0)
+        for i in range(k + 1):
+            soa.join(new_points[i], out.points[rows, i])
+            soa.join(posed[i], out.posed[rows, i])
+        out.reached[rows] = reached
+
+    def _hinge(self, rows: slice, given, frame: soa.Mat, to_rigid: soa.Mat, joints: list[soa.Vec], use):
+        """Hinge axis in the rigid space: the given local axis carried by the first bone's current ``frame``,
+        else the normal of the current bend, else none (zero); zero where hinges are off, and None where no
+        row has one. The bend's normal is taken from the joints in the rigid space: under a parent's uneven
+        scale a normal does not map like a direction, and mapped it could point backwards."""
+        if not use.any():
+            return None
+        upper, lower = soa.sub(joints[1], joints[0]), soa.sub(joints[2], joints[1])
+        bend = soa.cross(upper, lower)
+        straight = soa.norm(bend) <= STRAIGHT * soa.norm(upper) * soa.norm(lower)
+        axis = soa.where(straight, (0.0, 0.0, 0.0), bend)
+        if given is not None:
+            has_axis = soa.norm(given) > 0.0
+            if has_axis.any():
+                axis = soa.where(has_axis, soa.mat_vec(soa.mat_mul(to_rigid, frame), given), axis)
+        return axis if use.all() else soa.where(use, axis, (0.0, 0.0, 0.0))
 
 
-def _orientations(value) -> np.ndarray:
-    """(N, 4) unit quaternions from quaternions or from matrices of any scale or shear (a goal seen from an
-    armature scaled unevenly): the nearest rotation, turned to put its Y axis exactly along the matrix's,
-    which is where the end bone points. A mirrored matrix (seen from an armature scaled by a negative
-    factor) stands for its Y and Z axes: its X axis is flipped."""
-    array = np.asarray(value, dtype=np.float64)
+def _rigid_space(frame: soa.Mat, rotation: soa.Quat, first_row: int):
+    """The rigid space of chains whose first bone has the rotation frame ``frame`` (its matrix without its
+    own scale) and the local rotation ``rotation``: that frame with the bone's rotation taken back out, in
+    which the chain turns rigidly. Returns it, its inverse, and a function giving the armature length of
+    one of its units. Raises for a flat frame, naming its row (``first_row``: the first row's index)."""
+    rigid = soa.mat_mul(frame, soa.mat_transpose(soa.quat_to_mat(_unit(rotation))))
+    det = soa.mat_det(rigid)
+    # Hadamard's bound: |det| reaches the product of the column lengths for orthogonal columns.
+    a, b, c = (soa.norm(column) for column in soa.mat_columns(rigid))
+    flat = ~(np.abs(det) > 1e-12 * (a * b * c))
+    if flat.any():
+        raise SolverError(f"the first bone has a degenerate (flat) pose matrix (row {first_row + int(np.argmax(flat))})")
+    return rigid, soa.mat_inv(rigid)[0], lambda: np.cbrt(np.abs(det))
+
+
+def _orientations(array: np.ndarray) -> soa.Quat:
+    """Unit quaternions from (N, 4) quaternions or from (N, 3, 3) matrices of any scale or shear (a goal seen
+    from an armature scaled unevenly): the nearest rotation, turned to put its Y axis exactly along the
+    matrix's, which is where the end bone points. A mirrored matrix (seen from an armature scaled by a
+    negative factor) stands for its Y and Z axes: its X axis is flipped."""
     if array.ndim != 3:
-        return _unit(array)
+        return _unit(soa.split(array))
     array = array.copy()
     array[np.linalg.det(array) < 0.0, :, 0] *= -1.0
     nearest = rotation_modes.nearest_rotation(array)
     aim = soa.rotation_between(soa.split(nearest[:, :, 1]), soa.split(array[:, :, 1]))
-    return soa.join(soa.quat_mul(aim, soa.split(rotation_modes.matrix_to_quat(nearest))))
+    return _unit(soa.quat_mul(aim, soa.split(rotation_modes.matrix_to_quat(nearest))))
 
 
-def _unit(q: np.ndarray) -> np.ndarray:
-    n = np.linalg.norm(q, axis=-1, keepdims=True)
+def _unit(q: soa.Quat) -> soa.Quat:
+    n = np.sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3])
     if not (n > 0.0).all():
         raise SolverError("rotation quaternions must not be zero")
-    return q / n
-
-
-def _hinge(batch: ChainBatch, frame: np.ndarray, joints: list[np.ndarray], n: int) -> np.ndarray:
-    """Hinge axis in the rigid space: the given local axis carried by the first bone's current frame
-    (``frame``, seen from the rigid space), else the normal of the current bend, else none (zero).
-    Zero where hinges are off. The bend's normal is taken from the joints in the rigid space: under a
-    parent's uneven scale a normal does not map like a direction, and mapped it could point backwards."""
-    local_axis = np.zeros((n, 3)) if batch.hinge is None else np.asarray(batch.hinge, dtype=np.float64)
-    carried = np.einsum("nij,nj->ni", frame, local_axis)
-    upper, lower = joints[1] - joints[0], joints[2] - joints[1]
-    bend = np.cross(upper, lower)
-    straight = np.linalg.norm(bend, axis=1) <= STRAIGHT * np.linalg.norm(upper, axis=1) * np.linalg.norm(lower, axis=1)
-    current = np.where(straight[:, None], 0.0, bend)
-    given = np.linalg.norm(local_axis, axis=1) > 0.0
-    axis = np.where(given[:, None], carried, current)
-    use = np.broadcast_to(np.asarray(batch.use_hinge, bool), (n,))
-    return np.where(use[:, None], axis, 0.0)
+    return (q[0] / n, q[1] / n, q[2] / n, q[3] / n)

@@ -4,14 +4,16 @@
 Blender poses a bone that inherits fully from its parent as ``M = P @ L @ R @ S``: the parent's pose
 matrix, the rest offset and location, then the bone's own rotation and scale. Writing ``R'`` and
 ``S'`` changes bone ``i`` about its own origin by ``M_i @ S^-1 R^-1 R' S' @ M_i^-1``, and every bone
-below it with it, so the change of bone ``i`` in armature space is the product of the changes of the
-bones from the top of the chain down to it. The solve checks what it wrote with this, independently
-of the write-back's carried frames, before it reports a limb as reached.
+below it with it, so a joint moves by the changes of the bones above it, the lowest first. The solve
+checks what it wrote with this, independently of the write-back's carried frames, before it reports a
+limb as reached.
 """
 
 import numpy as np
 
 from . import soa
+
+BLOCK = 8192  #: chains per block: the component arrays of a block stay in cache
 
 
 def posed_points(matrices, scales, rotations, points, new_rotations, y_scale=None) -> np.ndarray:
@@ -20,32 +22,48 @@ def posed_points(matrices, scales, rotations, points, new_rotations, y_scale=Non
     the bones' pose matrices and local scales as they are; ``points`` (N, k + 1, 3): the joints as they
     are, point ``i + 1`` moving with bone ``i``. The first point, the top bone's head, stays."""
     matrices = np.asarray(matrices, dtype=np.float64)
-    points = np.asarray(points, dtype=np.float64)
+    scales = np.asarray(scales, dtype=np.float64)
     n, k = matrices.shape[:2]
-    # Every bone's own change at once: M S^-1 R^T R' S' M^-1 = F T Y F^-1 about its head, with its rotation
-    # frame F = M S^-1, its turn T = R^T R' and Y the factor on its Y scale.
-    frame = soa.split_matrices(matrices[:, :, :3, :3] / np.asarray(scales, dtype=np.float64)[:, :, None, :])
-    turn = soa.quat_to_mat(soa.quat_mul(_conjugate(_unit(rotations)), _unit(new_rotations)))
-    if y_scale is not None:
-        turn = soa.mat_scale_columns(turn, (1.0, np.ravel(y_scale), 1.0))
-    change = soa.mat_mul(soa.mat_mul(frame, turn), soa.mat_inv(frame)[0])
-    heads = soa.split(matrices[:, :, :3, 3].reshape(-1, 3))
-    moved = soa.join(soa.sub(heads, soa.mat_vec(change, heads))).reshape(n, k, 3)
-    change = soa.join_matrices(change).reshape(n, k, 3, 3)
-    # Down the chain: each bone moves with the changes of the bones above it, p -> linear p + shift.
-    out = np.empty_like(points)
-    out[:, 0] = points[:, 0]
-    linear, shift = change[:, 0], moved[:, 0]
-    for i in range(k):
-        if i > 0:
-            shift = np.einsum("nij,nj->ni", linear, moved[:, i]) + shift
-            linear = np.einsum("nij,njk->nik", linear, change[:, i])
-        out[:, i + 1] = np.einsum("nij,nj->ni", linear, points[:, i + 1]) + shift
+    out = np.empty((n, k + 1, 3))
+    for rows in soa.blocks(n, BLOCK):
+        m = soa.components(matrices[rows, :, :3])  # (k, 3, 4, B)
+        s = soa.components(scales[rows])
+        frames = [tuple(m[i, r, c] / s[i, c] for r in range(3) for c in range(3)) for i in range(k)]
+        heads = [(m[i, 0, 3], m[i, 1, 3], m[i, 2, 3]) for i in range(k)]
+        factors = None if y_scale is None else list(soa.components(np.asarray(y_scale, dtype=np.float64)[rows]))
+        posed = posed_block(frames, [soa.mat_inv(f)[0] for f in frames], heads,
+                            [tuple(q) for q in soa.components(np.asarray(rotations, dtype=np.float64)[rows])],
+                            [tuple(q) for q in soa.components(np.asarray(new_rotations, dtype=np.float64)[rows])],
+                            factors, [tuple(p) for p in soa.components(np.asarray(points, dtype=np.float64)[rows])])  # fmt: skip
+        for i, point in enumerate(posed):
+            soa.join(point, out[rows, i])
     return out
 
 
-def _unit(q) -> soa.Quat:
-    q = soa.split(np.asarray(q, dtype=np.float64).reshape(-1, 4))
+def posed_block(frames, inverses, heads, rotations, new_rotations, y_scale, points) -> list[soa.Vec]:
+    """:func:`posed_points` for a block of chains, as component arrays: each bone's rotation frame ``F``
+    (its pose matrix without its scale), ``F``'s inverse, its head, its local rotation and its new one, its
+    Y scale factor (``y_scale`` None for none), and the k + 1 joints. Returns the posed joints."""
+    # Each bone's own change F T Y F^-1 about its head, with its turn T = R^T R' and Y the factor on its Y
+    # scale, moves a joint below it; joint j moves by the changes of bones j - 1 to 0, in that order.
+    turns = [soa.quat_mul(_conjugate(_unit(r)), _unit(new)) for r, new in zip(rotations, new_rotations)]
+
+    def moved(i: int, p: soa.Vec) -> soa.Vec:
+        local = soa.mat_vec(inverses[i], soa.sub(p, heads[i]))
+        if y_scale is not None:
+            local = (local[0], local[1] * y_scale[i], local[2])
+        return soa.add(heads[i], soa.mat_vec(frames[i], soa.quat_rotate(turns[i], local)))
+
+    out = [points[0]]
+    for j in range(1, len(frames) + 1):
+        p = points[j]
+        for i in reversed(range(j)):
+            p = moved(i, p)
+        out.append(p)
+    return out
+
+
+def _unit(q: soa.Quat) -> soa.Quat:
     n = np.sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3])
     return (q[0] / n, q[1] / n, q[2] / n, q[3] / n)
 

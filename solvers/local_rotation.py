@@ -74,78 +74,85 @@ def chain_local_rotations(
     first_goal = k if goals is None else k - goals.shape[1]
     if first_goal < 0:
         raise SolverError(f"{goals.shape[1]} goal rotations for a chain of {k} bones")
+    for name, array in inputs.items():
+        if not soa.finite(array):
+            raise SolverError(f"{name} must be finite")
+    if not (np.abs(inputs["scales"]) > 1e-12).all():
+        raise SolverError("bones must not have zero scale")
     if stretch is not None:
         stretch = np.broadcast_to(np.asarray(stretch, bool), (n,))
+    unscaled = (inputs["scales"] == 1.0).all(axis=(0, 2))
 
     result = np.empty((n, k, 4))
     y_scale = np.ones((n, k))
     for rows in soa.blocks(n, BLOCK):
-        block = {name: array[rows] for name, array in inputs.items()}
-        for name, array in block.items():
-            if not np.isfinite(array).all():
-                raise SolverError(f"{name} must be finite")
-        if not (np.abs(block["scales"]) > 1e-12).all():
-            raise SolverError("bones must not have zero scale")
+        bones = block_bones(inputs["matrices"][rows], inputs["scales"][rows], inputs["rotations"][rows], unscaled)
+        old, new = (list(map(tuple, soa.components(inputs[name][rows, 1 : first_goal + 1])))
+                    for name in ("old points", "new points"))  # fmt: skip
         stretching = None if stretch is None or not stretch[rows].any() else stretch[rows]
-        block_goals = None if goals is None else goals[rows]
-        for i, (new_rotation, factor) in enumerate(_turn_bones(block, first_goal, block_goals, stretching)):
+        block_goals = None if goals is None else [_normalised(soa.split(g)) for g in np.moveaxis(goals[rows], 1, 0)]
+        for i, (new_rotation, factor) in enumerate(turn_bones(bones, old, new, block_goals, stretching)):
             soa.join(new_rotation, result[rows, i])
             if factor is not None:
                 y_scale[rows, i] = factor
     return LocalRotations(result, y_scale)
 
 
-class _Bone(NamedTuple):
+class Bone(NamedTuple):
     """One bone of a block of chains, as component arrays."""
 
     frame: soa.Mat  #: its rotation frame, the pose matrix without its own scale
+    inverse: soa.Mat  #: the frame's inverse
     head: soa.Vec
     rotation: soa.Quat  #: its local rotation
 
 
-def _bone(block: dict, i: int) -> _Bone:
-    """Bone ``i`` of a block of chains, each of its inputs transposed once (and only when it is reached,
-    so that a block holds one bone's arrays at a time)."""
-    m = soa.components(block["matrices"][:, i, :3])  # rows 0-2 of the 4x4 matrices
-    frame = (m[0, 0], m[0, 1], m[0, 2], m[1, 0], m[1, 1], m[1, 2], m[2, 0], m[2, 1], m[2, 2])
-    scale = soa.components(block["scales"][:, i])
-    if not (scale == 1.0).all():  # nearly every bone is unscaled, and dividing by 1 would change nothing
-        frame = soa.mat_scale_columns(frame, tuple(1.0 / scale))
-    return _Bone(frame, (m[0, 3], m[1, 3], m[2, 3]), tuple(soa.components(block["rotations"][:, i])))
-
-
-def _turn_bones(block: dict, first_goal: int, goals, stretch):
-    """Yield each bone's new local rotation and its Y scale factor (None for 1), from the top of the chain.
-
-    ``new`` holds the new joints still to be reached, each carried back through the changes of the
-    bones above it; ``carried`` is the linear part of those changes, kept only while a goal bone
-    lies below (it needs its frame as the bones above leave it).
-    """
-    k = block["matrices"].shape[1]
-    new = [tuple(point) for point in soa.components(block["new points"][:, 1 : first_goal + 1])]
-    carried: soa.Mat | None = None
-    for i in range(k):
-        bone = _bone(block, i)
-        frame_inv, det = soa.mat_inv(bone.frame)
+def block_bones(matrices: np.ndarray, scales: np.ndarray, rotations: np.ndarray, unscaled) -> list[Bone]:
+    """The k bones of a block of B chains, from their (B, k, 4, 4) pose matrices, (B, k, 3) scales and
+    (B, k, 4) local rotations, each array transposed once. ``unscaled`` (k,) bool: bones whose scales are
+    all 1 (nearly every bone), whose frames need no division."""
+    bones = []
+    for i in range(matrices.shape[1]):
+        m = soa.components(matrices[:, i, :3])  # rows 0-2 of the 4x4 matrices
+        frame = tuple(m[row, column] for row in range(3) for column in range(3))
+        if not unscaled[i]:
+            frame = soa.mat_scale_columns(frame, tuple(1.0 / soa.components(scales[:, i])))
+        inverse, det = soa.mat_inv(frame)
         if not (np.abs(det) > 1e-300).all():
             raise SolverError(f"bone {i} has a degenerate (flat) pose matrix")
+        bones.append(Bone(frame, inverse, (m[0, 3], m[1, 3], m[2, 3]), tuple(soa.components(rotations[:, i]))))
+    return bones
+
+
+def turn_bones(bones: list[Bone], old: list[soa.Vec], new: list[soa.Vec], goals: list[soa.Quat] | None, stretch):
+    """Yield each bone's new local rotation and its Y scale factor (None for 1), from the top of the chain.
+
+    ``old`` and ``new``: the child joint of each bone above the goal bones, before and after the solve;
+    ``goals``: the unit armature-space rotations of the goal bones (None for none); ``stretch``: the rows
+    that stretch (None for none). ``new`` holds the new joints still to be reached, each carried back
+    through the changes of the bones above it; ``carried`` is the linear part of those changes, kept only
+    while a goal bone lies below (it needs its frame as the bones above leave it).
+    """
+    k, first_goal = len(bones), len(old)
+    new = list(new)
+    carried: soa.Mat | None = None
+    for i, bone in enumerate(bones):
         frame = bone.frame if carried is None else soa.mat_mul(carried, bone.frame)  # as the bones above leave it
         factor = None
         if i >= first_goal:
-            new_rotation, turn = _goal_turn(frame, bone.rotation, _normalised(soa.split(goals[:, i - first_goal])))
+            new_rotation, turn = _goal_turn(frame, bone.rotation, goals[i - first_goal])
         else:
-            old_child = tuple(soa.components(block["old points"][:, i + 1]))
-            old_local = soa.mat_vec(frame_inv, soa.sub(old_child, bone.head))
-            new_local = soa.mat_vec(frame_inv, soa.sub(new[i], bone.head))
+            old_local = soa.mat_vec(bone.inverse, soa.sub(old[i], bone.head))
+            new_local = soa.mat_vec(bone.inverse, soa.sub(new[i], bone.head))
             turn = soa.rotation_between(old_local, new_local)
             new_rotation = _normalised(soa.quat_mul(bone.rotation, turn))
             if stretch is not None:
                 factor = np.where(stretch, soa.norm(new_local) / np.maximum(soa.norm(old_local), 1e-300), 1.0)
         yield new_rotation, factor
-        new[i + 1 : first_goal] = [_carry_back(p, bone, frame_inv, turn, factor) for p in new[i + 1 : first_goal]]
+        new[i + 1 : first_goal] = [_carry_back(p, bone, turn, factor) for p in new[i + 1 : first_goal]]
         if goals is not None and i + 1 < k:
             # The linear change of the bones above, now through this one too: C F T Y F^-1.
-            carried = soa.mat_mul(soa.mat_mul(frame, _turn_matrix(turn, factor)), frame_inv)
+            carried = soa.mat_mul(soa.mat_mul(frame, _turn_matrix(turn, factor)), bone.inverse)
 
 
 def _goal_turn(frame: soa.Mat, rotation: soa.Quat, goal: soa.Quat) -> tuple[soa.Quat, soa.Quat]:
@@ -179,10 +186,10 @@ def _goal_turn(frame: soa.Mat, rotation: soa.Quat, goal: soa.Quat) -> tuple[soa.
     return new_rotation, soa.quat_mul(_conjugate(_normalised(rotation)), new_rotation)
 
 
-def _carry_back(point: soa.Vec, bone: _Bone, frame_inv: soa.Mat, turn: soa.Quat, factor) -> soa.Vec:
+def _carry_back(point: soa.Vec, bone: Bone, turn: soa.Quat, factor) -> soa.Vec:
     """Where ``point`` was before the bone's change ``D = F T Y F^-1`` about its head moved it:
     ``head + F Y^-1 T^-1 F^-1 (point - head)``."""
-    local = soa.quat_rotate(_conjugate(turn), soa.mat_vec(frame_inv, soa.sub(point, bone.head)))
+    local = soa.quat_rotate(_conjugate(turn), soa.mat_vec(bone.inverse, soa.sub(point, bone.head)))
     if factor is not None:
         local = (local[0], local[1] / factor, local[2])
     return soa.add(bone.head, soa.mat_vec(bone.frame, local))

@@ -23,8 +23,7 @@ STEPS = 40  #: at most this many steps of each search
 def consistent(chains, solved):
     """``solved`` for the rows of ``chains`` whose pose misses the solved joints, solved again with lengths
     the pose keeps. ``chains`` is a :class:`.chains._Chains`; returns a :class:`.chains._Solved`."""
-    miss = np.linalg.norm(solved.posed - solved.points, axis=2).max(axis=1)
-    rows = np.flatnonzero(miss > chains.noise * chains.size)
+    rows = np.flatnonzero(solved.drift > chains.noise * chains.size)
     if len(rows) == 0:
         return solved
     return _scatter(solved, _solve(chains.subset(rows)), rows)

@@ -178,14 +178,6 @@ def make_quat_continuous(q) -> np.ndarray:
 def slerp(a, b, t) -> np.ndarray:
     """Spherical interpolation from (N, 4) ``a`` to ``b`` by ``t`` (scalar or (N,)), along the shorter arc."""
     a = _rotations(a)
-    b = same_hemisphere(b, a)
-    t = np.broadcast_to(_finite("slerp factors", t), (len(a),))[:, None]
-    cos_angle = np.clip(np.einsum("ij,ij->i", a, b), -1.0, 1.0)[:, None]
-    angle = np.arccos(cos_angle)
-    sin_angle = np.sin(angle)
-    small = sin_angle < 1e-9
-    safe = np.where(small, 1.0, sin_angle)
-    wa = np.where(small, 1.0 - t, np.sin((1.0 - t) * angle) / safe)
-    wb = np.where(small, t, np.sin(t * angle) / safe)
-    out = wa * a + wb * b
-    return out / np.linalg.norm(out, axis=1, keepdims=True)
+    b = _rotations(b)
+    t = np.broadcast_to(_finite("slerp factors", t), (len(a),))
+    return soa.join(soa.slerp(soa.split(a), soa.split(b), t))

@@ -23,6 +23,10 @@ Vec = tuple[np.ndarray, np.ndarray, np.ndarray]
 Mat = tuple[np.ndarray, ...]  # nine arrays, row-major
 Quat = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
 
+#: Bytes of rows a transposing copy reads at once: it reads each row's components many times over, and
+#: is up to twice as fast when the rows it spans stay in the processor's cache.
+TRANSPOSE_BYTES = 1 << 20
+
 #: The quaternion of no rotation, as scalars that broadcast against component arrays.
 IDENTITY = (1.0, 0.0, 0.0, 0.0)
 
@@ -35,7 +39,20 @@ def blocks(rows: int, size: int) -> Iterator[slice]:
 def components(array: np.ndarray) -> np.ndarray:
     """An (N, ...) array as one contiguous float64 (..., N) array, whose entries are component arrays:
     one transposing copy, whatever the strides of ``array``."""
-    return np.ascontiguousarray(np.moveaxis(np.asarray(array, dtype=np.float64), 0, -1))
+    array = np.asarray(array, dtype=np.float64)
+    rows = max(TRANSPOSE_BYTES // max(abs(array.strides[0]), 1), 1) if array.ndim else 1
+    if len(array) <= rows:
+        return np.ascontiguousarray(np.moveaxis(array, 0, -1))
+    out = np.empty((*array.shape[1:], len(array)))
+    for part in blocks(len(array), rows):
+        np.copyto(out[..., part], np.moveaxis(array[part], 0, -1))
+    return out
+
+
+def finite(array: np.ndarray) -> bool:
+    """Whether every entry of ``array`` is finite: by its sum, which is, unless an entry is not or the sum
+    overflows (then entry by entry)."""
+    return bool(np.isfinite(np.sum(array))) or bool(np.isfinite(array).all())
 
 
 def split(array: np.ndarray) -> tuple[np.ndarray, ...]:
@@ -234,6 +251,28 @@ def mat_to_quat(m: Mat) -> Quat:
         )
     n = np.sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3])
     return (q[0] / n, q[1] / n, q[2] / n, q[3] / n)
+
+
+def slerp(a: Quat, b: Quat, t) -> Quat:
+    """Spherical interpolation from each unit ``a`` to each unit ``b`` by ``t`` (array or scalar), along the
+    shorter arc, at unit length. ``t`` = 1 (nearly every limb's influence) gives ``b`` on ``a``'s side."""
+    cos_angle = a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3]
+    flip = cos_angle < 0.0
+    if flip.any():  # the same rotation on a's side: negation is exact, so the cosine only changes sign
+        b = tuple(np.where(flip, -c, c) for c in b)
+        cos_angle = np.abs(cos_angle)
+    if np.all(t == 1.0):
+        out = b
+    else:
+        angle = np.arccos(np.minimum(cos_angle, 1.0))
+        sin_angle = np.sin(angle)
+        small = sin_angle < 1e-9
+        safe = np.where(small, 1.0, sin_angle)
+        wa = np.where(small, 1.0 - t, np.sin((1.0 - t) * angle) / safe)
+        wb = np.where(small, t, np.sin(t * angle) / safe)
+        out = tuple(wa * x + wb * y for x, y in zip(a, b))
+    n = np.sqrt(out[0] * out[0] + out[1] * out[1] + out[2] * out[2] + out[3] * out[3])
+    return (out[0] / n, out[1] / n, out[2] / n, out[3] / n)
 
 
 def rotation_between(u: Vec, v: Vec) -> Quat:
