@@ -63,7 +63,8 @@ def solve_two_bone_batch(
     n = len(points["root"])
     if any(len(p) != n for p in points.values()):
         raise SolverError("root, knee, end and target must have the same number of rows")
-    limbs = limb_inputs(n, pole, pole_mask, hinge, plane, mode, softness, max_stretch, stretch_start, min_bend, max_bend)
+    limbs = limb_inputs(n, pole, pole_mask, hinge, plane, mode, softness, max_stretch, stretch_start, min_bend,
+                        max_bend)  # fmt: skip
 
     out_knee, out_end = np.empty((n, 3)), np.empty((n, 3))
     reached, stretch, held = np.empty(n, bool), np.empty(n), np.empty(n, bool)

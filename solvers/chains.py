@@ -189,9 +189,13 @@ class _Chains:
             matrices, scales, rotations = (np.concatenate(pair, axis=1) for pair in zip(
                 (matrices, scales, rotations), toe))  # fmt: skip
         self.bones = matrices, scales, rotations
-        self.unscaled = (scales == 1.0).all(axis=(0, 2))  #: (bones,) whether a bone's scales are all 1
-        segments = np.diff(points, axis=1)
-        self.size = np.sqrt(sum(segments[..., c] ** 2 for c in range(3))).sum(axis=1)  #: the chain's length
+        #: (bones,) whether a bone's scales are all 1, as nearly every bone's are
+        ones = scales == 1.0
+        self.unscaled = np.full(ones.shape[1], True) if ones.all() else ones.all(axis=(0, 2))
+        squares = points[:, 1:] - points[:, :-1]
+        squares *= squares
+        lengths = np.sqrt(squares[..., 0] + squares[..., 1] + squares[..., 2])
+        self.size = sum(lengths[:, i] for i in range(k))  #: the chain's length
 
     noise = LENGTH_NOISE
 
@@ -202,7 +206,7 @@ class _Chains:
     def to_rigid(self) -> np.ndarray:
         """(N, 3, 3) from armature space to the rigid space, for the refinement."""
         frame = soa.split_matrices(self.matrices[:, 0, :3, :3] / self.scales[:, 0, None, :])
-        return soa.join_matrices(_rigid_space(frame, soa.split(self.rotations[:, 0]), 0)[1])
+        return soa.join_matrices(_rigid_space(frame, _unit(soa.split(self.rotations[:, 0])), 0)[1])
 
     def segment(self, i: int) -> np.ndarray:
         """(N, 3) the segment from joint ``i`` to the next, in the rigid space."""
@@ -267,7 +271,8 @@ class _Chains:
         """:meth:`solve` for the rows ``rows`` (``reach_points`` None: the joints as they are), into ``out``."""
         k, first = self.k, rows.start
         bones = block_bones(*(array[rows] for array in self.bones), self.unscaled)
-        rigid, to_rigid, unit = _rigid_space(bones[0].frame, bones[0].rotation, first)
+        rotations = [_unit(bone.rotation) for bone in bones]  # as the bones are turned now, at unit length
+        rigid, to_rigid, unit = _rigid_space(bones[0].frame, rotations[0], first)
         points = [tuple(p) for p in soa.components(self.points[rows])]
         reach = points if reach_points is None else [tuple(p) for p in soa.components(reach_points)]
         origin = points[0]
@@ -307,14 +312,14 @@ class _Chains:
         turned = list(turn_bones(bones, points[1 : first_goal + 1], new_points[1 : first_goal + 1], goals, stretch))
         factors = None if stretch is None else [np.ones(len(stretch)) if f is None else f for _, f in turned[:k]]
         posed = posed_block([b.frame for b in bones[:k]], [b.inverse for b in bones[:k]], [b.head for b in bones[:k]],
-                            [b.rotation for b in bones[:k]], [q for q, _ in turned[:k]], factors, points)  # fmt: skip
+                            rotations[:k], [q for q, _ in turned[:k]], factors, points)  # fmt: skip
         out.drift[rows] = functools.reduce(np.maximum, (soa.norm(soa.sub(p, q)) for p, q in zip(posed, new_points)))
         out.miss[rows] = soa.norm(soa.sub(posed[-1], tuple(soa.components(self.target[rows]))))
 
         # Influence blends each bone from its animated rotation to the solved one, and its Y scale likewise.
         influence = per_row["influence"]
-        for i, (bone, (rotation, factor)) in enumerate(zip(bones, turned)):
-            soa.join(soa.slerp(_unit(bone.rotation), rotation, influence), out.rotations[rows, i])
+        for i, (before, (rotation, factor)) in enumerate(zip(rotations, turned)):
+            soa.join(soa.slerp(before, rotation, influence), out.rotations[rows, i])
             if factor is not None:
                 out.y_scale[rows, i] = 1.0 + influence * (factor - 1.0)
         for i in range(k + 1):
@@ -342,16 +347,18 @@ class _Chains:
 
 def _rigid_space(frame: soa.Mat, rotation: soa.Quat, first_row: int):
     """The rigid space of chains whose first bone has the rotation frame ``frame`` (its matrix without its
-    own scale) and the local rotation ``rotation``: that frame with the bone's rotation taken back out, in
-    which the chain turns rigidly. Returns it, its inverse, and a function giving the armature length of
-    one of its units. Raises for a flat frame, naming its row (``first_row``: the first row's index)."""
-    rigid = soa.mat_mul(frame, soa.mat_transpose(soa.quat_to_mat(_unit(rotation))))
+    own scale) and the local rotation ``rotation`` (unit quaternions): that frame with the bone's rotation
+    taken back out, in which the chain turns rigidly. Returns it, its inverse, and a function giving the
+    armature length of one of its units. Raises for a flat frame, naming its row (``first_row``: the
+    first row's index)."""
+    rigid = soa.mat_mul(frame, soa.mat_transpose(soa.quat_to_mat(rotation)))
     det = soa.mat_det(rigid)
     # Hadamard's bound: |det| reaches the product of the column lengths for orthogonal columns.
     a, b, c = (soa.norm(column) for column in soa.mat_columns(rigid))
     flat = ~(np.abs(det) > 1e-12 * (a * b * c))
     if flat.any():
-        raise SolverError(f"the first bone has a degenerate (flat) pose matrix (row {first_row + int(np.argmax(flat))})")
+        row = first_row + int(np.argmax(flat))
+        raise SolverError(f"the first bone has a degenerate (flat) pose matrix (row {row})")
     return rigid, soa.mat_inv(rigid)[0], lambda: np.cbrt(np.abs(det))
 
 

@@ -25,16 +25,16 @@ def posed_points(matrices, scales, rotations, points, new_rotations, y_scale=Non
     scales = np.asarray(scales, dtype=np.float64)
     n, k = matrices.shape[:2]
     out = np.empty((n, k + 1, 3))
+    arrays = [np.asarray(a, dtype=np.float64) for a in (rotations, new_rotations, points)]
     for rows in soa.blocks(n, BLOCK):
         m = soa.components(matrices[rows, :, :3])  # (k, 3, 4, B)
         s = soa.components(scales[rows])
         frames = [tuple(m[i, r, c] / s[i, c] for r in range(3) for c in range(3)) for i in range(k)]
         heads = [(m[i, 0, 3], m[i, 1, 3], m[i, 2, 3]) for i in range(k)]
+        old, new, joints = ([tuple(row) for row in soa.components(a[rows])] for a in arrays)
         factors = None if y_scale is None else list(soa.components(np.asarray(y_scale, dtype=np.float64)[rows]))
-        posed = posed_block(frames, [soa.mat_inv(f)[0] for f in frames], heads,
-                            [tuple(q) for q in soa.components(np.asarray(rotations, dtype=np.float64)[rows])],
-                            [tuple(q) for q in soa.components(np.asarray(new_rotations, dtype=np.float64)[rows])],
-                            factors, [tuple(p) for p in soa.components(np.asarray(points, dtype=np.float64)[rows])])  # fmt: skip
+        old, new = ([_unit(q) for q in quats] for quats in (old, new))
+        posed = posed_block(frames, [soa.mat_inv(f)[0] for f in frames], heads, old, new, factors, joints)
         for i, point in enumerate(posed):
             soa.join(point, out[rows, i])
     return out
@@ -42,11 +42,12 @@ def posed_points(matrices, scales, rotations, points, new_rotations, y_scale=Non
 
 def posed_block(frames, inverses, heads, rotations, new_rotations, y_scale, points) -> list[soa.Vec]:
     """:func:`posed_points` for a block of chains, as component arrays: each bone's rotation frame ``F``
-    (its pose matrix without its scale), ``F``'s inverse, its head, its local rotation and its new one, its
-    Y scale factor (``y_scale`` None for none), and the k + 1 joints. Returns the posed joints."""
+    (its pose matrix without its scale), ``F``'s inverse, its head, its local rotation and its new one (unit
+    quaternions), its Y scale factor (``y_scale`` None for none), and the k + 1 joints. Returns the posed
+    joints."""
     # Each bone's own change F T Y F^-1 about its head, with its turn T = R^T R' and Y the factor on its Y
     # scale, moves a joint below it; joint j moves by the changes of bones j - 1 to 0, in that order.
-    turns = [soa.quat_mul(_conjugate(_unit(r)), _unit(new)) for r, new in zip(rotations, new_rotations)]
+    turns = [soa.quat_mul(_conjugate(r), new) for r, new in zip(rotations, new_rotations)]
 
     def moved(i: int, p: soa.Vec) -> soa.Vec:
         local = soa.mat_vec(inverses[i], soa.sub(p, heads[i]))

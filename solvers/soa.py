@@ -255,22 +255,22 @@ def mat_to_quat(m: Mat) -> Quat:
 
 def slerp(a: Quat, b: Quat, t) -> Quat:
     """Spherical interpolation from each unit ``a`` to each unit ``b`` by ``t`` (array or scalar), along the
-    shorter arc, at unit length. ``t`` = 1 (nearly every limb's influence) gives ``b`` on ``a``'s side."""
+    shorter arc, at unit length. ``t`` = 1 (nearly every limb's influence) gives ``b`` on ``a``'s side, and
+    needs ``a`` only for that side: any length will do there."""
     cos_angle = a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3]
     flip = cos_angle < 0.0
     if flip.any():  # the same rotation on a's side: negation is exact, so the cosine only changes sign
         b = tuple(np.where(flip, -c, c) for c in b)
         cos_angle = np.abs(cos_angle)
     if np.all(t == 1.0):
-        out = b
-    else:
-        angle = np.arccos(np.minimum(cos_angle, 1.0))
-        sin_angle = np.sin(angle)
-        small = sin_angle < 1e-9
-        safe = np.where(small, 1.0, sin_angle)
-        wa = np.where(small, 1.0 - t, np.sin((1.0 - t) * angle) / safe)
-        wb = np.where(small, t, np.sin(t * angle) / safe)
-        out = tuple(wa * x + wb * y for x, y in zip(a, b))
+        return b
+    angle = np.arccos(np.minimum(cos_angle, 1.0))
+    sin_angle = np.sin(angle)
+    small = sin_angle < 1e-9
+    safe = np.where(small, 1.0, sin_angle)
+    wa = np.where(small, 1.0 - t, np.sin((1.0 - t) * angle) / safe)
+    wb = np.where(small, t, np.sin(t * angle) / safe)
+    out = tuple(wa * x + wb * y for x, y in zip(a, b))
     n = np.sqrt(out[0] * out[0] + out[1] * out[1] + out[2] * out[2] + out[3] * out[3])
     return (out[0] / n, out[1] / n, out[2] / n, out[3] / n)
 
