@@ -90,7 +90,7 @@ def solve_three_bone_batch(
         raise SolverError("root, knee, end and target must have the same number of rows")
     points = {"root": root, "knee": knee, "ankle": ankle, "tip": tip, "target": _points("target", target, n),
               "end direction": _points("end direction", end_direction, n)}  # fmt: skip
-    natural = _settings(natural, n, bool)
+    natural = per_limb(natural, n, bool)
     limbs = limb_inputs(n, pole, pole_mask, hinge, None, **options)
 
     out_knee, out_ankle, out_tip = np.empty((n, 3)), np.empty((n, 3)), np.empty((n, 3))
@@ -149,14 +149,14 @@ class _Limbs(NamedTuple):
 def limb_inputs(n: int, pole, pole_mask, hinge, plane, mode=Reach.EXTEND, softness=0.0, max_stretch=1.0,
                 stretch_start=1.0, min_bend=0.0, max_bend=np.pi) -> _Limbs:  # fmt: skip
     """Validated optional inputs and settings of n limbs; the defaults are those of the public solvers."""
-    use_pole = None if pole is None else _settings(pole_mask if pole_mask is not None else True, n, bool)
+    use_pole = None if pole is None else per_limb(pole_mask if pole_mask is not None else True, n, bool)
     settings = {
-        "mode": _settings(mode, n, np.int64),
-        "softness": _settings(softness, n),
-        "max_stretch": _settings(max_stretch, n),
-        "stretch_start": _settings(stretch_start, n),
-        "min_bend": _settings(min_bend, n),
-        "max_bend": _settings(max_bend, n),
+        "mode": per_limb(mode, n, np.int64),
+        "softness": per_limb(softness, n),
+        "max_stretch": per_limb(max_stretch, n),
+        "stretch_start": per_limb(stretch_start, n),
+        "min_bend": per_limb(min_bend, n),
+        "max_bend": per_limb(max_bend, n),
     }
     _check_settings(settings)
 
@@ -196,7 +196,7 @@ def check_range(name: str, columns, first_row: int) -> None:
         raise SolverError(f"{name} must be finite and within ±{COORDINATE_LIMIT:g} (row {row})")
 
 
-def _settings(value, rows: int, dtype=np.float64) -> np.ndarray:
+def per_limb(value, rows: int, dtype=np.float64) -> np.ndarray:
     """A per-limb setting: an (N,) array, or a 0-d array when one value is shared by all rows, so that
     its checks and branches cost nothing per row."""
     array = np.asarray(value, dtype=dtype)

@@ -23,7 +23,7 @@ from typing import NamedTuple
 import numpy as np
 
 from . import rotation_modes, soa
-from .batch import check_range, limb_inputs, solve_block, three_bone_block
+from .batch import check_range, limb_inputs, per_limb, solve_block, three_bone_block
 from .errors import SolverError
 from .forward import posed_block
 from .local_rotation import block_bones, turn_bones
@@ -127,6 +127,56 @@ def solve_chains(batch: ChainBatch) -> ChainResult:
     return ChainResult(solve.rotations, solve.y_scale, solve.points, reached)
 
 
+class Arrays(NamedTuple):
+    """The arrays of a :class:`ChainBatch`, float64, their shapes checked (their values are not)."""
+
+    matrices: np.ndarray  #: (N, k, 4, 4)
+    scales: np.ndarray  #: (N, k, 3)
+    rotations: np.ndarray  #: (N, k, 4)
+    points: np.ndarray  #: (N, k + 1, 3)
+    target: np.ndarray  #: (N, 3)
+    toe: tuple  #: the toe's (N, 1, 4, 4) matrices, (N, 1, 3) scales and (N, 1, 4) rotations, or three None
+    goals: list  #: the goal orientations of the end bone and the toe: (N, 4) quaternions or (N, 3, 3) matrices
+
+
+def arrays(batch: ChainBatch) -> Arrays:
+    """The arrays of ``batch``, checked for shape; raises :class:`.SolverError` naming the one that is wrong."""
+    matrices = np.asarray(batch.matrices, dtype=np.float64)
+    if matrices.ndim != 4 or matrices.shape[2:] != (4, 4):
+        raise SolverError(f"matrices must be (N, k, 4, 4), not {matrices.shape}")
+    n, k = matrices.shape[:2]
+    if k not in (2, 3):
+        raise SolverError(f"chains must have 2 or 3 bones, not {k}")
+    points = np.asarray(batch.points, dtype=np.float64)
+    rotations = np.asarray(batch.rotations, dtype=np.float64)
+    scales = np.asarray(batch.scales, dtype=np.float64)
+    target = np.asarray(batch.target, dtype=np.float64)
+    for name, array, dims, shape in (("points", points, "k + 1, 3", (n, k + 1, 3)),
+                                     ("rotations", rotations, "k, 4", (n, k, 4)),
+                                     ("scales", scales, "k, 3", (n, k, 3)),
+                                     ("target", target, "3", (n, 3))):  # fmt: skip
+        if array.shape != shape:
+            raise SolverError(f"{name} must be (N, {dims}) = {shape}, not {array.shape}")
+    if batch.toe_matrices is not None and k != 3:
+        raise SolverError("only three-bone chains carry a toe")
+    if k == 3 and batch.end_rotation is None:
+        raise SolverError("three-bone chains need an end rotation")
+    toe = (None, None, None)
+    if batch.toe_matrices is not None:  # a fourth bone of the write-back, which takes a goal rotation
+        toe = tuple(np.asarray(value, dtype=np.float64) for value in (batch.toe_matrices, batch.toe_scales,
+                                                                         batch.toe_rotations))  # fmt: skip
+        for name, array, shape in zip(("toe matrices", "toe scales", "toe rotations"), toe, ((4, 4), (3,), (4,))):
+            if array.shape != (n, *shape):
+                raise SolverError(f"{name} must be {(n, *shape)}, not {array.shape}")
+        toe = tuple(array[:, None] for array in toe)
+    goals = [np.asarray(value, dtype=np.float64) for value in (batch.end_rotation, batch.toe_goal)[: k - 2 + (
+        toe[0] is not None)]]  # fmt: skip
+    for name, goal in zip(("end rotation", "toe goal"), goals):
+        if goal.shape not in ((n, 4), (n, 3, 3)):
+            raise SolverError(f"{name} must be (N, 4) quaternions or (N, 3, 3) matrices, not {goal.shape}")
+    return Arrays(matrices, scales, rotations, points, target, toe, goals)
+
+
 class _Solved(NamedTuple):
     points: np.ndarray  #: (N, k + 1, 3) solved joints, armature space
     reached: np.ndarray  #: (N,) the solver's own verdict: the target is within the chain's range
@@ -146,36 +196,10 @@ class _Chains:
 
     def __init__(self, batch: ChainBatch):
         self.batch = batch
-        matrices = np.asarray(batch.matrices, dtype=np.float64)
-        if matrices.ndim != 4 or matrices.shape[2:] != (4, 4):
-            raise SolverError(f"matrices must be (N, k, 4, 4), not {matrices.shape}")
+        matrices, scales, rotations, points, target, toe, goals = arrays(batch)
         n, k = matrices.shape[:2]
-        if k not in (2, 3):
-            raise SolverError(f"chains must have 2 or 3 bones, not {k}")
-        points = np.asarray(batch.points, dtype=np.float64)
-        rotations = np.asarray(batch.rotations, dtype=np.float64)
-        scales = np.asarray(batch.scales, dtype=np.float64)
-        # Checked here, before the rigid space is built from them, so that the message names the culprit.
-        target = np.asarray(batch.target, dtype=np.float64)
-        for name, array, dims, shape in (("points", points, "k + 1, 3", (n, k + 1, 3)),
-                                         ("rotations", rotations, "k, 4", (n, k, 4)),
-                                         ("scales", scales, "k, 3", (n, k, 3)),
-                                         ("target", target, "3", (n, 3))):  # fmt: skip
-            if array.shape != shape:
-                raise SolverError(f"{name} must be (N, {dims}) = {shape}, not {array.shape}")
-        if batch.toe_matrices is not None and k != 3:
-            raise SolverError("only three-bone chains carry a toe")
-        if k == 3 and batch.end_rotation is None:
-            raise SolverError("three-bone chains need an end rotation")
-        # A toe is a fourth bone of the write-back, which takes a goal rotation as the end bone does.
-        toe = [None] * 3 if batch.toe_matrices is None else [
-            np.asarray(value, dtype=np.float64).reshape(n, *shape)
-            for value, shape in ((batch.toe_matrices, (1, 4, 4)), (batch.toe_scales, (1, 3)),
-                                 (batch.toe_rotations, (1, 4)))]  # fmt: skip
-        goals = [np.asarray(value, dtype=np.float64) for value in (batch.end_rotation, batch.toe_goal)[: k - 2 + (toe[0]
-                 is not None)]]  # fmt: skip
         for name, value in (("matrices", matrices), ("scales", scales), ("rotations", rotations),
-                            ("points", points), *(("end rotation", g) for g in goals[:1]), ("matrices", toe[0]),
+                            ("points", points), *zip(("end rotation", "toe goal"), goals), ("matrices", toe[0]),
                             ("scales", toe[1]), ("rotations", toe[2])):  # fmt: skip
             if value is not None and not soa.finite(value):
                 raise SolverError(f"{name} must be finite")
@@ -251,10 +275,10 @@ class _Chains:
         pole = None if batch.pole is None else np.asarray(batch.pole, dtype=np.float64)
         limbs = limb_inputs(n, pole, batch.pole_mask if pole is not None else None, batch.hinge, None, **batch.options)
         per_row = {
-            "stretch": np.asarray(batch.options.get("mode", Reach.EXTEND)) == Reach.STRETCH,
-            "use_hinge": np.asarray(batch.use_hinge, bool),
-            "natural": np.asarray(batch.natural, bool),
-            "influence": np.asarray(batch.influence, dtype=np.float64),
+            "stretch": limbs.settings["mode"] == Reach.STRETCH,
+            "use_hinge": per_limb(batch.use_hinge, n, bool),
+            "natural": per_limb(batch.natural, n, bool),
+            "influence": per_limb(batch.influence, n),
         }
         per_row = {name: np.broadcast_to(value, (n,)) for name, value in per_row.items()}
         bones = len(self.unscaled)

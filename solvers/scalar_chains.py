@@ -1,0 +1,459 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The chain solve of :mod:`.chains` for a character's few limbs, in plain Python floats.
+
+:func:`.chains.solve_chains` works through blocks of thousands of chains with numpy and pays for that
+with about a thousand numpy calls per solve, a millisecond whatever the number of chains. A rig with
+two to four limbs, solved on every frame, needs a few tens of microseconds per limb instead: this is
+the same solve, step for step and formula for formula, on Python floats, with the same input (a
+:class:`.ChainBatch`) and the same result (a :class:`.ChainResult`). The positions come from the
+scalar solvers the batch solvers are tested against (:mod:`.two_bone`, :mod:`.three_bone`). A chain
+whose bones change length as they turn (below a bone scaled unevenly across its axis) needs the
+refinement of :mod:`.refine`, and is handed to the batch kernel whole.
+
+:func:`solve` is the one entry: this kernel for up to :data:`SCALAR_LIMIT` chains, the batch kernel above.
+"""
+
+import math
+from typing import NamedTuple
+
+import numpy as np
+
+from . import soa
+from .chains import LENGTH_NOISE, REACHED, STRAIGHT, ChainBatch, ChainResult, arrays, solve_chains, take
+from .errors import SolverError
+from .local_rotation import SHEAR_NOISE
+from .options import COORDINATE_LIMIT, Reach, ReachOptions
+from .rotation import quat_multiply, quat_rotate, rotation_between
+from .three_bone import solve_three_bone
+from .two_bone import solve_two_bone
+
+#: Up to this many chains :func:`solve` takes the scalar kernel: both kernels cost the same at about
+#: 20 chains (benchmarks/solvers.py prints both).
+SCALAR_LIMIT = 16
+
+
+def solve(batch: ChainBatch) -> ChainResult:
+    """Solve every chain of ``batch`` with the kernel that is faster for their number."""
+    return solve_scalar(batch) if len(batch.matrices) <= SCALAR_LIMIT else solve_chains(batch)
+
+
+def solve_scalar(batch: ChainBatch) -> ChainResult:
+    """:func:`.chains.solve_chains`, chain by chain in Python floats; raises :class:`.SolverError` on bad input."""
+    matrices, scales, rotations, points, target, toe, goals = arrays(batch)
+    n, k = matrices.shape[:2]
+    if toe[0] is not None:  # the toe is a last bone of the write-back
+        matrices, scales, rotations = (np.concatenate(pair, axis=1) for pair in zip((matrices, scales, rotations), toe))
+    if n == 0:
+        return solve_chains(batch)
+    checked = (("matrices", matrices), ("scales", scales), ("rotations", rotations), ("points", points),
+               *zip(("end rotation", "toe goal"), goals))  # fmt: skip
+    if not math.isfinite(sum(value.sum() for _, value in checked)):  # one sum, then each for the message
+        for name, value in checked:
+            if not soa.finite(value):
+                raise SolverError(f"{name} must be finite")
+    rows = {
+        "matrices": matrices[:, :, :3].tolist(),
+        "scales": scales.tolist(),
+        "rotations": rotations.tolist(),
+        "points": points.tolist(),
+        "target": target.tolist(),
+        "goals": [g.tolist() for g in goals],
+    }
+    settings = _Settings(batch, n)
+    solved = [_solve_chain(k, row, {name: values[row] for name, values in rows.items() if name != "goals"},
+                           [g[row] for g in rows["goals"]], settings) for row in range(n)]  # fmt: skip
+    refine = [row for row, chain in enumerate(solved) if chain is None]
+    if refine:  # the batch kernel's refinement, for the chains that need it
+        again = solve_chains(take(batch, np.array(refine)))
+        for i, row in enumerate(refine):
+            solved[row] = (again.rotations[i].tolist(), again.y_scale[i].tolist(), again.points[i].tolist(),
+                           bool(again.reached[i]))  # fmt: skip
+    return ChainResult(*(np.array([chain[i] for chain in solved]) for i in range(4)))
+
+
+class _Settings:
+    """The per-chain settings of a batch as Python values, one list each, and the reach options they make."""
+
+    def __init__(self, batch: ChainBatch, n: int):
+        def rows(value, kind=float) -> list:
+            if isinstance(value, bool | int | float):  # a setting shared by all chains, as most are
+                return [kind(value)] * n
+            try:
+                return np.broadcast_to(np.asarray(value, dtype=kind), (n,)).tolist()
+            except ValueError:
+                raise SolverError(f"per-limb settings must be scalars or have {n} rows, not shape "
+                                  f"{np.shape(value)}") from None  # fmt: skip
+
+        options = batch.options
+        self.mode = rows(options.get("mode", Reach.EXTEND), int)
+        self.softness = rows(options.get("softness", 0.0))
+        self.limits = list(zip(*(rows(options.get(name, default)) for name, default in (
+            ("max_stretch", 1.0), ("stretch_start", 1.0), ("min_bend", 0.0), ("max_bend", math.pi)))))  # fmt: skip
+        self.influence = rows(batch.influence)
+        self.use_hinge = rows(batch.use_hinge, bool)
+        self.natural = rows(batch.natural, bool)
+        self.hinge = None if batch.hinge is None else _points("hinge", batch.hinge, n)
+        self.pole = None
+        if batch.pole is not None:
+            self.pole = _points("pole", batch.pole, n)
+            self.use_pole = rows(True if batch.pole_mask is None else batch.pole_mask, bool)
+        self._options = {}
+
+    def options(self, row: int, unit: float) -> ReachOptions:
+        """Row ``row``'s reach options, its softness in rigid-space units of ``unit`` armature units."""
+        key = (self.mode[row], self.softness[row] / unit if self.softness[row] else 0.0, *self.limits[row])
+        if key not in self._options:
+            self._options[key] = ReachOptions(*key)
+        return self._options[key]
+
+
+class _Bone(NamedTuple):
+    frame: tuple  #: its rotation frame (the pose matrix without its scale), nine floats, row-major
+    inverse: tuple
+    head: tuple
+    rotation: tuple  #: its local rotation as given
+    unit: tuple  #: that rotation at unit length
+
+
+def _solve_chain(k: int, row: int, c: dict, goals: list, settings: _Settings):
+    """One chain: its new rotations and Y scales (influence applied), solved joints and reached, or None
+    when the pose it writes misses the solved joints (it needs the refinement)."""
+    bones = [_bone(i, m, s, q) for i, (m, s, q) in enumerate(zip(c["matrices"], c["scales"], c["rotations"]))]
+    points = [tuple(p) for p in c["points"]]
+    origin = points[0]
+
+    # The rigid space: the first bone's frame with its rotation taken back out.
+    frame = bones[0].frame
+    rigid = _mat_mul_transposed(frame, _quat_to_mat(bones[0].unit))
+    to_rigid, det = _inverse(rigid)
+    columns = [math.sqrt(rigid[j] * rigid[j] + rigid[3 + j] * rigid[3 + j] + rigid[6 + j] * rigid[6 + j])
+               for j in range(3)]  # fmt: skip
+    if not abs(det) > 1e-12 * (columns[0] * columns[1] * columns[2]):
+        raise SolverError(f"the first bone has a degenerate (flat) pose matrix (row {row})")
+    joints = [(0.0, 0.0, 0.0)] + [_mat_vec(to_rigid, _sub(p, origin)) for p in points[1:]]
+    target = _mat_vec(to_rigid, _sub(c["target"], origin))
+    pole = None
+    if settings.pole is not None and settings.use_pole[row]:
+        pole = _mat_vec(to_rigid, _sub(settings.pole[row], origin))
+    names = ("root", "knee", "end") if k == 2 else ("root", "knee", "ankle", "tip")
+    for name, point in (*zip(names, joints), ("target", target), ("pole", pole)):
+        if point is not None and not (abs(point[0]) < COORDINATE_LIMIT and abs(point[1]) < COORDINATE_LIMIT
+                                      and abs(point[2]) < COORDINATE_LIMIT):  # fmt: skip
+            raise SolverError(f"{name} must be finite and within ±{COORDINATE_LIMIT:g} (row {row})")
+    options = settings.options(row, math.cbrt(abs(det)) if settings.softness[row] else 1.0)
+    hinge = _hinge(row, settings, frame, to_rigid, joints)
+
+    goal_rotations = [_orientation(goal) for goal in goals]
+    if k == 2:
+        solved = solve_two_bone(*joints, target, pole=pole, hinge=hinge, options=options)
+        new_local, reached = [solved.knee, solved.end], solved.reached
+    else:
+        # The end bone's tail runs along its Y axis, or against it when its own Y scale is negative.
+        w, x, y, z = goal_rotations[0]
+        sign = math.copysign(1.0, c["scales"][2][1])
+        along = (2.0 * (x * y - w * z) * sign, (1.0 - 2.0 * (x * x + z * z)) * sign, 2.0 * (y * z + w * x) * sign)
+        direction = _mat_vec(to_rigid, along)
+        solved = solve_three_bone(*joints, target, direction, pole=pole, hinge=hinge, natural=settings.natural[row],
+                                  options=options)  # fmt: skip
+        new_local, reached = [solved.knee, solved.ankle, solved.tip], solved.reached
+    new_points = [origin] + [_add(origin, _mat_vec(rigid, p)) for p in new_local]
+
+    # Write back from the actual joints, then pose the chain's bones with the rotations written.
+    stretch = settings.mode[row] == Reach.STRETCH
+    first_goal = len(bones) - len(goals)
+    turned = _turn_bones(bones, points[1 : first_goal + 1], new_points[1 : first_goal + 1], goal_rotations, stretch)
+    posed = _posed(bones[:k], [q for q, _ in turned[:k]], [f for _, f in turned[:k]], points)
+    size = sum(_norm(_sub(b, a)) for a, b in zip(points, points[1:]))
+    if max(_norm(_sub(p, q)) for p, q in zip(posed, new_points)) > LENGTH_NOISE * size:
+        return None
+    reached = reached and _norm(_sub(posed[-1], c["target"])) <= REACHED * size
+
+    t = settings.influence[row]
+    rotations = [_slerp(bone.unit, q, t) for bone, (q, _) in zip(bones, turned)]
+    y_scale = [1.0 + t * (f - 1.0) for _, f in turned]
+    return rotations, y_scale, [list(p) for p in new_points], reached
+
+
+def _bone(i: int, m: list, s: list, q: list) -> _Bone:
+    """Bone ``i`` from the first three rows of its pose matrix, its scale and its local rotation."""
+    if not (abs(s[0]) > 1e-12 and abs(s[1]) > 1e-12 and abs(s[2]) > 1e-12):
+        raise SolverError("bones must not have zero scale")
+    (m00, m01, m02, _), (m10, m11, m12, _), (m20, m21, m22, _) = m
+    if s[0] == s[1] == s[2] == 1.0:
+        frame = (m00, m01, m02, m10, m11, m12, m20, m21, m22)
+    else:
+        a, b, c = s
+        frame = (m00 / a, m01 / b, m02 / c, m10 / a, m11 / b, m12 / c, m20 / a, m21 / b, m22 / c)
+    inverse, det = _inverse(frame)
+    if not abs(det) > 1e-300:
+        raise SolverError(f"bone {i} has a degenerate (flat) pose matrix")
+    rotation = tuple(q)
+    return _Bone(frame, inverse, (m[0][3], m[1][3], m[2][3]), rotation, _unit(rotation))
+
+
+def _hinge(row: int, settings: _Settings, frame: tuple, to_rigid: tuple, joints: list):
+    """The hinge axis in the rigid space, or None (see :meth:`.chains._Chains._hinge`)."""
+    if not settings.use_hinge[row]:
+        return None
+    given = None if settings.hinge is None else settings.hinge[row]
+    if given is not None and _norm(given) > 0.0:
+        return _mat_vec(_mat_mul(to_rigid, frame), given)
+    upper, lower = _sub(joints[1], joints[0]), _sub(joints[2], joints[1])
+    bend = _cross(upper, lower)
+    return None if _norm(bend) <= STRAIGHT * _norm(upper) * _norm(lower) else bend
+
+
+def _turn_bones(bones: list, old: list, new: list, goals: list, stretch: bool) -> list:
+    """Each bone's new local rotation and Y scale factor, from the top of the chain (see
+    :func:`.local_rotation.turn_bones`)."""
+    k, first_goal = len(bones), len(old)
+    new = list(new)
+    carried = None
+    out = []
+    for i, bone in enumerate(bones):
+        frame = bone.frame if carried is None else _mat_mul(carried, bone.frame)
+        factor = 1.0
+        if i >= first_goal:
+            new_rotation, turn = _goal_turn(frame, bone.rotation, goals[i - first_goal])
+        else:
+            old_local = _mat_vec(bone.inverse, _sub(old[i], bone.head))
+            new_local = _mat_vec(bone.inverse, _sub(new[i], bone.head))
+            turn = rotation_between(old_local, new_local)
+            new_rotation = _unit(quat_multiply(bone.rotation, turn))
+            if stretch:
+                factor = _norm(new_local) / max(_norm(old_local), 1e-300)
+        out.append((new_rotation, factor))
+        for j in range(i + 1, first_goal):  # carried back through this bone's change
+            local = _mat_vec(bone.inverse, _sub(new[j], bone.head))
+            local = quat_rotate((turn[0], -turn[1], -turn[2], -turn[3]), local)
+            new[j] = _add(bone.head, _mat_vec(bone.frame, (local[0], local[1] / factor, local[2])))
+        if goals and i + 1 < k:
+            m = _quat_to_mat(turn)
+            turned = (m[0], m[1] * factor, m[2], m[3], m[4] * factor, m[5], m[6], m[7] * factor, m[8])
+            carried = _mat_mul(_mat_mul(frame, turned), bone.inverse)
+    return out
+
+
+def _goal_turn(frame: tuple, rotation: tuple, goal: tuple) -> tuple:
+    """The new local rotation giving a bone whose carried frame is ``frame`` the orientation ``goal``, and its
+    turn (see :func:`.local_rotation._goal_turn`)."""
+    before = _mat_mul_transposed(frame, _quat_to_mat(rotation))
+    mirrored = _det(before) < 0.0
+    if mirrored:
+        before = (-before[0], before[1], before[2], -before[3], before[4], before[5], -before[6], before[7], before[8])
+    g = _quat_to_mat(goal)
+    near = _nearest_rotation(before)
+    n0, n1, n2, n3, n4, n5, n6, n7, n8 = near
+    g0, g1, g2, g3, g4, g5, g6, g7, g8 = g
+    local = (
+        n0 * g0 + n3 * g3 + n6 * g6, n0 * g1 + n3 * g4 + n6 * g7, n0 * g2 + n3 * g5 + n6 * g8,
+        n1 * g0 + n4 * g3 + n7 * g6, n1 * g1 + n4 * g4 + n7 * g7, n1 * g2 + n4 * g5 + n7 * g8,
+        n2 * g0 + n5 * g3 + n8 * g6, n2 * g1 + n5 * g4 + n8 * g7, n2 * g2 + n5 * g5 + n8 * g8,
+    )  # fmt: skip
+    new_rotation = _mat_to_quat(local)
+    if _shear(before) > SHEAR_NOISE:
+        wanted = _mat_vec(_inverse(before)[0], (g[1], g[4], g[7]))
+        new_rotation = quat_multiply(rotation_between((local[1], local[4], local[7]), wanted), new_rotation)
+    if mirrored:
+        new_rotation = (new_rotation[0], new_rotation[1], -new_rotation[2], -new_rotation[3])
+    new_rotation = _unit(new_rotation)
+    w, x, y, z = _unit(rotation)
+    return new_rotation, quat_multiply((w, -x, -y, -z), new_rotation)
+
+
+def _posed(bones: list, new_rotations: list, y_scale: list, points: list) -> list:
+    """The joints as the new rotations and Y scales pose the chain (see :func:`.forward.posed_block`)."""
+    turns = [quat_multiply((b.unit[0], -b.unit[1], -b.unit[2], -b.unit[3]), q) for b, q in zip(bones, new_rotations)]
+    out = [points[0]]
+    for j in range(1, len(bones) + 1):
+        p = points[j]
+        for i in reversed(range(j)):
+            bone = bones[i]
+            local = _mat_vec(bone.inverse, _sub(p, bone.head))
+            local = quat_rotate(turns[i], (local[0], local[1] * y_scale[i], local[2]))
+            p = _add(bone.head, _mat_vec(bone.frame, local))
+        out.append(p)
+    return out
+
+
+def _orientation(goal: list) -> tuple:
+    """A unit quaternion from a quaternion or from a 3x3 matrix of any scale or shear (see
+    :func:`.chains._orientations`)."""
+    if not isinstance(goal[0], list):
+        return _unit(tuple(goal))
+    m = tuple(e for row in goal for e in row)
+    if _det(m) < 0.0:  # mirrored: it stands for its Y and Z axes
+        m = (-m[0], m[1], m[2], -m[3], m[4], m[5], -m[6], m[7], m[8])
+    near = _nearest_rotation(m, "matrices")
+    aim = rotation_between((near[1], near[4], near[7]), (m[1], m[4], m[7]))
+    return _unit(quat_multiply(aim, _mat_to_quat(near)))
+
+
+def _nearest_rotation(m: tuple, name: str | None = None) -> tuple:
+    """The nearest rotation to ``m`` (see :func:`.soa.nearest_rotation`); with ``name``, a flat ``m`` raises as
+    :func:`.rotation_modes.nearest_rotation` does."""
+    lengths = [math.sqrt(m[j] * m[j] + m[3 + j] * m[3 + j] + m[6 + j] * m[6 + j]) for j in range(3)]
+    if name is not None and not abs(_det(m)) > 1e-12 * (lengths[0] * lengths[1] * lengths[2]):
+        raise SolverError(f"{name} must not be flat (a zero scale)")
+    a, b, c = (length if length > 0.0 else 1.0 for length in lengths)
+    x = (m[0] / a, m[1] / b, m[2] / c, m[3] / a, m[4] / b, m[5] / c, m[6] / a, m[7] / b, m[8] / c)
+    a, b, c = (x[0], x[3], x[6]), (x[1], x[4], x[7]), (x[2], x[5], x[8])
+    irregular = max(abs(_dot(a, b)), abs(_dot(a, c)), abs(_dot(b, c))) > 1e-3 or _det(x) <= 0.0
+    if irregular:  # sheared, mirrored or flat: the polar factor of an SVD
+        u, _, vt = np.linalg.svd(np.array(m).reshape(3, 3))
+        if np.linalg.det(u @ vt) < 0.0:
+            u[:, 2] *= -1.0
+        return tuple((u @ vt).ravel().tolist())
+    for _ in range(2):  # X <- (X + X^-T) / 2, quadratic convergence
+        i = _inverse(x)[0]
+        x = (0.5 * (x[0] + i[0]), 0.5 * (x[1] + i[3]), 0.5 * (x[2] + i[6]),
+             0.5 * (x[3] + i[1]), 0.5 * (x[4] + i[4]), 0.5 * (x[5] + i[7]),
+             0.5 * (x[6] + i[2]), 0.5 * (x[7] + i[5]), 0.5 * (x[8] + i[8]))  # fmt: skip
+    return x
+
+
+def _shear(m: tuple) -> float:
+    """How far ``m`` is from a rotation times a uniform scale (see :func:`.local_rotation._shear`)."""
+    a, b, c = (m[0], m[3], m[6]), (m[1], m[4], m[7]), (m[2], m[5], m[8])
+    aa, bb, cc = _dot(a, a), _dot(b, b), _dot(c, c)
+    size = (aa + bb + cc) / 3.0
+    return max(abs(aa - size), abs(bb - size), abs(cc - size), abs(_dot(a, b)), abs(_dot(a, c)), abs(_dot(b, c))) / size
+
+
+def _slerp(a: tuple, b: tuple, t: float) -> tuple:
+    """:func:`.soa.slerp` of one pair of unit quaternions."""
+    cos_angle = a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3]
+    if cos_angle < 0.0:
+        b, cos_angle = (-b[0], -b[1], -b[2], -b[3]), -cos_angle
+    if t == 1.0:
+        return list(b)
+    angle = math.acos(min(cos_angle, 1.0))
+    sin_angle = math.sin(angle)
+    if sin_angle < 1e-9:
+        wa, wb = 1.0 - t, t
+    else:
+        wa, wb = math.sin((1.0 - t) * angle) / sin_angle, math.sin(t * angle) / sin_angle
+    out = [wa * x + wb * y for x, y in zip(a, b)]
+    n = math.sqrt(out[0] * out[0] + out[1] * out[1] + out[2] * out[2] + out[3] * out[3])
+    return [e / n for e in out]
+
+
+def _points(name: str, value, n: int) -> list:
+    """``value`` as n points (one point is shared by all), checked finite and in range like the batch solvers'."""
+    try:
+        array = np.broadcast_to(np.asarray(value, dtype=np.float64), (n, 3))
+    except ValueError:
+        raise SolverError(f"{name} must be an ({n}, 3) array or one 3-vector, not shape {np.shape(value)}") from None
+    if not np.abs(array).max(initial=0.0) < COORDINATE_LIMIT:
+        row = int(np.argmax(~(np.abs(array) < COORDINATE_LIMIT).all(axis=1)))
+        raise SolverError(f"{name} must be finite and within ±{COORDINATE_LIMIT:g} (row {row})")
+    return array.tolist()
+
+
+def _unit(q: tuple) -> tuple:
+    n = math.sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3])
+    if not n > 0.0:
+        raise SolverError("rotation quaternions must not be zero")
+    return (q[0] / n, q[1] / n, q[2] / n, q[3] / n)
+
+
+def _quat_to_mat(q: tuple) -> tuple:
+    w, x, y, z = q
+    xx, yy, zz = x * x, y * y, z * z
+    xy, xz, yz, wx, wy, wz = x * y, x * z, y * z, w * x, w * y, w * z
+    return (
+        1.0 - 2.0 * (yy + zz), 2.0 * (xy - wz), 2.0 * (xz + wy),
+        2.0 * (xy + wz), 1.0 - 2.0 * (xx + zz), 2.0 * (yz - wx),
+        2.0 * (xz - wy), 2.0 * (yz + wx), 1.0 - 2.0 * (xx + yy),
+    )  # fmt: skip
+
+
+def _mat_to_quat(m: tuple) -> tuple:
+    """Unit quaternion of a rotation matrix by the largest-diagonal branch (see :func:`.soa.mat_to_quat`)."""
+    m00, m01, m02, m10, m11, m12, m20, m21, m22 = m
+    trace = m00 + m11 + m22
+    a, b, c = m21 - m12, m02 - m20, m10 - m01
+    largest = max(trace, m00, m11, m22)
+    if trace == largest:
+        q = (1.0 + trace, a, b, c)
+    elif m00 == largest:
+        q = (a, 1.0 + m00 - m11 - m22, m01 + m10, m02 + m20)
+    elif m11 == largest:
+        q = (b, m01 + m10, 1.0 - m00 + m11 - m22, m12 + m21)
+    else:
+        q = (c, m02 + m20, m12 + m21, 1.0 - m00 - m11 + m22)
+    n = math.sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3])
+    return (q[0] / n, q[1] / n, q[2] / n, q[3] / n)
+
+
+def _inverse(m: tuple) -> tuple[tuple, float]:
+    """Inverse by cofactors, and the determinant (see :func:`.soa.mat_inv`)."""
+    c0 = m[4] * m[8] - m[5] * m[7]
+    c1 = m[5] * m[6] - m[3] * m[8]
+    c2 = m[3] * m[7] - m[4] * m[6]
+    det = m[0] * c0 + m[1] * c1 + m[2] * c2
+    inv_det = 1.0 / det if det != 0.0 else 0.0
+    return (
+        c0 * inv_det,
+        (m[2] * m[7] - m[1] * m[8]) * inv_det,
+        (m[1] * m[5] - m[2] * m[4]) * inv_det,
+        c1 * inv_det,
+        (m[0] * m[8] - m[2] * m[6]) * inv_det,
+        (m[2] * m[3] - m[0] * m[5]) * inv_det,
+        c2 * inv_det,
+        (m[1] * m[6] - m[0] * m[7]) * inv_det,
+        (m[0] * m[4] - m[1] * m[3]) * inv_det,
+    ), det
+
+
+def _det(m: tuple) -> float:
+    return m[0] * (m[4] * m[8] - m[5] * m[7]) - m[1] * (m[3] * m[8] - m[5] * m[6]) + m[2] * (m[3] * m[7] - m[4] * m[6])
+
+
+def _mat_mul(a: tuple, b: tuple) -> tuple:
+    a0, a1, a2, a3, a4, a5, a6, a7, a8 = a
+    b0, b1, b2, b3, b4, b5, b6, b7, b8 = b
+    return (
+        a0 * b0 + a1 * b3 + a2 * b6, a0 * b1 + a1 * b4 + a2 * b7, a0 * b2 + a1 * b5 + a2 * b8,
+        a3 * b0 + a4 * b3 + a5 * b6, a3 * b1 + a4 * b4 + a5 * b7, a3 * b2 + a4 * b5 + a5 * b8,
+        a6 * b0 + a7 * b3 + a8 * b6, a6 * b1 + a7 * b4 + a8 * b7, a6 * b2 + a7 * b5 + a8 * b8,
+    )  # fmt: skip
+
+
+def _mat_mul_transposed(a: tuple, b: tuple) -> tuple:
+    """``a @ b^T``."""
+    a0, a1, a2, a3, a4, a5, a6, a7, a8 = a
+    b0, b1, b2, b3, b4, b5, b6, b7, b8 = b
+    return (
+        a0 * b0 + a1 * b1 + a2 * b2, a0 * b3 + a1 * b4 + a2 * b5, a0 * b6 + a1 * b7 + a2 * b8,
+        a3 * b0 + a4 * b1 + a5 * b2, a3 * b3 + a4 * b4 + a5 * b5, a3 * b6 + a4 * b7 + a5 * b8,
+        a6 * b0 + a7 * b1 + a8 * b2, a6 * b3 + a7 * b4 + a8 * b5, a6 * b6 + a7 * b7 + a8 * b8,
+    )  # fmt: skip
+
+
+def _mat_vec(m: tuple, v) -> tuple:
+    return (
+        m[0] * v[0] + m[1] * v[1] + m[2] * v[2],
+        m[3] * v[0] + m[4] * v[1] + m[5] * v[2],
+        m[6] * v[0] + m[7] * v[1] + m[8] * v[2],
+    )
+
+
+def _sub(a, b) -> tuple:
+    return (a[0] - b[0], a[1] - b[1], a[2] - b[2])
+
+
+def _add(a, b) -> tuple:
+    return (a[0] + b[0], a[1] + b[1], a[2] + b[2])
+
+
+def _dot(a, b) -> float:
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+
+
+def _cross(a, b) -> tuple:
+    return (a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0])
+
+
+def _norm(a) -> float:
+    return math.sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2])

@@ -1,0 +1,219 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""From new joint positions to new local bone rotations (article 001, "adjusting the orientations").
+
+A pose bone's armature-space matrix is ``M = P @ T @ R @ S``: whatever its parent and rest pose
+contribute (``P``, which may hold the parent's non-uniform scale), then its own location,
+rotation and scale. Rotating the bone means replacing ``R`` by ``R @ D``. In the bone's
+*rotation frame* ``F = M @ S^-1 = P @ T @ R`` a point attached to the bone sits at
+``F^-1 @ p``; ``D`` is the minimal rotation taking that local direction of the child joint's
+old position to the local direction of its new one. The minimal rotation adds no twist about
+the bone, and working in ``F`` rather than in ``M`` keeps it right for any roll, offset
+(unconnected) joints, the bone's own non-uniform scale and its parent's. The child lands on its
+new point when that is as far from the bone's head, in the bone's frame, as the old one; below a
+bone scaled unevenly across its axis it may not be, and :func:`.chains.solve_chains` then solves
+for points that are (:mod:`.refine`).
+
+After each bone, its change ``D = F T Y F^-1`` about its head (``T``: its local turn, ``Y``: a
+stretch along its axis) moves the bones below it, exactly as Blender's hierarchy would. Rather
+than carrying every frame below forward through ``D``, the new points below are carried back
+through ``D^-1``: a bone below then turns in its own, unchanged frame, and a point costs less
+to carry than a frame. Only a bone that takes a goal orientation needs its carried frame. This
+needs neither the rest matrices nor the inheritance flags: only each bone's current pose
+matrix, local scale and local rotation, which is what a rig hands over.
+"""
+
+import functools
+from typing import NamedTuple
+
+import numpy as np
+
+from solvers.errors import SolverError
+
+from . import soa
+
+#: Relative departure from a similarity that single-precision pose matrices show without any shear.
+SHEAR_NOISE = 1e-4
+BLOCK = 8192  #: chains per block: the component arrays of a block stay in cache
+
+
+class LocalRotations(NamedTuple):
+    rotations: np.ndarray  #: (N, k, 4) new local rotation quaternions
+    y_scale: np.ndarray  #: (N, k) factor for each bone's local Y scale (1 unless stretching)
+
+
+def chain_local_rotations(
+    matrices, scales, rotations, old_points, new_points, end_rotation=None, stretch=None
+) -> LocalRotations:
+    """New local rotations for N chains of k bones each.
+
+    ``matrices`` (N, k, 4, 4): each bone's armature-space pose matrix; ``scales`` (N, k, 3): its
+    local scale; ``rotations`` (N, k, 4): its local rotation quaternion (w, x, y, z).
+    ``old_points`` and ``new_points`` (N, k + 1, 3): the chain's joints before and after the
+    solve, starting with the first bone's head; point ``i + 1`` moves with bone ``i``.
+    ``end_rotation`` (N, 4) or (N, m, 4), optional: armature-space rotations the last bone (or
+    the last ``m`` bones) must take instead of their minimal rotations: a foot or hand that copies
+    its target's orientation, a toe that stays flat while its foot rolls.
+    ``stretch`` (N,) bool, optional: rows whose bones may also scale along their Y axis so each
+    child point lands at its new distance too (exact when the child lies on the bone's axis,
+    as in a connected chain); the bones below inherit that scale as Blender's hierarchy does.
+    All maths in float64.
+    """
+    inputs = {
+        "matrices": np.asarray(matrices, dtype=np.float64),
+        "scales": np.asarray(scales, dtype=np.float64),
+        "rotations": np.asarray(rotations, dtype=np.float64),
+        "old points": np.asarray(old_points, dtype=np.float64),
+        "new points": np.asarray(new_points, dtype=np.float64),
+    }
+    n, k = inputs["matrices"].shape[:2]
+    shapes = {"matrices": (n, k, 4, 4), "scales": (n, k, 3), "rotations": (n, k, 4)}
+    if any(inputs[name].shape != shape for name, shape in shapes.items()):
+        raise SolverError("matrices, scales and rotations must be (N, k, 4, 4), (N, k, 3) and (N, k, 4)")
+    if inputs["old points"].shape != (n, k + 1, 3) or inputs["new points"].shape != (n, k + 1, 3):
+        raise SolverError(f"old and new points must be (N, k + 1, 3) = ({n}, {k + 1}, 3)")
+    goals = None if end_rotation is None else np.asarray(end_rotation, dtype=np.float64).reshape(n, -1, 4)
+    first_goal = k if goals is None else k - goals.shape[1]
+    if first_goal < 0:
+        raise SolverError(f"{goals.shape[1]} goal rotations for a chain of {k} bones")
+    if stretch is not None:
+        stretch = np.broadcast_to(np.asarray(stretch, bool), (n,))
+
+    result = np.empty((n, k, 4))
+    y_scale = np.ones((n, k))
+    for rows in soa.blocks(n, BLOCK):
+        block = {name: array[rows] for name, array in inputs.items()}
+        for name, array in block.items():
+            if not np.isfinite(array).all():
+                raise SolverError(f"{name} must be finite")
+        if not (np.abs(block["scales"]) > 1e-12).all():
+            raise SolverError("bones must not have zero scale")
+        stretching = None if stretch is None or not stretch[rows].any() else stretch[rows]
+        block_goals = None if goals is None else goals[rows]
+        for i, (new_rotation, factor) in enumerate(_turn_bones(block, first_goal, block_goals, stretching)):
+            soa.join(new_rotation, result[rows, i])
+            if factor is not None:
+                y_scale[rows, i] = factor
+    return LocalRotations(result, y_scale)
+
+
+class _Bone(NamedTuple):
+    """One bone of a block of chains, as component arrays."""
+
+    frame: soa.Mat  #: its rotation frame, the pose matrix without its own scale
+    head: soa.Vec
+    rotation: soa.Quat  #: its local rotation
+
+
+def _bone(block: dict, i: int) -> _Bone:
+    """Bone ``i`` of a block of chains, each of its inputs transposed once (and only when it is reached,
+    so that a block holds one bone's arrays at a time)."""
+    m = soa.components(block["matrices"][:, i, :3])  # rows 0-2 of the 4x4 matrices
+    frame = (m[0, 0], m[0, 1], m[0, 2], m[1, 0], m[1, 1], m[1, 2], m[2, 0], m[2, 1], m[2, 2])
+    scale = soa.components(block["scales"][:, i])
+    if not (scale == 1.0).all():  # nearly every bone is unscaled, and dividing by 1 would change nothing
+        frame = soa.mat_scale_columns(frame, tuple(1.0 / scale))
+    return _Bone(frame, (m[0, 3], m[1, 3], m[2, 3]), tuple(soa.components(block["rotations"][:, i])))
+
+
+def _turn_bones(block: dict, first_goal: int, goals, stretch):
+    """Yield each bone's new local rotation and its Y scale factor (None for 1), from the top of the chain.
+
+    ``new`` holds the new joints still to be reached, each carried back through the changes of the
+    bones above it; ``carried`` is the linear part of those changes, kept only while a goal bone
+    lies below (it needs its frame as the bones above leave it).
+    """
+    k = block["matrices"].shape[1]
+    new = [tuple(point) for point in soa.components(block["new points"][:, 1 : first_goal + 1])]
+    carried: soa.Mat | None = None
+    for i in range(k):
+        bone = _bone(block, i)
+        frame_inv, det = soa.mat_inv(bone.frame)
+        if not (np.abs(det) > 1e-300).all():
+            raise SolverError(f"bone {i} has a degenerate (flat) pose matrix")
+        frame = bone.frame if carried is None else soa.mat_mul(carried, bone.frame)  # as the bones above leave it
+        factor = None
+        if i >= first_goal:
+            new_rotation, turn = _goal_turn(frame, bone.rotation, _normalised(soa.split(goals[:, i - first_goal])))
+        else:
+            old_child = tuple(soa.components(block["old points"][:, i + 1]))
+            old_local = soa.mat_vec(frame_inv, soa.sub(old_child, bone.head))
+            new_local = soa.mat_vec(frame_inv, soa.sub(new[i], bone.head))
+            turn = soa.rotation_between(old_local, new_local)
+            new_rotation = _normalised(soa.quat_mul(bone.rotation, turn))
+            if stretch is not None:
+                factor = np.where(stretch, soa.norm(new_local) / np.maximum(soa.norm(old_local), 1e-300), 1.0)
+        yield new_rotation, factor
+        new[i + 1 : first_goal] = [_carry_back(p, bone, frame_inv, turn, factor) for p in new[i + 1 : first_goal]]
+        if goals is not None and i + 1 < k:
+            # The linear change of the bones above, now through this one too: C F T Y F^-1.
+            carried = soa.mat_mul(soa.mat_mul(frame, _turn_matrix(turn, factor)), frame_inv)
+
+
+def _goal_turn(frame: soa.Mat, rotation: soa.Quat, goal: soa.Quat) -> tuple[soa.Quat, soa.Quat]:
+    """The new local rotation of a bone whose carried rotation frame is ``frame`` that gives it the
+    armature-space orientation ``goal``, and its turn ``R^-1 R'``."""
+    # The frame before this bone's own rotation is F @ R^-1; its rotation part times the new local
+    # rotation must equal the goal.
+    before = soa.mat_mul(frame, soa.mat_transpose(soa.quat_to_mat(rotation)))
+    # Below a parent scaled by a negative factor that frame is mirrored and no rotation gives it the goal:
+    # the bone then takes the goal's Y and Z axes and the mirror of its X axis. Solved for the frame with
+    # its X axis flipped (N = diag(-1, 1, 1)), the local rotation is N R N.
+    mirrored = soa.mat_det(before) < 0.0
+    if mirrored.any():
+        flip = np.where(mirrored, -1.0, 1.0)
+        before = (before[0] * flip, *before[1:3], before[3] * flip, *before[4:6], before[6] * flip, *before[7:9])
+    goal = soa.quat_to_mat(goal)
+    local = soa.mat_mul(soa.mat_transpose(soa.nearest_rotation(before)), goal)
+    new_rotation = soa.mat_to_quat(local)
+    # Where ``before`` shears (a parent scaled unevenly), its rotation part alone would not point the
+    # bone along the goal: turn the local Y axis onto the goal's Y as seen through ``before``.
+    # Blender's single-precision matrices are never exactly orthogonal; below that noise the rotation
+    # part is the better estimate.
+    sheared = _shear(before) > SHEAR_NOISE
+    if sheared.any():
+        wanted = soa.mat_vec(soa.mat_inv(before)[0], (goal[1], goal[4], goal[7]))
+        aim = soa.where(sheared, soa.rotation_between((local[1], local[4], local[7]), wanted), soa.IDENTITY)
+        new_rotation = soa.quat_mul(aim, new_rotation)
+    if mirrored.any():
+        new_rotation = (new_rotation[0], new_rotation[1], new_rotation[2] * flip, new_rotation[3] * flip)
+    new_rotation = _normalised(new_rotation)
+    return new_rotation, soa.quat_mul(_conjugate(_normalised(rotation)), new_rotation)
+
+
+def _carry_back(point: soa.Vec, bone: _Bone, frame_inv: soa.Mat, turn: soa.Quat, factor) -> soa.Vec:
+    """Where ``point`` was before the bone's change ``D = F T Y F^-1`` about its head moved it:
+    ``head + F Y^-1 T^-1 F^-1 (point - head)``."""
+    local = soa.quat_rotate(_conjugate(turn), soa.mat_vec(frame_inv, soa.sub(point, bone.head)))
+    if factor is not None:
+        local = (local[0], local[1] / factor, local[2])
+    return soa.add(bone.head, soa.mat_vec(bone.frame, local))
+
+
+def _turn_matrix(turn: soa.Quat, factor) -> soa.Mat:
+    """``T Y``: the local turn, after a stretch by ``factor`` (None for 1) along the bone's Y axis."""
+    m = soa.quat_to_mat(turn)
+    if factor is None:
+        return m
+    return (m[0], m[1] * factor, m[2], m[3], m[4] * factor, m[5], m[6], m[7] * factor, m[8])
+
+
+def _shear(m: soa.Mat) -> np.ndarray:
+    """How far each matrix is from a rotation times a uniform scale (0 for none): the largest departure
+    of ``m^T m`` from a multiple of the identity, relative to that multiple."""
+    a, b, c = soa.mat_columns(m)
+    aa, bb, cc = soa.dot(a, a), soa.dot(b, b), soa.dot(c, c)
+    size = (aa + bb + cc) / 3.0
+    off = [np.abs(aa - size), np.abs(bb - size), np.abs(cc - size),
+           np.abs(soa.dot(a, b)), np.abs(soa.dot(a, c)), np.abs(soa.dot(b, c))]  # fmt: skip
+    return functools.reduce(np.maximum, off) / size
+
+
+def _conjugate(q: soa.Quat) -> soa.Quat:
+    return (q[0], -q[1], -q[2], -q[3])
+
+
+def _normalised(q: soa.Quat) -> soa.Quat:
+    n = np.sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3])
+    if not (n > 0.0).all():
+        raise SolverError("rotation quaternions must not be zero")
+    return (q[0] / n, q[1] / n, q[2] / n, q[3] / n)

@@ -1,0 +1,289 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Small-vector maths on structure-of-arrays, for solving many limbs at once.
+
+A vector is a tuple of three 1-D float64 arrays ``(x, y, z)``, a 3x3 matrix a tuple of nine in
+row-major order, a quaternion a tuple of four ``(w, x, y, z)``. Each array holds one component
+for every limb, so each operation is a handful of numpy calls that run at memory speed, with no
+per-limb Python and no small-matrix routines.
+
+Callers work through many limbs a block of rows at a time (:func:`blocks`), so that the arrays
+of one block stay in the processor's cache. Rare cases (zero vectors, opposite directions)
+are tested for once per block and only then patched in with ``np.where``: a choice costs as
+much as four multiplications, and a block seldom holds a row that needs one.
+"""
+
+from collections.abc import Iterator
+
+import numpy as np
+
+from solvers.rotation import quat_multiply as quat_mul  # noqa: F401 (the same arithmetic, component-wise on arrays)
+from solvers.rotation import quat_rotate  # noqa: F401
+
+Vec = tuple[np.ndarray, np.ndarray, np.ndarray]
+Mat = tuple[np.ndarray, ...]  # nine arrays, row-major
+Quat = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+
+#: The quaternion of no rotation, as scalars that broadcast against component arrays.
+IDENTITY = (1.0, 0.0, 0.0, 0.0)
+
+
+def blocks(rows: int, size: int) -> Iterator[slice]:
+    """Consecutive slices of at most ``size`` rows covering ``rows`` rows."""
+    return (slice(start, start + size) for start in range(0, rows, size))
+
+
+def components(array: np.ndarray) -> np.ndarray:
+    """An (N, ...) array as one contiguous float64 (..., N) array, whose entries are component arrays:
+    one transposing copy, whatever the strides of ``array``."""
+    return np.ascontiguousarray(np.moveaxis(np.asarray(array, dtype=np.float64), 0, -1))
+
+
+def split(array: np.ndarray) -> tuple[np.ndarray, ...]:
+    """An (N, k) array as k contiguous float64 component arrays."""
+    return tuple(components(array))
+
+
+def join(components, out: np.ndarray | None = None) -> np.ndarray:
+    """k component arrays back into one (N, k) array, or into ``out``."""
+    return np.stack(components, axis=-1, out=out)
+
+
+def split_matrices(array: np.ndarray) -> Mat:
+    """An (N, 3, 3) array as nine row-major component arrays."""
+    return split(np.asarray(array, dtype=np.float64).reshape(-1, 9))
+
+
+def join_matrices(m: Mat) -> np.ndarray:
+    return join(m).reshape(-1, 3, 3)
+
+
+def add(a: Vec, b: Vec) -> Vec:
+    return (a[0] + b[0], a[1] + b[1], a[2] + b[2])
+
+
+def sub(a: Vec, b: Vec) -> Vec:
+    return (a[0] - b[0], a[1] - b[1], a[2] - b[2])
+
+
+def scale(a: Vec, s) -> Vec:
+    return (a[0] * s, a[1] * s, a[2] * s)
+
+
+def dot(a: Vec, b: Vec) -> np.ndarray:
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+
+
+def cross(a: Vec, b: Vec) -> Vec:
+    return (a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0])
+
+
+def norm(a: Vec) -> np.ndarray:
+    return np.sqrt(dot(a, a))
+
+
+def where(mask: np.ndarray, a, b) -> tuple[np.ndarray, ...]:
+    """Component-wise choice between two vectors (or quaternions) of the same kind."""
+    return tuple(np.where(mask, x, y) for x, y in zip(a, b))
+
+
+def unit_or_zero(a: Vec, eps) -> tuple[Vec, np.ndarray]:
+    """``a`` normalised where its length exceeds ``eps`` (zero elsewhere), and that mask."""
+    n = norm(a)
+    ok = n > eps
+    # Divided, not multiplied by 1 / n: bit for bit what the scalar solvers do.
+    if ok.all():
+        return (a[0] / n, a[1] / n, a[2] / n), ok
+    safe = np.where(ok, n, 1.0)
+    return tuple(np.where(ok, c / safe, 0.0) for c in a), ok
+
+
+def unit_scaled(a: Vec) -> tuple[Vec, np.ndarray]:
+    """``a`` at length 1 where it is not zero (zero elsewhere), and that mask. Divided by its largest
+    component first, so that a vector as short as 1e-300, whose squares underflow, keeps its direction."""
+    big = np.maximum(np.maximum(np.abs(a[0]), np.abs(a[1])), np.abs(a[2]))
+    ok = big > 0.0
+    if not ok.all():
+        big = np.where(ok, big, 1.0)  # zero stays zero, and unit_or_zero leaves it so
+    return unit_or_zero((a[0] / big, a[1] / big, a[2] / big), 0.0)[0], ok
+
+
+def any_perpendicular(d: Vec) -> Vec:
+    """A unit vector perpendicular to each unit ``d``, crossed with the axis it is least aligned with."""
+    ax, ay, az = np.abs(d[0]), np.abs(d[1]), np.abs(d[2])
+    use_x = (ax <= ay) & (ax <= az)
+    use_y = ~use_x & (ay <= az)
+    zero = np.zeros_like(d[0])
+    p = (
+        np.where(use_x, zero, np.where(use_y, -d[2], d[1])),
+        np.where(use_x, d[2], np.where(use_y, zero, -d[0])),
+        np.where(use_x, -d[1], np.where(use_y, d[0], zero)),
+    )
+    return scale(p, 1.0 / norm(p))
+
+
+def mat_vec(m: Mat, v: Vec) -> Vec:
+    return (
+        m[0] * v[0] + m[1] * v[1] + m[2] * v[2],
+        m[3] * v[0] + m[4] * v[1] + m[5] * v[2],
+        m[6] * v[0] + m[7] * v[1] + m[8] * v[2],
+    )
+
+
+def mat_mul(a: Mat, b: Mat) -> Mat:
+    return tuple(
+        a[3 * r] * b[c] + a[3 * r + 1] * b[3 + c] + a[3 * r + 2] * b[6 + c] for r in range(3) for c in range(3)
+    )
+
+
+def mat_transpose(m: Mat) -> Mat:
+    return (m[0], m[3], m[6], m[1], m[4], m[7], m[2], m[5], m[8])
+
+
+def mat_scale_columns(m: Mat, s: Vec) -> Mat:
+    """``m @ diag(s)``."""
+    return (m[0] * s[0], m[1] * s[1], m[2] * s[2], m[3] * s[0], m[4] * s[1], m[5] * s[2],
+            m[6] * s[0], m[7] * s[1], m[8] * s[2])  # fmt: skip
+
+
+def mat_det(m: Mat) -> np.ndarray:
+    return m[0] * (m[4] * m[8] - m[5] * m[7]) - m[1] * (m[3] * m[8] - m[5] * m[6]) + m[2] * (m[3] * m[7] - m[4] * m[6])
+
+
+def mat_inv(m: Mat) -> tuple[Mat, np.ndarray]:
+    """Inverse by cofactors, and the determinant (the inverse is meaningless where it is zero)."""
+    c0 = m[4] * m[8] - m[5] * m[7]
+    c1 = m[5] * m[6] - m[3] * m[8]
+    c2 = m[3] * m[7] - m[4] * m[6]
+    det = m[0] * c0 + m[1] * c1 + m[2] * c2
+    invertible = det != 0.0
+    inv_det = 1.0 / det if invertible.all() else np.divide(1.0, det, out=np.zeros_like(det), where=invertible)
+    inverse = (
+        c0 * inv_det,
+        (m[2] * m[7] - m[1] * m[8]) * inv_det,
+        (m[1] * m[5] - m[2] * m[4]) * inv_det,
+        c1 * inv_det,
+        (m[0] * m[8] - m[2] * m[6]) * inv_det,
+        (m[2] * m[3] - m[0] * m[5]) * inv_det,
+        c2 * inv_det,
+        (m[1] * m[6] - m[0] * m[7]) * inv_det,
+        (m[0] * m[4] - m[1] * m[3]) * inv_det,
+    )
+    return inverse, det
+
+
+def mat_columns(m: Mat) -> tuple[Vec, Vec, Vec]:
+    """The three columns of ``m`` as vectors."""
+    return (m[0], m[3], m[6]), (m[1], m[4], m[7]), (m[2], m[5], m[8])
+
+
+def nearest_rotation(m: Mat) -> Mat:
+    """Nearest rotation to each matrix (polar decomposition). A rotation times a uniform or
+    axis-aligned scale (nearly every object and bone) needs only its columns normalised, then two
+    Newton steps ``X <- (X + X^-T) / 2`` to take out rounding (Blender's single-precision pose
+    matrices are orthogonal to about 1e-5); the rows of a sheared, mirrored or flat matrix go
+    through an SVD."""
+    lengths = [norm(column) for column in mat_columns(m)]
+    if not all((length > 0.0).all() for length in lengths):
+        lengths = [np.where(length > 0.0, length, 1.0) for length in lengths]
+    x = tuple(c / lengths[i % 3] for i, c in enumerate(m))
+    a, b, c = mat_columns(x)
+    # Unit columns at right angles (to 1e-3) with a positive determinant; a zero column has none.
+    skew = np.maximum(np.maximum(np.abs(dot(a, b)), np.abs(dot(a, c))), np.abs(dot(b, c)))
+    irregular = (skew > 1e-3) | (mat_det(x) <= 0.0)
+    for _ in range(2):  # quadratic convergence: 1e-3 -> 1e-6 -> 1e-12
+        x = tuple(0.5 * (e + t) for e, t in zip(x, mat_transpose(mat_inv(x)[0])))
+    if irregular.any():
+        rows = np.flatnonzero(irregular)
+        u, _, vt = np.linalg.svd(np.stack([e[rows] for e in m], axis=-1).reshape(-1, 3, 3))
+        u[np.linalg.det(u @ vt) < 0.0, :, 2] *= -1.0
+        polar = (u @ vt).reshape(-1, 9)
+        for i, e in enumerate(x):  # fresh arrays of the Newton steps
+            e[rows] = polar[:, i]
+    return x
+
+
+def quat_to_mat(q: Quat) -> Mat:
+    """Rotation matrix of the unit quaternion ``q``."""
+    w, x, y, z = q
+    xx, yy, zz = x * x, y * y, z * z
+    xy, xz, yz, wx, wy, wz = x * y, x * z, y * z, w * x, w * y, w * z
+    return (
+        1.0 - 2.0 * (yy + zz), 2.0 * (xy - wz), 2.0 * (xz + wy),
+        2.0 * (xy + wz), 1.0 - 2.0 * (xx + zz), 2.0 * (yz - wx),
+        2.0 * (xz - wy), 2.0 * (yz + wx), 1.0 - 2.0 * (xx + yy),
+    )  # fmt: skip
+
+
+def mat_to_quat(m: Mat) -> Quat:
+    """Unit quaternion of the rotation matrix ``m``, by the largest-diagonal branch (Shepperd)."""
+    m00, m01, m02, m10, m11, m12, m20, m21, m22 = m
+    trace = m00 + m11 + m22
+    # Each branch gives the quaternion times four times its largest component, which keeps it
+    # accurate; that factor is normalised away at the end.
+    a, b, c = m21 - m12, m02 - m20, m10 - m01
+    if ((trace >= m00) & (trace >= m11) & (trace >= m22)).all():  # w largest: turns up to 120 degrees
+        q = (1.0 + trace, a, b, c)
+    else:
+        d, e, f = m01 + m10, m02 + m20, m12 + m21
+        pick = np.argmax(np.stack([trace, m00, m11, m22]), axis=0)
+        q = (
+            np.choose(pick, [1.0 + trace, a, b, c]),
+            np.choose(pick, [a, 1.0 + m00 - m11 - m22, d, e]),
+            np.choose(pick, [b, d, 1.0 - m00 + m11 - m22, f]),
+            np.choose(pick, [c, e, f, 1.0 - m00 - m11 + m22]),
+        )
+    n = np.sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3])
+    return (q[0] / n, q[1] / n, q[2] / n, q[3] / n)
+
+
+def rotation_between(u: Vec, v: Vec) -> Quat:
+    """Smallest rotation taking each ``u`` to each ``v`` (see :func:`..rotation.rotation_between`).
+
+    The same angle, ``atan2(|u x v|, u . v)``, but by half-angle identities: in numpy an ``arctan2``,
+    a ``sin`` or a ``cos`` costs as much as thirty multiplications. Each identity is used where it
+    keeps its digits: ``cos(h) = sqrt((1 + cos) / 2)`` for an acute angle, ``sin(h) = sqrt((1 - cos) / 2)``
+    for an obtuse one, and the other from ``|u x v| = 2 sin(h) cos(h)``. Parallel gives the identity,
+    anti-parallel a half turn about an axis perpendicular to ``u``, a zero vector the identity.
+    """
+    u, v, ok = _unit_pair(u, v)  # normalised first: no product of two lengths to underflow or overflow
+    axis = cross(u, v)
+    cos_angle = dot(u, v)
+    root = np.sqrt(0.5 * (1.0 + np.abs(cos_angle)))  # cos(h) where acute, sin(h) where obtuse
+    acute = cos_angle >= 0.0
+    if acute.all():  # sin(h) / |u x v| is 1 / (2 cos(h)): no length needed, parallel gives the identity
+        k = 0.5 / root
+        q = (root, axis[0] * k, axis[1] * k, axis[2] * k)
+    else:
+        q = _acute_or_obtuse(u, axis, root, acute)
+    if not ok.all():
+        q = where(ok, q, IDENTITY)
+    return q
+
+
+def _unit_pair(u: Vec, v: Vec) -> tuple[Vec, Vec, np.ndarray]:
+    """``u`` and ``v`` normalised, and where neither is zero. Lengths whose squares neither underflow
+    nor overflow (nearly always) are divided out directly, others by :func:`unit_scaled`."""
+    uu, vv = dot(u, u), dot(v, v)
+    smallest, largest = min(uu.min(initial=1.0), vv.min(initial=1.0)), max(uu.max(initial=1.0), vv.max(initial=1.0))
+    if smallest > 1e-200 and largest < 1e200:  # false for NaN too
+        nu, nv = np.sqrt(uu), np.sqrt(vv)
+        return (u[0] / nu, u[1] / nu, u[2] / nu), (v[0] / nv, v[1] / nv, v[2] / nv), np.ones(len(uu), bool)
+    u, u_ok = unit_scaled(u)
+    v, v_ok = unit_scaled(v)
+    return u, v, u_ok & v_ok
+
+
+def _acute_or_obtuse(u: Vec, axis: Vec, root: np.ndarray, acute: np.ndarray) -> Quat:
+    """:func:`rotation_between` for a block that holds obtuse angles, given the unit ``u``, ``u x v``,
+    ``sqrt((1 + |u . v|) / 2)`` and where ``u . v >= 0``."""
+    # Nearly opposite: take out the part of the axis along u that rounding leaves (see the scalar
+    # version); elsewhere that part is rounding noise too, and taking it out costs less than a choice.
+    axis = sub(axis, scale(u, dot(axis, u)))
+    length = norm(axis)  # |u x v| = 2 sin(h) cos(h)
+    w = np.where(acute, root, length / (2.0 * root))
+    k = np.where(acute, 0.5 / root, root / np.maximum(length, 1e-300))  # sin(h) / length
+    q = (w, axis[0] * k, axis[1] * k, axis[2] * k)
+    opposite = ~acute & (length < 1e-15)
+    if opposite.any():  # the axis is rounding noise: any axis across u (a unit stand-in elsewhere)
+        q = where(opposite, (0.0, *any_perpendicular(where(opposite, u, (1.0, 0.0, 0.0)))), q)
+    return q
