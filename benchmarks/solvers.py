@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""How fast the solver maths is, on one core: scalar solves in µs, batch solves in solves per second.
+"""How fast the solver maths is, on one core: scalar solves in µs, batch solves in solves per second, and
+the two chain kernels (numpy batch, Python scalar) per character frame.
 
     ~/.cache/limb_ik/venv-blender-5.0/bin/python benchmarks/solvers.py [--quick]
 
@@ -37,6 +38,7 @@ from solvers import (  # noqa: E402
 )
 from solvers.chains import ChainBatch, solve_chains  # noqa: E402
 from solvers.rotation_modes import matrix_to_quat, quat_to_matrix  # noqa: E402
+from solvers.scalar_chains import SCALAR_LIMIT, solve_scalar  # noqa: E402
 
 SCALAR_GOAL_US = 3.0  #: issue goal: a scalar two-bone solve in at most this many µs
 BATCH_GOAL = 3e6  #: issue goal: two-bone solves per second, positions and local quaternions
@@ -181,19 +183,45 @@ def three_bone_quaternions(c: Chains) -> Callable[[], object]:
     return run
 
 
-def whole_chain_solve(c: Chains) -> Callable[[], object]:
-    """What the rig layer calls: rigid space, hinge, solve, write-back and influence blend."""
+def chain_batch(c: Chains, goal_matrices: bool = False) -> ChainBatch:
+    """The chains as the rig layer hands them over (with ``goal_matrices``, three-bone goals as matrices, as
+    the rig gives them), hinges from the current bend."""
     k = c.matrices.shape[1]
-    batch = ChainBatch(
+    goals = None if k == 2 else quat_to_matrix(c.end_rotation) if goal_matrices else c.end_rotation
+    return ChainBatch(
         matrices=c.matrices,
         scales=c.scales,
         rotations=c.rotations,
         points=c.points,
         target=c.target,
-        end_rotation=c.end_rotation if k == 3 else None,
+        end_rotation=goals,
         hinge=np.zeros((len(c.target), 3)),
     )
+
+
+def whole_chain_solve(c: Chains) -> Callable[[], object]:
+    """What the rig layer calls: rigid space, hinge, solve, write-back, posing check and influence blend."""
+    batch = chain_batch(c)
     return lambda: solve_chains(batch)
+
+
+def write_back(c: Chains) -> Callable[[], object]:
+    """(b) without its positions: the write-back from joints already solved."""
+    solved = solve_two_bone_batch(c.points[:, 0], c.points[:, 1], c.points[:, 2], c.target)
+    new_points = np.stack([c.points[:, 0], solved.knee, solved.end], axis=1)
+    return lambda: chain_local_rotations(c.matrices, c.scales, c.rotations, c.points, new_points)
+
+
+def one_pass(c: Chains) -> Callable[[], object]:
+    """One numpy operation over the component arrays of the blocks the kernels work in (8192 rows)."""
+    a, b = np.ascontiguousarray(c.points[:, 0, 0]), np.ascontiguousarray(c.points[:, 1, 1])
+    block = 8192
+
+    def run():
+        for start in range(0, len(a), block):
+            a[start : start + block] * b[start : start + block]
+
+    return run
 
 
 BATCH_CASES = (
@@ -204,6 +232,13 @@ BATCH_CASES = (
     ("(d) two-bone, `solve_chains` (rig path)", 2, whole_chain_solve, False, 10**5),
     ("(e) three-bone, `solve_chains` (rig path)", 3, whole_chain_solve, False, 10**5),
 )
+#: What (b) is made of, in the same units: its write-back alone, and a single numpy operation.
+PARTS = (
+    ("(b) without positions: the write-back (`chain_local_rotations`)", write_back),
+    ("one numpy operation over a block's component arrays (`a * b`)", one_pass),
+)
+CHARACTER_LIMBS = (2, 4)  #: limbs of a character, per frame
+CROSSOVER_ROWS = (1, 2, 4, 8, 12, 16, 20, 24, 32)  #: chains per solve, to find where the kernels cost the same
 
 
 def scalar_table(repeat: int) -> str:
@@ -247,6 +282,58 @@ def batch_table(repeat: int, sizes: tuple[int, ...]) -> str:
     )
 
 
+def parts_table(repeat: int, n: int) -> str:
+    """Where (b)'s time goes, per limb: its positions (a), its write-back, and one numpy operation, whose
+    time the others are counted in."""
+    chains = random_chains(np.random.default_rng(SEED + n), n, 2)
+    timings = {label: time_call(builder(chains), n, repeat, 0.2).best for label, builder in (
+        ("(a) two-bone, positions only", two_bone_positions), *PARTS,
+        ("(b) two-bone, positions + local quaternions", two_bone_quaternions))}  # fmt: skip
+    one = timings[PARTS[1][0]]
+    rows = [(label, f"{t * 1e9:.1f}", f"{t / one:.0f}") for label, t in timings.items()]
+    return report.table((f"Where (b)'s time goes, N = {n:,}", "ns/limb", "numpy operations' worth"), rows)
+
+
+def kernel_rows(bones: int, n: int, repeat: int) -> tuple[float, float]:
+    """Best µs per solve of n chains of ``bones`` bones, batch kernel and scalar kernel."""
+    batch = chain_batch(random_chains(np.random.default_rng(SEED + 7 * n + bones), n, bones), goal_matrices=True)
+    return tuple(time_call(lambda kernel=kernel: kernel(batch), 1, repeat, 0.1).best * 1e6
+                 for kernel in (solve_chains, solve_scalar))  # fmt: skip
+
+
+def character_table(repeat: int) -> str:
+    """A character's limbs per frame with each kernel: what the live frame handler pays for the solve."""
+    rows = []
+    for bones in (2, 3):
+        for limbs in CHARACTER_LIMBS:
+            batch_us, scalar_us = kernel_rows(bones, limbs, repeat)
+            rows.append((f"{limbs} limbs of {bones} bones", f"{batch_us:.0f}", f"{scalar_us:.0f}",
+                         f"{scalar_us / limbs:.0f}", f"{batch_us / scalar_us:.1f}×"))  # fmt: skip
+    return report.table(
+        ("Character frame (`solve_chains` vs `solve_scalar`)", "batch µs", "scalar µs", "scalar µs/limb",
+         "scalar faster"), rows)  # fmt: skip
+
+
+def crossover_table(repeat: int) -> str:
+    """Both kernels for growing numbers of chains, and the number above which the batch kernel is faster."""
+    rows, crossing = [], {}
+    for n in CROSSOVER_ROWS:
+        cells = [f"{n}"]
+        for bones in (2, 3):
+            batch_us, scalar_us = kernel_rows(bones, n, repeat)
+            cells += [f"{batch_us:.0f}", f"{scalar_us:.0f}"]
+            if scalar_us <= batch_us:
+                crossing[bones] = n
+        rows.append(cells)
+    found = ", ".join(f"{bones} bones: scalar faster up to {crossing.get(bones, 0)}" for bones in (2, 3))
+    return (
+        report.table(
+            ("chains", "2 bones: batch µs", "2 bones: scalar µs", "3 bones: batch µs", "3 bones: scalar µs"), rows
+        )
+        + f"\n\nMeasured: {found} chains; `solve` takes the scalar kernel up to SCALAR_LIMIT = {SCALAR_LIMIT}."
+    )
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--repeat", type=int, default=5, help="timed runs per figure (default 5)")
@@ -265,7 +352,10 @@ def main() -> int:
         ),
     )
     print(scalar_table(repeat), end="\n\n", flush=True)
-    print(batch_table(repeat, sizes), flush=True)
+    print(batch_table(repeat, sizes), end="\n\n", flush=True)
+    print(parts_table(repeat, sizes[-1] if args.quick else 10**5), end="\n\n", flush=True)
+    print(character_table(repeat), end="\n\n", flush=True)
+    print(crossover_table(repeat), flush=True)
     return 0
 
 

@@ -22,7 +22,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from . import rotation_modes, soa
+from . import soa
 from .batch import check_range, limb_inputs, per_limb, solve_block, three_bone_block
 from .errors import SolverError
 from .forward import posed_block
@@ -31,6 +31,7 @@ from .options import Reach
 from .refine import consistent
 
 BLOCK = 8192  #: chains per block: the component arrays of a block stay in cache
+GOALS = ("end rotation", "toe goal")  #: the goal orientations' names, in errors
 
 #: A current bend whose normal is shorter than this fraction of ``upper * lower`` counts as straight.
 STRAIGHT = 1e-6
@@ -171,7 +172,7 @@ def arrays(batch: ChainBatch) -> Arrays:
         toe = tuple(array[:, None] for array in toe)
     goals = [np.asarray(value, dtype=np.float64) for value in (batch.end_rotation, batch.toe_goal)[: k - 2 + (
         toe[0] is not None)]]  # fmt: skip
-    for name, goal in zip(("end rotation", "toe goal"), goals):
+    for name, goal in zip(GOALS, goals):
         if goal.shape not in ((n, 4), (n, 3, 3)):
             raise SolverError(f"{name} must be (N, 4) quaternions or (N, 3, 3) matrices, not {goal.shape}")
     return Arrays(matrices, scales, rotations, points, target, toe, goals)
@@ -199,7 +200,7 @@ class _Chains:
         matrices, scales, rotations, points, target, toe, goals = arrays(batch)
         n, k = matrices.shape[:2]
         for name, value in (("matrices", matrices), ("scales", scales), ("rotations", rotations),
-                            ("points", points), *zip(("end rotation", "toe goal"), goals), ("matrices", toe[0]),
+                            ("points", points), *zip(GOALS, goals), ("matrices", toe[0]),
                             ("scales", toe[1]), ("rotations", toe[2])):  # fmt: skip
             if value is not None and not soa.finite(value):
                 raise SolverError(f"{name} must be finite")
@@ -313,7 +314,7 @@ class _Chains:
         if "softness" in self.batch.options:  # a distance: into the rigid space's units
             settings["softness"] = settings["softness"] / unit()
         hinge = self._hinge(rows, given_hinge, bones[0].frame, to_rigid, joints, per_row["use_hinge"])
-        goals = [_orientations(goal[rows]) for goal in self.goals]
+        goals = [_orientations(goal[rows], name) for goal, name in zip(self.goals, GOALS)]
         if k == 2:
             knee, end, reached, _, _ = solve_block(*joints, target, pole, use_pole, hinge, None, settings, first)
             new_local = [joints[0], knee, end]
@@ -386,18 +387,25 @@ def _rigid_space(frame: soa.Mat, rotation: soa.Quat, first_row: int):
     return rigid, soa.mat_inv(rigid)[0], lambda: np.cbrt(np.abs(det))
 
 
-def _orientations(array: np.ndarray) -> soa.Quat:
+def _orientations(array: np.ndarray, name: str) -> soa.Quat:
     """Unit quaternions from (N, 4) quaternions or from (N, 3, 3) matrices of any scale or shear (a goal seen
     from an armature scaled unevenly): the nearest rotation, turned to put its Y axis exactly along the
     matrix's, which is where the end bone points. A mirrored matrix (seen from an armature scaled by a
-    negative factor) stands for its Y and Z axes: its X axis is flipped."""
+    negative factor) stands for its Y and Z axes: its X axis is flipped. ``name`` names the goal in errors."""
     if array.ndim != 3:
         return _unit(soa.split(array))
-    array = array.copy()
-    array[np.linalg.det(array) < 0.0, :, 0] *= -1.0
-    nearest = rotation_modes.nearest_rotation(array)
-    aim = soa.rotation_between(soa.split(nearest[:, :, 1]), soa.split(array[:, :, 1]))
-    return _unit(soa.quat_mul(aim, soa.split(rotation_modes.matrix_to_quat(nearest))))
+    m = soa.split_matrices(array)
+    det = soa.mat_det(m)
+    a, b, c = (soa.norm(column) for column in soa.mat_columns(m))
+    if not (np.abs(det) > 1e-12 * (a * b * c)).all():  # Hadamard's bound, as for the rigid space
+        raise SolverError(f"{name} must not be a flat matrix (a zero scale)")
+    mirrored = det < 0.0
+    if mirrored.any():
+        flip = np.where(mirrored, -1.0, 1.0)
+        m = (m[0] * flip, m[1], m[2], m[3] * flip, m[4], m[5], m[6] * flip, m[7], m[8])
+    nearest = soa.nearest_rotation(m)
+    aim = soa.rotation_between((nearest[1], nearest[4], nearest[7]), (m[1], m[4], m[7]))
+    return _unit(soa.quat_mul(aim, soa.mat_to_quat(nearest)))
 
 
 def _unit(q: soa.Quat) -> soa.Quat:

@@ -19,7 +19,7 @@ from typing import NamedTuple
 import numpy as np
 
 from . import soa
-from .chains import LENGTH_NOISE, REACHED, STRAIGHT, ChainBatch, ChainResult, arrays, solve_chains, take
+from .chains import GOALS, LENGTH_NOISE, REACHED, STRAIGHT, ChainBatch, ChainResult, arrays, solve_chains, take
 from .errors import SolverError
 from .local_rotation import SHEAR_NOISE
 from .options import COORDINATE_LIMIT, Reach, ReachOptions
@@ -143,7 +143,7 @@ def _solve_chain(k: int, row: int, c: dict, goals: list, settings: _Settings):
     options = settings.options(row, math.cbrt(abs(det)) if settings.softness[row] else 1.0)
     hinge = _hinge(row, settings, frame, to_rigid, joints)
 
-    goal_rotations = [_orientation(goal) for goal in goals]
+    goal_rotations = [_orientation(goal, name) for goal, name in zip(goals, GOALS)]
     if k == 2:
         solved = solve_two_bone(*joints, target, pole=pole, hinge=hinge, options=options)
         new_local, reached = [solved.knee, solved.end], solved.reached
@@ -276,25 +276,25 @@ def _posed(bones: list, new_rotations: list, y_scale: list, points: list) -> lis
     return out
 
 
-def _orientation(goal: list) -> tuple:
+def _orientation(goal: list, name: str) -> tuple:
     """A unit quaternion from a quaternion or from a 3x3 matrix of any scale or shear (see
     :func:`.chains._orientations`)."""
     if not isinstance(goal[0], list):
         return _unit(tuple(goal))
     m = tuple(e for row in goal for e in row)
+    lengths = [math.sqrt(m[j] * m[j] + m[3 + j] * m[3 + j] + m[6 + j] * m[6 + j]) for j in range(3)]
+    if not abs(_det(m)) > 1e-12 * (lengths[0] * lengths[1] * lengths[2]):
+        raise SolverError(f"{name} must not be a flat matrix (a zero scale)")
     if _det(m) < 0.0:  # mirrored: it stands for its Y and Z axes
         m = (-m[0], m[1], m[2], -m[3], m[4], m[5], -m[6], m[7], m[8])
-    near = _nearest_rotation(m, "matrices")
+    near = _nearest_rotation(m)
     aim = rotation_between((near[1], near[4], near[7]), (m[1], m[4], m[7]))
     return _unit(quat_multiply(aim, _mat_to_quat(near)))
 
 
-def _nearest_rotation(m: tuple, name: str | None = None) -> tuple:
-    """The nearest rotation to ``m`` (see :func:`.soa.nearest_rotation`); with ``name``, a flat ``m`` raises as
-    :func:`.rotation_modes.nearest_rotation` does."""
+def _nearest_rotation(m: tuple) -> tuple:
+    """The nearest rotation to ``m`` (see :func:`.soa.nearest_rotation`)."""
     lengths = [math.sqrt(m[j] * m[j] + m[3 + j] * m[3 + j] + m[6 + j] * m[6 + j]) for j in range(3)]
-    if name is not None and not abs(_det(m)) > 1e-12 * (lengths[0] * lengths[1] * lengths[2]):
-        raise SolverError(f"{name} must not be flat (a zero scale)")
     a, b, c = (length if length > 0.0 else 1.0 for length in lengths)
     x = (m[0] / a, m[1] / b, m[2] / c, m[3] / a, m[4] / b, m[5] / c, m[6] / a, m[7] / b, m[8] / c)
     a, b, c = (x[0], x[3], x[6]), (x[1], x[4], x[7]), (x[2], x[5], x[8])
