@@ -87,9 +87,11 @@ def root_angles(upper, lower, distance) -> np.ndarray:
     underflow; equal bones folded onto the root stand across the line, as the 3D solver folds them."""
     upper, lower, distance = (np.asarray(a, dtype=np.float64) for a in (upper, lower, distance))
     four_area = (
-        np.sqrt(upper + lower + distance) * np.sqrt(np.maximum(distance + (lower - upper), 0.0))
-        * np.sqrt(np.maximum(distance + (upper - lower), 0.0)) * np.sqrt(np.maximum(upper + lower - distance, 0.0))
-    )  # fmt: skip
+        np.sqrt(upper + lower + distance)
+        * np.sqrt(np.maximum(distance + (lower - upper), 0.0))
+        * np.sqrt(np.maximum(distance + (upper - lower), 0.0))
+        * np.sqrt(np.maximum(upper + lower - distance, 0.0))
+    )
     angle = np.arctan2(four_area, distance * distance + (upper - lower) * (upper + lower))
     return np.where(distance > 0.0, angle, 0.5 * np.pi)
 
@@ -99,8 +101,8 @@ def solve_two_bone_plane(root, knee, end, target, normal, pole=None, pole_mask=N
     ((N, 3), or one 3-vector for all): the target projected into the plane, and reached there if it can
     be. ``pole``, ``pole_mask``, ``hinge`` (zero rows: none) and the reach settings as for
     :func:`.batch.solve_two_bone_batch`; returns its :class:`.batch.TwoBoneBatch`."""
-    root, knee, end, target = (_checked(name, value) for name, value in
-                               (("root", root), ("knee", knee), ("end", end), ("target", target)))  # fmt: skip
+    named = {"root": root, "knee": knee, "end": end, "target": target}
+    root, knee, end, target = (_checked(name, value) for name, value in named.items())
     n = len(root)
     if any(len(p) != n for p in (knee, end, target)):
         raise SolverError("root, knee, end and target must have the same number of rows")

@@ -193,8 +193,8 @@ def test_the_3d_solver_given_a_pole_in_the_plane_agrees(rows):
     for i, r in enumerate(rows):
         size = r.limb.size * solved.stretch[i]
         distance = dist(tuple(solved.end[i]), r.limb.root)
-        offset = norm(cross(sub(tuple(solved.knee[i]), r.limb.root), unit(sub(tuple(solved.end[i]), r.limb.root)))) \
-            if distance > 0.0 else size  # fmt: skip
+        knee, end = tuple(solved.knee[i]), tuple(solved.end[i])
+        offset = norm(cross(sub(knee, r.limb.root), unit(sub(end, r.limb.root)))) if distance > 0.0 else size
         assert dist(tuple(three_d.end[i]), tuple(solved.end[i])) <= REL * size
         assert dist(tuple(three_d.knee[i]), tuple(solved.knee[i])) <= knee_tolerance(size, distance, offset)
 
@@ -275,8 +275,10 @@ def test_three_bone_chains_stay_in_the_plane_with_the_end_bone_along_its_directi
     end_length = size * data.draw(finite(0.05, 0.5))
     tip = add(limb.end, mul(data.draw(unit_vectors()), end_length))
     kind = data.draw(one_of(("random", "random", "normal", "nearly normal")))
-    direction = {"random": lambda: data.draw(unit_vectors()), "normal": lambda: case.unit,
-                 "nearly normal": lambda: data.draw(tilted(case.unit, -12.0, -6.0))}[kind]()  # fmt: skip
+    if kind == "random":
+        direction = data.draw(unit_vectors())
+    else:
+        direction = case.unit if kind == "normal" else data.draw(tilted(case.unit, -12.0, -6.0))
     solved = solve_three_bone_plane(
         *(np.array([p]) for p in (limb.root, limb.knee, limb.end, tip, case.goal, direction, case.normal))
     )
