@@ -13,39 +13,14 @@ import rigs
 import source_extension
 from mathutils import Euler, Matrix, Vector
 
-FRAMES = range(1, 9)
+from demo import side_on
+
 #: Joints stay in the plane, and tips reach the goal's projection, to this fraction of the limb's length:
 #: Blender's pose matrices are single precision.
 FLAT = 1e-5
 #: The armature's place in the world: turned, moved and scaled, so goals really are converted.
 PLACE = Matrix.LocRotScale(Vector((0.4, -0.3, 0.1)), Euler((0.0, 0.0, math.radians(30.0))), Vector((1.5,) * 3))
-SIDES = {"L": 0.1, "R": -0.1}
-
-
-def side_on_rig(name: str = "Runner") -> bpy.types.Object:
-    """hips → thigh → shin → foot on each side, facing +X (a side-scroller's character walks along X): the
-    legs bend forward in planes parallel to the armature's XZ, at y = ±0.1. Limbs added, Plane = Side."""
-    armature = bpy.data.armatures.new(name)
-    obj = bpy.data.objects.new(name, armature)
-    bpy.context.scene.collection.objects.link(obj)
-    bpy.context.view_layer.objects.active = obj
-    bpy.ops.object.mode_set(mode="EDIT")
-    bones = armature.edit_bones
-    hips = bones.new("hips")
-    hips.head, hips.tail = (0.0, 0.0, 1.0), (0.0, 0.0, 1.15)
-    for side, y in SIDES.items():
-        thigh, shin, foot = (bones.new(f"{part}.{side}") for part in ("thigh", "shin", "foot"))
-        thigh.head, thigh.tail, thigh.parent = (0.0, y, 0.95), (0.05, y, 0.5), hips
-        shin.head, shin.tail, shin.parent, shin.use_connect = thigh.tail, (0.0, y, 0.08), thigh, True
-        foot.head, foot.tail, foot.parent, foot.use_connect = shin.tail, (0.14, y, 0.02), shin, True
-    bpy.ops.object.mode_set(mode="OBJECT")
-    obj.matrix_world = PLACE
-    for side in SIDES:
-        bpy.ops.object.mode_set(mode="POSE")
-        rigs.select_bones(obj, [f"thigh.{side}", f"shin.{side}"], f"foot.{side}")
-        assert bpy.ops.limb_ik.add_limb() == {"FINISHED"}
-        obj.limb_ik.limbs[-1].plane = "SIDE"
-    return obj
+FRAMES = side_on.FRAMES
 
 
 def joints(obj, limb) -> np.ndarray:
@@ -83,33 +58,13 @@ def bend(obj, limb, normal=(0.0, 1.0, 0.0)) -> float:
     return float(np.cross(points[1] - points[0], points[2] - points[1]) @ np.asarray(normal))
 
 
-def lifts(frame: int) -> tuple:
-    """The targets' offsets (armature units along X, Y, Z) at ``frame``: off the plane on most frames."""
-    return (0.02 * frame, 0.03 * (frame - 2), 0.05 + 0.03 * math.sin(frame))
-
-
-def keyed_targets(obj) -> None:
-    """Each leg chases an Empty keyed over FRAMES, moved in the armature's space off the legs' plane and
-    in it, turned out of it on the later frames (the foot's goal rotation leaves the plane too)."""
-    to_world = np.array(obj.matrix_world)[:3, :3]
-    for limb in obj.limb_ik.limbs:
-        target = rigs.target_at_tip(obj, limb)
-        start, turn = target.matrix_world.copy(), Euler((0.0, 0.0, 0.0))
-        for frame in FRAMES:
-            turn = Euler((0.3, -0.2, 0.1)) if frame > 5 else Euler((0.0, 0.0, 0.0))
-            offset = Vector(to_world @ np.array(lifts(frame)))
-            target.matrix_world = Matrix.Translation(offset) @ start @ turn.to_matrix().to_4x4()
-            target.keyframe_insert("location", frame=frame)
-            target.keyframe_insert("rotation_euler", frame=frame)
-
-
 def test_a_side_on_rig_stays_in_its_plane_live_and_baked(lik):
     """Goals animated off the legs' plane: live, every frame has the knees and feet in it, bending forward as
     at rest, the feet on the goals' projections; baked, the keys play back the same, and the bake says on
     how many frames each goal lay off the plane, and how far. Without a plane the same goals pull the
     knees out of it."""
-    rig = side_on_rig()
-    keyed_targets(rig)
+    rig = side_on.rig(place=PLACE)
+    side_on.keyed_targets(rig)
     limbs, scene = rig.limb_ik.limbs, bpy.context.scene
     rest_bends = {limb.name: bend(rig, limb) for limb in limbs}
     assert all(b > 0.0 for b in rest_bends.values())
@@ -120,18 +75,18 @@ def test_a_side_on_rig_stays_in_its_plane_live_and_baked(lik):
         scene.frame_set(frame)
         for limb in limbs:
             lift = check_in_plane(rig, limb)
-            assert lift == pytest.approx(abs(lifts(frame)[1]), abs=1e-6)
+            assert lift == pytest.approx(abs(side_on.offset(frame)[1]), abs=1e-6)
             assert bend(rig, limb) > 0.0
             assert limb.status == ""
         live[frame] = rigs.pose_snapshot(rig)
 
     report = lik.api.bake(rig, frame_start=FRAMES[0], frame_end=FRAMES[-1])
     assert not rig.limb_ik.live
-    off = [f for f in FRAMES if abs(lifts(f)[1]) > 1e-5]
+    off = [f for f in FRAMES if abs(side_on.offset(f)[1]) > 1e-5]
     for limb in limbs:
         frames, farthest = report.off_plane[limb.name]
         assert frames == len(off)
-        assert farthest == pytest.approx(1.5 * max(abs(lifts(f)[1]) for f in off), rel=1e-5)  # world units
+        assert farthest == pytest.approx(1.5 * max(abs(side_on.offset(f)[1]) for f in off), rel=1e-5)  # world units
     for frame in FRAMES:
         scene.frame_set(frame)
         for limb in limbs:
@@ -147,8 +102,8 @@ def test_a_side_on_rig_stays_in_its_plane_live_and_baked(lik):
         assert np.abs(points[1:, 1] - points[0, 1]).max() > 0.01  # the knee or the foot left the plane
 
 
-def test_solve_reports_how_far_goals_lay_off_the_plane(lik):
-    rig = side_on_rig()
+def test_solve_reports_how_far_goals_lay_off_the_plane(lik, capfd):
+    rig = side_on.rig(place=PLACE)
     limbs = rig.limb_ik.limbs
     to_world = np.array(rig.matrix_world)[:3, :3]
     rigs.target_at_tip(rig, limbs["leg.L"], to_world @ np.array([0.05, 0.2, 0.1]))
@@ -159,10 +114,12 @@ def test_solve_reports_how_far_goals_lay_off_the_plane(lik):
     assert check_in_plane(rig, limbs["leg.L"]) == pytest.approx(0.2, abs=1e-6)
     check_in_plane(rig, limbs["leg.R"])
     assert report.unreached == []
+    assert bpy.ops.limb_ik.solve() == {"FINISHED"}
+    assert "Solved 2 limbs; goals off their planes: leg.L (30 cm)" in capfd.readouterr().out
 
 
 def test_a_custom_plane_holds_the_limb_and_needs_a_normal():
-    rig = side_on_rig()
+    rig = side_on.rig(place=PLACE)
     limb = rig.limb_ik.limbs["leg.L"]
     normal = np.array([0.0, 1.0, 0.5]) / np.linalg.norm([0.0, 1.0, 0.5])
     limb.plane, limb.plane_normal = "CUSTOM", (0.0, 2.0, 1.0)  # any length
@@ -268,14 +225,15 @@ def test_detect_leaves_the_plane_off_unless_the_limbs_lie_in_one(animated):
 def test_the_command_line_bakes_a_rig_in_its_plane(tmp_path):
     """``limb_ik bake`` on a saved side-on rig: the keys it writes hold the legs in their plane, and its report
     says how far the goals lay off it."""
-    rig = side_on_rig()
-    keyed_targets(rig)
+    rig = side_on.rig(place=PLACE)
+    side_on.keyed_targets(rig)
     path, output, report = tmp_path / "runner.blend", tmp_path / "out", tmp_path / "report.json"
     bpy.ops.wm.save_as_mainfile(filepath=str(path))
     cli = importlib.import_module(source_extension.MODULE).cli
-    assert cli.main(["bake", str(path), "--frames", "1:8", "--output-dir", str(output), "--json", str(report)]) == 0
+    frames = f"{FRAMES[0]}:{FRAMES[-1]}"
+    assert cli.main(["bake", str(path), "--frames", frames, "--output-dir", str(output), "--json", str(report)]) == 0
     (armature,) = json.loads(report.read_text())["files"][0]["armatures"]
-    off = [f for f in FRAMES if abs(lifts(f)[1]) > 1e-5]
+    off = [f for f in FRAMES if abs(side_on.offset(f)[1]) > 1e-5]
     assert {name: entry["frames"] for name, entry in armature["off_plane"].items()} == dict.fromkeys(
         ("leg.L", "leg.R"), len(off)
     )
@@ -286,3 +244,12 @@ def test_the_command_line_bakes_a_rig_in_its_plane(tmp_path):
         bpy.context.scene.frame_set(frame)
         for limb in rig.limb_ik.limbs:
             check_in_plane(rig, limb)
+
+
+def test_the_readme_picture(tmp_path):
+    """demo/side_on.py draws the README's picture small, from legs that leave their planes without one and
+    stay in them with Plane = Side."""
+    path = tmp_path / "plane.png"
+    away = side_on.picture(path)
+    assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and path.stat().st_size < 100_000
+    assert away["NONE"] > 0.05 and away["SIDE"] <= FLAT
