@@ -315,8 +315,8 @@ class _Chains:
         if not self.flat.any():
             return solid(*arrays, **settings)
         rows = np.flatnonzero(self.flat)
-        held = planar(*(a[rows] for a in arrays), self.rigid_normal[rows], **_rows(settings, rows))
-        return held if len(rows) == self.n else scatter(solid(*arrays, **settings), held, rows)
+        in_planes = planar(*(a[rows] for a in arrays), self.rigid_normal[rows], **_rows(settings, rows))
+        return in_planes if len(rows) == self.n else scatter(solid(*arrays, **settings), in_planes, rows)
 
     def _into_planes(self, orientations: np.ndarray, fallback: np.ndarray) -> np.ndarray:
         """Armature-space orientations (N, 4), those of the chains with a plane turned to lay their Y axis in

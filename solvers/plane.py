@@ -121,7 +121,7 @@ def solve_two_bone_plane(root, knee, end, target, normal, pole=None, pole_mask=N
     reach_upper = upper * stretch
     angle = root_angles(reach_upper, lower * stretch, length)
     across = np.cross(unit, aim)  # in the plane, a quarter turn from the aim about the normal
-    side = _sides(unit, aim, across, root, knee, end, limbs, upper + lower)
+    side = _sides(unit, across, root, knee, limbs, upper + lower)
     new_knee = root + reach_upper[:, None] * (np.cos(angle)[:, None] * aim - (side * np.sin(angle))[:, None] * across)
     new_end = root + length[:, None] * aim
     if held.any():
@@ -159,7 +159,7 @@ def _checked(name: str, value, rows: int | None = None) -> np.ndarray:
     return array
 
 
-def _sides(unit, aim, across, root, knee, end, limbs, size) -> np.ndarray:
+def _sides(unit, across, root, knee, limbs, size) -> np.ndarray:
     """(N,) +1 where the knee bends about the normal ((knee - root) x (end - knee) along it), -1 where against.
 
     In order of precedence: toward the pole (where it is off the line to the goal), as the hinge bends (where
