@@ -183,9 +183,9 @@ def three_bone_quaternions(c: Chains) -> Callable[[], object]:
     return run
 
 
-def chain_batch(c: Chains, goal_matrices: bool = False) -> ChainBatch:
+def chain_batch(c: Chains, goal_matrices: bool = False, plane: np.ndarray | None = None) -> ChainBatch:
     """The chains as the rig layer hands them over (with ``goal_matrices``, three-bone goals as matrices, as
-    the rig gives them), hinges from the current bend."""
+    the rig gives them), hinges from the current bend, held in planes with normals ``plane`` if given."""
     k = c.matrices.shape[1]
     goals = None if k == 2 else quat_to_matrix(c.end_rotation) if goal_matrices else c.end_rotation
     return ChainBatch(
@@ -196,12 +196,19 @@ def chain_batch(c: Chains, goal_matrices: bool = False) -> ChainBatch:
         target=c.target,
         end_rotation=goals,
         hinge=np.zeros((len(c.target), 3)),
+        plane=plane,
     )
 
 
 def whole_chain_solve(c: Chains) -> Callable[[], object]:
     """What the rig layer calls: rigid space, hinge, solve, write-back, posing check and influence blend."""
     batch = chain_batch(c)
+    return lambda: solve_chains(batch)
+
+
+def whole_chain_solve_in_planes(c: Chains) -> Callable[[], object]:
+    """The same, every limb held in a plane through its first joint (random normals): :mod:`solvers.plane`."""
+    batch = chain_batch(c, plane=np.random.default_rng(SEED).normal(size=(len(c.target), 3)))
     return lambda: solve_chains(batch)
 
 
@@ -231,6 +238,8 @@ BATCH_CASES = (
     ("(c) three-bone, positions + local quaternions", 3, three_bone_quaternions, False, 10**6),
     ("(d) two-bone, `solve_chains` (rig path)", 2, whole_chain_solve, False, 10**5),
     ("(e) three-bone, `solve_chains` (rig path)", 3, whole_chain_solve, False, 10**5),
+    ("(f) two-bone in a plane, `solve_chains`", 2, whole_chain_solve_in_planes, False, 10**5),
+    ("(g) three-bone in a plane, `solve_chains`", 3, whole_chain_solve_in_planes, False, 10**5),
 )
 #: What (b) is made of, in the same units: its write-back alone, and a single numpy operation.
 PARTS = (

@@ -58,13 +58,14 @@ def solve_two_bone_batch(
 ) -> TwoBoneBatch:
     """:func:`.two_bone.solve_two_bone` for N limbs. ``pole_mask`` marks the rows whose pole is used
     (all rows when ``pole`` is given without a mask)."""
-    points = {"root": _points("root", root), "knee": _points("knee", knee), "end": _points("end", end),
-              "target": _points("target", target)}  # fmt: skip
+    points = {"root": as_points("root", root), "knee": as_points("knee", knee), "end": as_points("end", end),
+              "target": as_points("target", target)}  # fmt: skip
     n = len(points["root"])
     if any(len(p) != n for p in points.values()):
         raise SolverError("root, knee, end and target must have the same number of rows")
-    limbs = limb_inputs(n, pole, pole_mask, hinge, plane, mode, softness, max_stretch, stretch_start, min_bend,
-                        max_bend)  # fmt: skip
+    limbs = limb_inputs(
+        n, pole, pole_mask, hinge, plane, mode, softness, max_stretch, stretch_start, min_bend, max_bend
+    )
 
     out_knee, out_end = np.empty((n, 3)), np.empty((n, 3))
     reached, stretch, held = np.empty(n, bool), np.empty(n), np.empty(n, bool)
@@ -81,15 +82,15 @@ def solve_three_bone_batch(
     root, knee, ankle, tip, target, end_direction, pole=None, pole_mask=None, hinge=None, natural=True, **options
 ) -> ThreeBoneBatch:
     """:func:`.three_bone.solve_three_bone` for N limbs; ``natural`` is a bool or an (N,) mask."""
-    ankle, tip = _points("ankle", ankle), _points("tip", tip)
+    ankle, tip = as_points("ankle", ankle), as_points("tip", tip)
     n = len(ankle)
     if len(tip) != n:
         raise SolverError("ankle and tip must have the same number of rows")
-    root, knee = _points("root", root), _points("knee", knee)
+    root, knee = as_points("root", root), as_points("knee", knee)
     if len(root) != n or len(knee) != n:
         raise SolverError("root, knee, end and target must have the same number of rows")
-    points = {"root": root, "knee": knee, "ankle": ankle, "tip": tip, "target": _points("target", target, n),
-              "end direction": _points("end direction", end_direction, n)}  # fmt: skip
+    points = {"root": root, "knee": knee, "ankle": ankle, "tip": tip, "target": as_points("target", target, n),
+              "end direction": as_points("end direction", end_direction, n)}  # fmt: skip
     natural = per_limb(natural, n, bool)
     limbs = limb_inputs(n, pole, pole_mask, hinge, None, **options)
 
@@ -126,7 +127,7 @@ def three_bone_block(a, b, c, p, t, direction, pole, use_pole, hinge, natural, s
     return k, e, new_tip, r, st, h
 
 
-class _Limbs(NamedTuple):
+class LimbInputs(NamedTuple):
     """The optional inputs and the settings of N limbs, validated, handed out a block at a time."""
 
     pole: np.ndarray | None  #: (N, 3) or None
@@ -147,7 +148,7 @@ class _Limbs(NamedTuple):
 
 
 def limb_inputs(n: int, pole, pole_mask, hinge, plane, mode=Reach.EXTEND, softness=0.0, max_stretch=1.0,
-                stretch_start=1.0, min_bend=0.0, max_bend=np.pi) -> _Limbs:  # fmt: skip
+                stretch_start=1.0, min_bend=0.0, max_bend=np.pi) -> LimbInputs:  # fmt: skip
     """Validated optional inputs and settings of n limbs; the defaults are those of the public solvers."""
     use_pole = None if pole is None else per_limb(pole_mask if pole_mask is not None else True, n, bool)
     settings = {
@@ -161,12 +162,12 @@ def limb_inputs(n: int, pole, pole_mask, hinge, plane, mode=Reach.EXTEND, softne
     _check_settings(settings)
 
     def optional(name, value):
-        return None if value is None else _points(name, value, n)
+        return None if value is None else as_points(name, value, n)
 
-    return _Limbs(optional("pole", pole), use_pole, optional("hinge", hinge), optional("plane", plane), settings)
+    return LimbInputs(optional("pole", pole), use_pole, optional("hinge", hinge), optional("plane", plane), settings)
 
 
-def _points(name: str, value, rows: int | None = None) -> np.ndarray:
+def as_points(name: str, value, rows: int | None = None) -> np.ndarray:
     """``value`` as an (N, 3) float64 array; one 3-vector is broadcast to ``rows`` rows where given.
     Its coordinates are checked block by block, by :func:`_split`."""
     array = np.asarray(value, dtype=np.float64)
@@ -247,7 +248,7 @@ def solve_block(a, b, c, t, pole, use_pole, hinge, plane, s, first_row):
     if not aim_ok.all():
         d = soa.where(aim_ok, d, _current_aim(a, b, c))
 
-    length, stretch, reached, held = _reach_distance(distance, upper, lower, s)
+    length, stretch, reached, held = reach_distances(distance, upper, lower, s)
     along, radius = _circle(length, upper * stretch, lower * stretch)
     u = _swivel(d, a, upper_bone, pole, use_pole, hinge, plane, DEGENERATE * (upper + lower))
     new_knee = tuple(a[i] + along * d[i] + radius * u[i] for i in range(3))
@@ -266,7 +267,7 @@ def _current_aim(a, b, c) -> soa.Vec:
     return soa.where(end_ok, to_end, across)
 
 
-def _reach_distance(distance, upper, lower, s):
+def reach_distances(distance, upper, lower, s):
     """Vectorised :func:`.two_bone.reach_distance`; ``held`` marks HOLD rows out of range. The stretch
     is the scalar 1.0 where no row of the block stretches."""
     shortest, longest = _bend_range(upper, lower, s)

@@ -14,6 +14,9 @@ armature's space:
    is solved again with the lengths they take (:mod:`.refine`), and a chain is reported reached
    only if its posed effector is on the target;
 4. influence blends each bone from its animated (FK) rotation to the IK one.
+
+A chain given a plane is solved in it (:mod:`.plane`): its goal projected into the plane through its
+first joint, its end bone's goal orientation turned into the plane, and reached there.
 """
 
 import functools
@@ -22,7 +25,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from . import soa
+from . import plane, soa
 from .batch import check_range, limb_inputs, per_limb, solve_block, three_bone_block
 from .errors import SolverError
 from .forward import posed_block
@@ -56,7 +59,8 @@ class ChainBatch:
     current bend. Settings are scalars or (N,) arrays; ``softness`` is in armature units.
     ``toe_matrices``, ``toe_scales``, ``toe_rotations`` and ``toe_goal`` (three-bone chains, all
     or none): a bone below the end bone that takes the goal orientation ``toe_goal`` too, as
-    a toe staying flat on the ground while its foot rolls.
+    a toe staying flat on the ground while its foot rolls. ``plane`` (N, 3): the normal of the plane
+    each chain is held in, through its first joint; zero rows (or None): none.
     """
 
     matrices: np.ndarray
@@ -76,6 +80,7 @@ class ChainBatch:
     toe_scales: np.ndarray | None = None
     toe_rotations: np.ndarray | None = None
     toe_goal: np.ndarray | None = None
+    plane: np.ndarray | None = None
 
 
 def stack(batches: list[ChainBatch]) -> ChainBatch:
@@ -98,34 +103,38 @@ def stack(batches: list[ChainBatch]) -> ChainBatch:
 
 def take(batch: ChainBatch, rows: np.ndarray) -> ChainBatch:
     """The batch of the given rows of ``batch``; settings shared by all rows stay shared."""
+    return ChainBatch(**{f.name: _rows(getattr(batch, f.name), rows) for f in fields(ChainBatch)})
 
-    def part(value):
-        if isinstance(value, dict):
-            return {key: part(v) for key, v in value.items()}
-        if value is None or np.ndim(value) == 0:
-            return value
-        return np.asarray(value)[rows]
 
-    return ChainBatch(**{f.name: part(getattr(batch, f.name)) for f in fields(ChainBatch)})
+def _rows(value, rows: np.ndarray):
+    """The given rows of a per-chain array, or of each in a dict; shared settings (scalars, None) as they are."""
+    if isinstance(value, dict):
+        return {key: _rows(v, rows) for key, v in value.items()}
+    if value is None or np.ndim(value) == 0:
+        return value
+    return np.asarray(value)[rows]
 
 
 class ChainResult(NamedTuple):
     rotations: np.ndarray  #: (N, k, 4) new local rotations, influence applied (k + 1 with a toe)
     y_scale: np.ndarray  #: (N, k) factor for each bone's local Y scale (k + 1 with a toe)
     points: np.ndarray  #: (N, k + 1, 3) solved joints (at full influence)
-    reached: np.ndarray  #: (N,) bool
+    reached: np.ndarray  #: (N,) bool: on the target, or for a chain in a plane on the target's projection
+    off_plane: np.ndarray  #: (N,) how far the target lay off the chain's plane; 0 within the reach tolerance
 
 
 def solve_chains(batch: ChainBatch) -> ChainResult:
     """Solve every chain of ``batch``; raises :class:`.SolverError` on bad input.
 
-    A chain is reported reached only if the pose written puts its effector on the target, to
-    :data:`REACHED` of the chain's length, as :func:`.forward.posed_points` finds it.
+    A chain is reported reached only if the pose written puts its effector on the target (for a chain
+    in a plane, the target's projection), to :data:`REACHED` of the chain's length, as
+    :func:`.forward.posed_points` finds it.
     """
     chains = _Chains(batch)
     solve = consistent(chains, chains.solve(chains.points))
     reached = solve.reached & (solve.miss <= REACHED * chains.size)
-    return ChainResult(solve.rotations, solve.y_scale, solve.points, reached)
+    off_plane = np.where(chains.off_plane > REACHED * chains.size, chains.off_plane, 0.0)
+    return ChainResult(solve.rotations, solve.y_scale, solve.points, reached, off_plane)
 
 
 class Arrays(NamedTuple):
@@ -221,6 +230,26 @@ class _Chains:
         squares *= squares
         lengths = np.sqrt(squares[..., 0] + squares[..., 1] + squares[..., 2])
         self.size = sum(lengths[:, i] for i in range(k))  #: the chain's length
+        self._hold_in_planes(batch.plane)
+
+    def _hold_in_planes(self, normals) -> None:
+        """The chains given a plane (``flat``) and their normals (``normal``, armature space); their targets
+        projected into their planes, and how far off they lay (``off_plane``)."""
+        self.flat, self.off_plane = np.zeros(self.n, bool), np.zeros(self.n)
+        if normals is None:
+            return
+        normals = np.asarray(normals, dtype=np.float64)
+        if normals.shape != (self.n, 3) or not np.isfinite(normals).all():
+            raise SolverError(f"plane normals must be finite and (N, 3) = {(self.n, 3)}, not {normals.shape}")
+        self.flat = np.abs(normals).max(axis=1) > 0.0
+        if not self.flat.any():
+            return
+        rows = self.flat
+        self.normal = normals
+        projected, offset = plane.project(self.target[rows], self.points[rows, 0], normals[rows])
+        self.target = self.target.copy()
+        self.target[rows] = projected
+        self.off_plane[rows] = np.abs(offset)
 
     noise = LENGTH_NOISE
 
@@ -315,10 +344,19 @@ class _Chains:
             settings["softness"] = settings["softness"] / unit()
         hinge = self._hinge(rows, given_hinge, bones[0].frame, to_rigid, joints, per_row["use_hinge"])
         goals = [_orientations(goal[rows], name) for goal, name in zip(self.goals, GOALS)]
+        flat = np.flatnonzero(self.flat[rows])  # the block's chains held in a plane: solved by .plane
+        if len(flat):
+            normal = tuple(soa.components(self.normal[rows]))
+            planar = _Planar(flat, soa.mat_vec(soa.mat_transpose(rigid), normal), settings, pole, use_pole, hinge)
         if k == 2:
             knee, end, reached, _, _ = solve_block(*joints, target, pole, use_pole, hinge, None, settings, first)
             new_local = [joints[0], knee, end]
+            if len(flat):
+                new_local[1:], reached = planar.solve(plane.solve_two_bone_plane, [*joints, target], new_local[1:],
+                                                      reached)  # fmt: skip
         else:
+            if len(flat):  # the end bone's goal turned to lay its tail in the plane
+                goals[0] = _into_planes(goals[0], flat, normal, soa.sub(points[3], points[2]))
             # The end bone's tail runs along its Y axis, or against it when its own Y scale is negative.
             w, x, y, z = goals[0]
             sign = np.sign(self.scales[rows, 2, 1])
@@ -327,9 +365,14 @@ class _Chains:
             check_range("end direction", direction, first)
             *new_local, reached, _, _ = three_bone_block(*joints, target, direction, pole, use_pole, hinge,
                                                          per_row["natural"], settings, first)  # fmt: skip
+            if len(flat):
+                new_local, reached = planar.solve(plane.solve_three_bone_plane, [*joints, target, direction],
+                                                  new_local, reached)  # fmt: skip
             new_local.insert(0, joints[0])
             soa.join(soa.scale(direction, 1.0 / soa.norm(direction)), self.end_direction[rows])
         new_points = [origin] + [soa.add(origin, soa.mat_vec(rigid, p)) for p in new_local[1:]]
+        if len(goals) == 2 and len(flat):  # the toe's too, along the foot as solved where it stands on the normal
+            goals[1] = _into_planes(goals[1], flat, normal, soa.sub(new_points[3], new_points[2]))
 
         # Write back from the actual joints, then pose the chain's bones with the rotations written.
         stretch = per_row["stretch"] if per_row["stretch"].any() else None
@@ -368,6 +411,53 @@ class _Chains:
             if has_axis.any():
                 axis = soa.where(has_axis, soa.mat_vec(soa.mat_mul(to_rigid, frame), given), axis)
         return axis if use.all() else soa.where(use, axis, (0.0, 0.0, 0.0))
+
+
+class _Planar(NamedTuple):
+    """The chains of a block held in a plane (``rows``, indices into the block), their planes' normals in the
+    rigid space (where a plane's normal maps by the transpose), and the block's options, for :mod:`.plane`."""
+
+    rows: np.ndarray
+    normal: soa.Vec
+    settings: dict
+    pole: soa.Vec | None
+    use_pole: np.ndarray | None
+    hinge: soa.Vec | None
+
+    def solve(self, solver, arrays: list[soa.Vec], solved: list[soa.Vec], reached: np.ndarray):
+        """``solved`` joints and ``reached`` of the block with those of its chains in a plane replaced by what
+        ``solver`` (:func:`.plane.solve_two_bone_plane` or its three-bone form) gives for them."""
+        rows = self.rows
+
+        def picked(vector):
+            return None if vector is None else soa.join(np.broadcast_arrays(*vector))[rows]
+
+        settings = {key: value if np.ndim(value) == 0 else value[rows] for key, value in self.settings.items()}
+        use_pole = self.use_pole if np.ndim(self.use_pole) == 0 else self.use_pole[rows]
+        in_planes = solver(*map(picked, arrays), picked(self.normal), pole=picked(self.pole), pole_mask=use_pole,
+                           hinge=picked(self.hinge), **settings)  # fmt: skip
+        reached = reached.copy()
+        reached[rows] = in_planes.reached
+        return [_put(vector, rows, new) for vector, new in zip(solved, in_planes[: len(solved)])], reached
+
+
+def _put(vector: soa.Vec, rows: np.ndarray, values: np.ndarray) -> soa.Vec:
+    """``vector`` with the given rows replaced by ``values`` (M, 3)."""
+    out = tuple(np.array(c, dtype=np.float64) for c in vector)
+    for i, c in enumerate(out):
+        c[rows] = values[:, i]
+    return out
+
+
+def _into_planes(goal: soa.Quat, rows: np.ndarray, normal: soa.Vec, fallback: soa.Vec) -> soa.Quat:
+    """Unit quaternions ``goal`` with those of the given rows turned to lay their Y axis in the planes with
+    ``normal`` (armature space), along ``fallback`` where it points along the normal
+    (:func:`.plane.turned_into_plane`)."""
+    turned = plane.turned_into_plane(soa.join(goal)[rows], soa.join(normal)[rows], soa.join(fallback)[rows])
+    out = tuple(np.array(c, dtype=np.float64) for c in goal)
+    for i, c in enumerate(out):
+        c[rows] = turned[:, i]
+    return out
 
 
 def _rigid_space(frame: soa.Mat, rotation: soa.Quat, first_row: int):

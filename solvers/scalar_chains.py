@@ -7,8 +7,8 @@ two to four limbs, solved on every frame, needs a few tens of microseconds per l
 the same solve, step for step and formula for formula, on Python floats, with the same input (a
 :class:`.ChainBatch`) and the same result (a :class:`.ChainResult`). The positions come from the
 scalar solvers the batch solvers are tested against (:mod:`.two_bone`, :mod:`.three_bone`). A chain
-whose bones change length as they turn (below a bone scaled unevenly across its axis) needs the
-refinement of :mod:`.refine`, and is handed to the batch kernel whole.
+held in a plane (:mod:`.plane`), or one whose bones change length as they turn (below a bone scaled
+unevenly across its axis, which needs the refinement of :mod:`.refine`), is handed to the batch kernel.
 
 :func:`solve` is the one entry: this kernel for up to :data:`SCALAR_LIMIT` chains, the batch kernel above.
 """
@@ -60,15 +60,27 @@ def solve_scalar(batch: ChainBatch) -> ChainResult:
         "goals": [g.tolist() for g in goals],
     }
     settings = _Settings(batch, n)
-    solved = [_solve_chain(k, row, {name: values[row] for name, values in rows.items() if name != "goals"},
-                           [g[row] for g in rows["goals"]], settings) for row in range(n)]  # fmt: skip
-    refine = [row for row, chain in enumerate(solved) if chain is None]
-    if refine:  # the batch kernel's refinement, for the chains that need it
-        again = solve_chains(take(batch, np.array(refine)))
-        for i, row in enumerate(refine):
+    flat = _in_planes(batch.plane, n)
+    solved = [None if flat[row] else _solve_chain(k, row, {name: values[row] for name, values in rows.items()
+                                                           if name != "goals"}, [g[row] for g in rows["goals"]],
+                                                  settings) for row in range(n)]  # fmt: skip
+    handed = [row for row, chain in enumerate(solved) if chain is None]
+    if handed:  # chains in a plane, and those the refinement solves again: the batch kernel's
+        again = solve_chains(take(batch, np.array(handed)))
+        for i, row in enumerate(handed):
             solved[row] = (again.rotations[i].tolist(), again.y_scale[i].tolist(), again.points[i].tolist(),
-                           bool(again.reached[i]))  # fmt: skip
-    return ChainResult(*(np.array([chain[i] for chain in solved]) for i in range(4)))
+                           bool(again.reached[i]), float(again.off_plane[i]))  # fmt: skip
+    return ChainResult(*(np.array([chain[i] for chain in solved]) for i in range(5)))
+
+
+def _in_planes(normals, n: int) -> list:
+    """Which chains are held in a plane (a non-zero normal), the normals checked as the batch kernel does."""
+    if normals is None:
+        return [False] * n
+    normals = np.asarray(normals, dtype=np.float64)
+    if normals.shape != (n, 3) or not np.isfinite(normals).all():
+        raise SolverError(f"plane normals must be finite and (N, 3) = {(n, 3)}, not {normals.shape}")
+    return (np.abs(normals).max(axis=1) > 0.0).tolist()
 
 
 class _Settings:
@@ -116,8 +128,9 @@ class _Bone(NamedTuple):
 
 
 def _solve_chain(k: int, row: int, c: dict, goals: list, settings: _Settings):
-    """One chain: its new rotations and Y scales (influence applied), solved joints and reached, or None
-    when the pose it writes misses the solved joints (it needs the refinement)."""
+    """One chain: its new rotations and Y scales (influence applied), solved joints, reached and how far its
+    target lay off its plane (none: 0), or None when the pose it writes misses the solved joints (it needs
+    the refinement)."""
     bones = [_bone(i, m, s, q) for i, (m, s, q) in enumerate(zip(c["matrices"], c["scales"], c["rotations"]))]
     points = [tuple(p) for p in c["points"]]
     origin = points[0]
@@ -171,7 +184,7 @@ def _solve_chain(k: int, row: int, c: dict, goals: list, settings: _Settings):
     t = settings.influence[row]
     rotations = [_slerp(bone.unit, q, t) for bone, (q, _) in zip(bones, turned)]
     y_scale = [1.0 + t * (f - 1.0) for _, f in turned]
-    return rotations, y_scale, [list(p) for p in new_points], reached
+    return rotations, y_scale, [list(p) for p in new_points], reached, 0.0
 
 
 def _bone(i: int, m: list, s: list, q: list) -> _Bone:

@@ -7,8 +7,8 @@ mirrored parent, bones scaled evenly, across their axis only, unevenly or by neg
 targets reachable, anywhere, on the root, where the tip is or far out of reach, and every option of the
 batch: reach mode, softness, stretch, bend limits, poles (on the root-target line too) with a mask,
 hinges (given, zero, off), the natural swivel, influence, goal rotations as quaternions or as scaled,
-sheared or mirrored matrices, and a toe. Hypothesis draws the structure; a seeded generator fills in
-the numbers.
+sheared or mirrored matrices, a toe, and planes the chains are held in. Hypothesis draws the structure;
+a seeded generator fills in the numbers.
 """
 
 import math
@@ -44,6 +44,7 @@ def assert_results_agree(a, b, batch: ChainBatch, tolerance) -> None:
     points = np.abs(a.points - b.points).max(axis=(1, 2)) / sizes(batch)
     assert (points <= tolerance).all(), points
     assert np.array_equal(a.reached, b.reached)
+    assert (np.abs(a.off_plane - b.off_plane) <= tolerance * sizes(batch)).all()
 
 
 def settings_of(rng, draw, n: int, kind: str, low: float, high: float):
@@ -132,6 +133,14 @@ def chain_batches(draw, max_rows: int = 4) -> ChainBatch:
         goals = np.array([random_quaternion(rng) for _ in range(n)])
         kind = draw(st.sampled_from(["quaternions", "matrices", "scaled", "sheared", "mirrored"]))
         extra["end_rotation"] = goals if kind == "quaternions" else goal_matrices(rng, goals, kind)
+    held = draw(st.sampled_from([None, None, "any", "some", "bent"]))
+    if held is not None:  # planes through the first joint: any, for some chains only, the one a chain is bent in
+        normals = rng.normal(size=(n, 3))
+        if held == "bent":
+            normals = np.cross(points[:, 1] - points[:, 0], points[:, 2] - points[:, 1])
+        elif held == "some":
+            normals[rng.random(n) < 0.5] = 0.0
+        extra["plane"] = normals
     if toe:
         extra["toe_matrices"], extra["toe_scales"] = matrices[:, 3], np.array([c.scales[3] for c in chains])
         extra["toe_rotations"] = np.array([c.quats[3] for c in chains])
