@@ -356,8 +356,10 @@ def main() -> int:
             f"numpy {np.__version__}, one thread (OMP/OPENBLAS/MKL_NUM_THREADS=1)",
             f"best and median of {repeat} runs (3 at N = 1e6); spread = slowest run / best run - 1",
             "random limbs: rotated and rolled frames, half with unconnected joints, ~6% of targets out of reach",
-            "(a)-(c): `solve_*_bone_batch`, then `chain_local_rotations`; (d), (e): `solvers.chains.solve_chains`, "
-            "what the rig layer calls (rigid space, hinge, write-back, influence blend), up to N = 1e5",
+            "(a)-(c): `solve_*_bone_batch`, then `chain_local_rotations`; (d)-(g): `solvers.chains.solve_chains`, "
+            "what the rig layer calls (rigid space, hinge, write-back, posing check, influence blend), up to N = 1e5",
+            "character frame and crossover: `solve_chains` (numpy) against `solvers.scalar_chains.solve_scalar` "
+            "(Python floats) on the same chains, three-bone goals as matrices as the rig gives them; best of the runs",
         ),
     )
     print(scalar_table(repeat), end="\n\n", flush=True)
