@@ -7,13 +7,14 @@ armature's space:
 
 1. the positions are solved in the chain's own *rigid space*, the frame of the first bone
    with its rotation taken out, so a parent's non-uniform scale cannot distort bone lengths;
-2. the new joints become local rotations by the minimal-rotation write-back
-   (:func:`.local_rotation.chain_local_rotations`);
-3. the rotations are posed as Blender will pose them (:func:`.forward.posed_points`); where a bone
+2. the new joints become local rotations by the minimal-rotation write-back (:mod:`.local_rotation`);
+3. the rotations are posed as Blender will pose them (:mod:`.forward`); where a bone
    scaled unevenly across its axis makes the bones below it change length as they turn, the chain
    is solved again with the lengths they take (:mod:`.refine`), and a chain is reported reached
    only if its posed effector is on the target;
 4. influence blends each bone from its animated (FK) rotation to the IK one.
+
+All four run a block of rows at a time on component arrays (:mod:`.soa`), each input transposed once.
 
 A chain given a plane is solved in it (:mod:`.plane`): its goal projected into the plane through its
 first joint, its end bone's goal orientation turned into the plane, and reached there.
@@ -29,7 +30,7 @@ from . import plane, soa
 from .batch import check_range, limb_inputs, per_limb, solve_block, three_bone_block
 from .errors import SolverError
 from .forward import posed_block
-from .local_rotation import block_bones, turn_bones
+from .local_rotation import block_bones, turn_bones, unscaled_bones
 from .options import Reach
 from .refine import consistent
 
@@ -223,9 +224,7 @@ class _Chains:
             matrices, scales, rotations = (np.concatenate(pair, axis=1) for pair in zip(
                 (matrices, scales, rotations), toe))  # fmt: skip
         self.bones = matrices, scales, rotations
-        #: (bones,) whether a bone's scales are all 1, as nearly every bone's are
-        ones = scales == 1.0
-        self.unscaled = np.full(ones.shape[1], True) if ones.all() else ones.all(axis=(0, 2))
+        self.unscaled = unscaled_bones(scales)
         squares = points[:, 1:] - points[:, :-1]
         squares *= squares
         lengths = np.sqrt(squares[..., 0] + squares[..., 1] + squares[..., 2])

@@ -81,7 +81,7 @@ def chain_local_rotations(
         raise SolverError("bones must not have zero scale")
     if stretch is not None:
         stretch = np.broadcast_to(np.asarray(stretch, bool), (n,))
-    unscaled = (inputs["scales"] == 1.0).all(axis=(0, 2))
+    unscaled = unscaled_bones(inputs["scales"])
 
     result = np.empty((n, k, 4))
     y_scale = np.ones((n, k))
@@ -105,6 +105,12 @@ class Bone(NamedTuple):
     inverse: soa.Mat  #: the frame's inverse
     head: soa.Vec
     rotation: soa.Quat  #: its local rotation
+
+
+def unscaled_bones(scales: np.ndarray) -> np.ndarray:
+    """(k,) whether all of each bone's (N, k, 3) ``scales`` are 1, as nearly every bone's are."""
+    ones = scales == 1.0
+    return np.full(ones.shape[1], True) if ones.all() else ones.all(axis=(0, 2))
 
 
 def block_bones(matrices: np.ndarray, scales: np.ndarray, rotations: np.ndarray, unscaled) -> list[Bone]:

@@ -6,9 +6,10 @@ with about a thousand numpy calls per solve, a millisecond whatever the number o
 two to four limbs, solved on every frame, needs a few tens of microseconds per limb instead: this is
 the same solve, step for step and formula for formula, on Python floats, with the same input (a
 :class:`.ChainBatch`) and the same result (a :class:`.ChainResult`). The positions come from the
-scalar solvers the batch solvers are tested against (:mod:`.two_bone`, :mod:`.three_bone`). A chain
-held in a plane (:mod:`.plane`), or one whose bones change length as they turn (below a bone scaled
-unevenly across its axis, which needs the refinement of :mod:`.refine`), is handed to the batch kernel.
+scalar solvers the batch solvers are tested against (:mod:`.two_bone`, :mod:`.three_bone`, and
+:mod:`.scalar_plane` for a chain held in a plane). A chain whose bones change length as they turn (below
+a bone scaled unevenly across its axis) needs the refinement of :mod:`.refine`, and is handed to the
+batch kernel.
 
 :func:`solve` is the one entry: this kernel for up to :data:`SCALAR_LIMIT` chains, the batch kernel above.
 """
@@ -18,7 +19,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from . import soa
+from . import scalar_plane, soa
 from .chains import GOALS, LENGTH_NOISE, REACHED, STRAIGHT, ChainBatch, ChainResult, arrays, solve_chains, take
 from .errors import SolverError
 from .local_rotation import SHEAR_NOISE
@@ -60,12 +61,10 @@ def solve_scalar(batch: ChainBatch) -> ChainResult:
         "goals": [g.tolist() for g in goals],
     }
     settings = _Settings(batch, n)
-    flat = _in_planes(batch.plane, n)
-    solved = [None if flat[row] else _solve_chain(k, row, {name: values[row] for name, values in rows.items()
-                                                           if name != "goals"}, [g[row] for g in rows["goals"]],
-                                                  settings) for row in range(n)]  # fmt: skip
+    solved = [_solve_chain(k, row, {name: values[row] for name, values in rows.items() if name != "goals"},
+                           [g[row] for g in rows["goals"]], settings) for row in range(n)]  # fmt: skip
     handed = [row for row, chain in enumerate(solved) if chain is None]
-    if handed:  # chains in a plane, and those the refinement solves again: the batch kernel's
+    if handed:  # chains the refinement solves again: the batch kernel's
         again = solve_chains(take(batch, np.array(handed)))
         for i, row in enumerate(handed):
             solved[row] = (again.rotations[i].tolist(), again.y_scale[i].tolist(), again.points[i].tolist(),
@@ -73,14 +72,14 @@ def solve_scalar(batch: ChainBatch) -> ChainResult:
     return ChainResult(*(np.array([chain[i] for chain in solved]) for i in range(5)))
 
 
-def _in_planes(normals, n: int) -> list:
-    """Which chains are held in a plane (a non-zero normal), the normals checked as the batch kernel does."""
+def _planes(normals, n: int) -> list:
+    """Each chain's plane normal, None where it has none (a zero normal), checked as the batch kernel does."""
     if normals is None:
-        return [False] * n
+        return [None] * n
     normals = np.asarray(normals, dtype=np.float64)
     if normals.shape != (n, 3) or not np.isfinite(normals).all():
         raise SolverError(f"plane normals must be finite and (N, 3) = {(n, 3)}, not {normals.shape}")
-    return (np.abs(normals).max(axis=1) > 0.0).tolist()
+    return [tuple(normal) if normal[0] or normal[1] or normal[2] else None for normal in normals.tolist()]
 
 
 class _Settings:
@@ -102,6 +101,7 @@ class _Settings:
         self.limits = list(zip(*(rows(options.get(name, default)) for name, default in (
             ("max_stretch", 1.0), ("stretch_start", 1.0), ("min_bend", 0.0), ("max_bend", math.pi)))))  # fmt: skip
         self.influence = rows(batch.influence)
+        self.plane = _planes(batch.plane, n)
         self.use_hinge = rows(batch.use_hinge, bool)
         self.natural = rows(batch.natural, bool)
         self.hinge = None if batch.hinge is None else _points("hinge", batch.hinge, n)
@@ -144,7 +144,13 @@ def _solve_chain(k: int, row: int, c: dict, goals: list, settings: _Settings):
     if not abs(det) > 1e-12 * (columns[0] * columns[1] * columns[2]):
         raise SolverError(f"the first bone has a degenerate (flat) pose matrix (row {row})")
     joints = [(0.0, 0.0, 0.0)] + [_mat_vec(to_rigid, _sub(p, origin)) for p in points[1:]]
-    target = _mat_vec(to_rigid, _sub(c["target"], origin))
+    normal, goal, off_plane = settings.plane[row], tuple(c["target"]), 0.0
+    if normal is not None:  # held in a plane: the goal projected into it
+        goal, offset = scalar_plane.project(goal, origin, scalar_plane.unit_normal(normal))
+        off_plane = abs(offset)
+        rigid_normal = _mat_vec((rigid[0], rigid[3], rigid[6], rigid[1], rigid[4], rigid[7], rigid[2], rigid[5],
+                                 rigid[8]), normal)  # fmt: skip
+    target = _mat_vec(to_rigid, _sub(goal, origin))
     pole = None
     if settings.pole is not None and settings.use_pole[row]:
         pole = _mat_vec(to_rigid, _sub(settings.pole[row], origin))
@@ -157,19 +163,31 @@ def _solve_chain(k: int, row: int, c: dict, goals: list, settings: _Settings):
     hinge = _hinge(row, settings, frame, to_rigid, joints)
 
     goal_rotations = [_orientation(goal, name) for goal, name in zip(goals, GOALS)]
-    if k == 2:
+    if k == 2 and normal is not None:
+        *new_local, reached, _ = scalar_plane.solve_two_bone_plane(*joints, target, rigid_normal, pole, hinge, options)
+    elif k == 2:
         solved = solve_two_bone(*joints, target, pole=pole, hinge=hinge, options=options)
         new_local, reached = [solved.knee, solved.end], solved.reached
     else:
+        if normal is not None:  # the end bone's goal turned to lay its tail in the plane
+            goal_rotations[0] = scalar_plane.turned_into_plane(goal_rotations[0], normal, _sub(points[3], points[2]))
         # The end bone's tail runs along its Y axis, or against it when its own Y scale is negative.
         w, x, y, z = goal_rotations[0]
         sign = math.copysign(1.0, c["scales"][2][1])
         along = (2.0 * (x * y - w * z) * sign, (1.0 - 2.0 * (x * x + z * z)) * sign, 2.0 * (y * z + w * x) * sign)
         direction = _mat_vec(to_rigid, along)
-        solved = solve_three_bone(*joints, target, direction, pole=pole, hinge=hinge, natural=settings.natural[row],
-                                  options=options)  # fmt: skip
-        new_local, reached = [solved.knee, solved.ankle, solved.tip], solved.reached
+        if normal is not None:
+            *new_local, reached = scalar_plane.solve_three_bone_plane(*joints, target, direction, rigid_normal, pole,
+                                                                      hinge, options)  # fmt: skip
+        else:
+            solved = solve_three_bone(*joints, target, direction, pole=pole, hinge=hinge,
+                                      natural=settings.natural[row], options=options)  # fmt: skip
+            new_local, reached = [solved.knee, solved.ankle, solved.tip], solved.reached
     new_points = [origin] + [_add(origin, _mat_vec(rigid, p)) for p in new_local]
+    if normal is not None and len(goals) == 2:  # the toe's goal too, along the foot as solved
+        goal_rotations[1] = scalar_plane.turned_into_plane(
+            goal_rotations[1], normal, _sub(new_points[3], new_points[2])
+        )
 
     # Write back from the actual joints, then pose the chain's bones with the rotations written.
     stretch = settings.mode[row] == Reach.STRETCH
@@ -179,12 +197,12 @@ def _solve_chain(k: int, row: int, c: dict, goals: list, settings: _Settings):
     size = sum(_norm(_sub(b, a)) for a, b in zip(points, points[1:]))
     if max(_norm(_sub(p, q)) for p, q in zip(posed, new_points)) > LENGTH_NOISE * size:
         return None
-    reached = reached and _norm(_sub(posed[-1], c["target"])) <= REACHED * size
+    reached = reached and _norm(_sub(posed[-1], goal)) <= REACHED * size
 
     t = settings.influence[row]
     rotations = [_slerp(bone.unit, q, t) for bone, (q, _) in zip(bones, turned)]
     y_scale = [1.0 + t * (f - 1.0) for _, f in turned]
-    return rotations, y_scale, [list(p) for p in new_points], reached, 0.0
+    return rotations, y_scale, [list(p) for p in new_points], reached, off_plane if off_plane > REACHED * size else 0.0
 
 
 def _bone(i: int, m: list, s: list, q: list) -> _Bone:
