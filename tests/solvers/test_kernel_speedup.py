@@ -40,19 +40,19 @@ def refined(batch: ChainBatch) -> np.ndarray:
 @given(chain_batches())
 def test_the_faster_kernel_solves_chains_as_the_previous_one(batch):
     """To 1e-12, but for chains the refinement solves again (below a bone scaled unevenly across its axis):
-    its searches stop at the last of their steps, whose path the rounding of the first solve may change
-    (a chain held out of reach never settles), so those have the same verdict only."""
+    its searches choose among roots by the signs of residuals at the rounding level (a stretched chain has a
+    whole interval of them, some on the target and some not, and one held out of reach never settles), so
+    the rounding of the first solve may move where they settle. That a chain reported reached is on its
+    target is tested for each kernel on its own (test_chains)."""
     try:
         expected = previous_solve(batch)
     except SolverError:
         with pytest.raises(SolverError):
             solve_chains(batch)
         return
-    result = solve_chains(batch)
-    again = refined(batch)
-    assert np.array_equal(result.reached[again], expected.reached[again])
-    rows = np.flatnonzero(~again)
+    rows = np.flatnonzero(~refined(batch))
     if len(rows):
+        result = solve_chains(batch)
         assert_results_agree(*(ChainResult(*(part[rows] for part in r)) for r in (result, expected)),
                              take(batch, rows), TOLERANCE)  # fmt: skip
 
