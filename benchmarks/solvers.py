@@ -29,13 +29,14 @@ import numpy as np  # noqa: E402
 import report  # noqa: E402
 
 from solvers import (  # noqa: E402
+    ChainBatch,
     chain_local_rotations,
+    solve_chains,
     solve_three_bone,
     solve_three_bone_batch,
     solve_two_bone,
     solve_two_bone_batch,
 )
-from solvers.chains import ChainBatch, solve_chains  # noqa: E402
 from solvers.rotation_modes import matrix_to_quat, quat_to_matrix  # noqa: E402
 
 SCALAR_GOAL_US = 3.0  #: issue goal: a scalar two-bone solve in at most this many µs

@@ -15,8 +15,7 @@ from dataclasses import dataclass, field
 import bpy
 import numpy as np
 
-from ..solvers import rotation_modes
-from ..solvers.chains import stack
+from ..solvers import rotation_modes, stack
 from . import plant, solve, timeline
 from . import report as report_module
 from .actions import ActionEdit, check_editable

@@ -6,12 +6,11 @@ from dataclasses import dataclass
 import bpy
 import numpy as np
 
+from ..solvers.constants import STRAIGHT
 from .errors import LimbError
 
 #: Two heads closer than this (in armature units) make a zero-length segment.
 MIN_SEGMENT = 1e-6
-#: A rest bend whose normal is shorter than this fraction of ``upper * lower`` counts as straight.
-STRAIGHT = 1e-6
 #: A pose matrix whose columns differ in length or angle by more than this (relative) is scaled unevenly;
 #: single-precision rest and pose matrices are orthonormal to about 3e-5.
 EVEN_SCALE = 1e-4

@@ -4,10 +4,9 @@ its end bone turns with the target."""
 
 import numpy as np
 
+from ..solvers.constants import IDENTITY
 from ..solvers.rotation_modes import matrix_to_quat, nearest_rotation, quat_to_matrix
 from .errors import LimbError
-
-IDENTITY = (1.0, 0.0, 0.0, 0.0)
 
 
 def world_matrices(goals, depsgraph) -> np.ndarray:

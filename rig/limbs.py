@@ -6,7 +6,8 @@ from dataclasses import dataclass
 import bpy
 from mathutils import Matrix
 
-from . import detect, goals, switch
+from ..solvers.constants import IDENTITY
+from . import detect, switch
 from .chain import chain_of, check_armature
 from .errors import LimbError
 
@@ -84,7 +85,7 @@ def add_limb(
     limb.switch_bone = switch.find(obj, bones)
     if with_target:
         limb.target = _create_target(obj, spec.name, chain)
-        limb.target_offset = goals.IDENTITY  # made for it: the end bone copies its rotation exactly
+        limb.target_offset = IDENTITY  # made for it: the end bone copies its rotation exactly
     obj.limb_ik.active_limb_index = len(obj.limb_ik.limbs) - 1
     return limb
 

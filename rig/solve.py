@@ -11,9 +11,7 @@ from dataclasses import dataclass, field
 import bpy
 import numpy as np
 
-from ..solvers import SolverError
-from ..solvers.chains import ChainBatch, ChainResult, solve_chains
-from ..solvers.options import Reach
+from ..solvers import ChainBatch, ChainResult, Reach, SolverError, solve_chains
 from . import goals, plant
 from .chain import Chain, chain_of, check_armature, check_scale_inheritance
 from .choices import END_ROTATION_ITEMS, REACH_ITEMS, SWIVEL_ITEMS

@@ -23,16 +23,13 @@ import numpy as np
 
 from . import rotation_modes, soa
 from .batch import solve_three_bone_batch, solve_two_bone_batch
+from .constants import REACHED, STRAIGHT
 from .errors import SolverError
 from .forward import posed_points
 from .local_rotation import LocalRotations, chain_local_rotations
 from .options import Reach
 from .refine import consistent
 
-#: A current bend whose normal is shorter than this fraction of ``upper * lower`` counts as straight.
-STRAIGHT = 1e-6
-#: A chain is reached when the posed effector is this close to its target, relative to the chain's length.
-REACHED = 1e-5
 #: Chains whose pose misses the solved joints by more than this, relative to the chain, are solved again
 #: (:mod:`.refine`). Less counts as reached: single-precision pose matrices alone leave up to about 1e-6.
 LENGTH_NOISE = REACHED

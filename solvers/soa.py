@@ -16,15 +16,13 @@ from collections.abc import Iterator
 
 import numpy as np
 
+from .constants import IDENTITY
 from .rotation import quat_multiply as quat_mul  # noqa: F401 (the same arithmetic, component-wise on arrays)
 from .rotation import quat_rotate  # noqa: F401
 
 Vec = tuple[np.ndarray, np.ndarray, np.ndarray]
 Mat = tuple[np.ndarray, ...]  # nine arrays, row-major
 Quat = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
-
-#: The quaternion of no rotation, as scalars that broadcast against component arrays.
-IDENTITY = (1.0, 0.0, 0.0, 0.0)
 
 
 def blocks(rows: int, size: int) -> Iterator[slice]:

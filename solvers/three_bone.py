@@ -11,8 +11,9 @@ plane the first two bones are in.
 import math
 from typing import NamedTuple
 
+from .constants import COORDINATE_LIMIT, MIN_LENGTH
 from .errors import SolverError
-from .options import COORDINATE_LIMIT, DEFAULT_OPTIONS, MIN_LENGTH, ReachOptions
+from .options import DEFAULT_OPTIONS, ReachOptions
 from .two_bone import Vec3, _unit, solve_two_bone
 
 

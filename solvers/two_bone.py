@@ -17,15 +17,12 @@ many limbs at once lives in :mod:`.batch`.
 from math import exp, pi, sin, sqrt
 from typing import NamedTuple
 
+from .constants import COORDINATE_LIMIT, DEGENERATE, MIN_LENGTH
 from .errors import SolverError
-from .options import COORDINATE_LIMIT, DEFAULT_OPTIONS, MIN_LENGTH, Reach, ReachOptions
+from .options import DEFAULT_OPTIONS, Reach, ReachOptions
 from .rotation import any_perpendicular
 
 Vec3 = tuple[float, float, float]
-
-#: A swivel direction shorter than this fraction of the limb's length counts as undefined
-#: (a pole on the root-goal line, a knee on it, a hinge axis along it).
-DEGENERATE = 1e-9
 
 
 class TwoBoneSolution(NamedTuple):

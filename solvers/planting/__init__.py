@@ -22,12 +22,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..constants import IDENTITY
 from ..errors import SolverError
 from ..rotation_modes import quat_to_matrix
 from .air import bend_in_air
 from .contacts import BALL, Contacts, find_contacts, lock_offsets, sliding
 from .pelvis import REACH_MARGIN, body_height, body_motion, highest, pelvis_drop, support_level
-from .surface import IDENTITY, clearing_lift, rest, swing, tilt, transform
+from .surface import clearing_lift, rest, swing, tilt, transform
 from .timeline import ease_jumps, fill_gaps, intervals
 
 #: ``cast_down(points (N, 3)) -> heights (N,), upward normals (N, 3), hit (N,)``: the topmost

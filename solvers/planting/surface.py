@@ -12,6 +12,7 @@ smooth path wherever it would pass through the ground.
 
 import numpy as np
 
+from ..constants import IDENTITY
 from ..rotation_modes import matrix_to_quat, quat_to_matrix, slerp
 from .contacts import BALL
 from .timeline import intervals, smoothstep
@@ -20,7 +21,6 @@ from .timeline import intervals, smoothstep
 #: bump, not to fold a foot over a step's edge.
 MAX_REST = np.radians(20.0)
 UP = np.array([0.0, 0.0, 1.0])
-IDENTITY = np.array([1.0, 0.0, 0.0, 0.0])
 
 
 def tilt(normals, max_angle: float) -> np.ndarray:

@@ -11,9 +11,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from test_local_rotation import SEVERAL_CHAINS, Chain, random_chain, random_quaternion, same_rotation
 
-from solvers import Reach, SolverError
+from solvers import ChainBatch, Reach, SolverError, solve_chains
 from solvers import rotation_modes as rm
-from solvers.chains import ChainBatch, solve_chains
 
 REL = 1e-9
 

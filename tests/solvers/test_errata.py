@@ -26,7 +26,8 @@ from solvers import (
     two_bone_angles,
 )
 from solvers import rotation_modes as rm
-from solvers.rotation import IDENTITY, quat_rotate
+from solvers.constants import IDENTITY
+from solvers.rotation import quat_rotate
 
 LENGTHS = [0.1, 0.2, 0.3, 0.35, 0.6, 0.7, 1.1, 1.3, 1.7, 2.9]
 

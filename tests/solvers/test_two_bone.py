@@ -27,8 +27,8 @@ from strategies import (
 )
 
 from solvers import Reach, ReachOptions, SolverError, solve_two_bone, solve_two_bone_batch
-from solvers.options import MIN_LENGTH
-from solvers.two_bone import DEGENERATE, bend_range, reach_distance
+from solvers.constants import DEGENERATE, MIN_LENGTH
+from solvers.two_bone import bend_range, reach_distance
 
 #: Every length and position is checked to this fraction of the limb's size.
 REL = 1e-9
