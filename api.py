@@ -61,8 +61,9 @@ def _armature(obj: bpy.types.Object | str) -> bpy.types.Object:
     if obj.type != "ARMATURE":
         raise LimbIKError(f"'{obj.name}' is a {obj.type.lower()}, not an armature.")
     if obj.mode == "EDIT":  # as the operators refuse it
-        raise LimbIKError(f"Armature '{obj.name}' is in Edit Mode; leave it first: its pose is not up to date while "
-                          "bones are edited.")  # fmt: skip
+        raise LimbIKError(
+            f"Armature '{obj.name}' is in Edit Mode; leave it first: its pose is not up to date while bones are edited."
+        )
     return obj
 
 

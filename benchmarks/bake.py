@@ -130,8 +130,18 @@ def results_table(results: list[Result]) -> str:
     for r in results:
         tip, angle = ("—", "—") if r.errors is None else (f"{r.errors[0] * 1e3:.3f}", f"{r.errors[1]:.3f}")
         per_bone_frame = f"{r.seconds.best / r.bone_frames * 1e6:.1f}"
-        rows.append((r.legs, LABELS[r.bake], f"{r.seconds.best:.3f}", f"{r.seconds.median:.3f}",
-                     report.percent(r.seconds.spread), per_bone_frame, tip, angle))  # fmt: skip
+        rows.append(
+            (
+                r.legs,
+                LABELS[r.bake],
+                f"{r.seconds.best:.3f}",
+                f"{r.seconds.median:.3f}",
+                report.percent(r.seconds.spread),
+                per_bone_frame,
+                tip,
+                angle,
+            )
+        )
     return report.table(
         (
             "legs",
@@ -160,8 +170,9 @@ def ratio_table(results: list[Result]) -> tuple[str, bool]:
             passed = ratio >= GOAL
             goal = f">= {GOAL:g}x: {report.verdict(passed)}"
         agree = float(np.linalg.norm(ours.tips - blender.tips, axis=-1).max())
-        rows.append((legs, f"{ratio:.2f}x", f"{blender.seconds.best / play.seconds.best:.1f}x",
-                     f"{agree * 1e3:.3f}", goal))  # fmt: skip
+        rows.append(
+            (legs, f"{ratio:.2f}x", f"{blender.seconds.best / play.seconds.best:.1f}x", f"{agree * 1e3:.3f}", goal)
+        )
     table = report.table(
         (
             "legs",
@@ -208,8 +219,11 @@ def main() -> int:
     print(results_table(results), end="\n\n")
     table, passed = ratio_table(results)
     print(table, end="\n\n")
-    print(f"Goal: Limb IK's bake at least {GOAL:g}x faster than nla.bake at {max(args.sizes)} legs: "
-          f"{report.verdict(passed)}", flush=True)  # fmt: skip
+    print(
+        f"Goal: Limb IK's bake at least {GOAL:g}x faster than nla.bake at {max(args.sizes)} legs: "
+        f"{report.verdict(passed)}",
+        flush=True,
+    )
     if args.profile:
         print(f"\n### cProfile, Limb IK bake, {max(args.sizes)} legs, {frames} frames\n")
         print("```\n" + profile_bake(lik, max(args.sizes)) + "```", flush=True)

@@ -230,8 +230,17 @@ def batch_table(repeat: int, sizes: tuple[int, ...]) -> str:
             timing = time_call(builder(chains), n, repeat if n < 10**6 else 3, 0.2)
             rate, median = 1.0 / timing.best, 1.0 / timing.median
             status = f">= {BATCH_GOAL / 1e6:g} M/s: {report.verdict(rate >= BATCH_GOAL)}" if goal else "—"
-            rows.append((label, f"{n:,}", f"{rate / 1e6:.2f}", f"{median / 1e6:.2f}",
-                         f"{timing.best * 1e9:.0f}", report.percent(timing.spread), status))  # fmt: skip
+            rows.append(
+                (
+                    label,
+                    f"{n:,}",
+                    f"{rate / 1e6:.2f}",
+                    f"{median / 1e6:.2f}",
+                    f"{timing.best * 1e9:.0f}",
+                    report.percent(timing.spread),
+                    status,
+                )
+            )
             del chains
     return report.table(
         (

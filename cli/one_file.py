@@ -126,7 +126,11 @@ def process_file(path: str, output: str | None, subcommand: str, options: Option
         entry.update(status="failed", error=str(error), output=None, written=False)
     except Exception as error:  # a Blender or Limb IK bug on this file must not stop the batch
         traceback.print_exc()
-        entry.update(status="failed", error=f"'{name}' failed unexpectedly: {type(error).__name__}: {_message(error)}",
-                     output=None, written=False)  # fmt: skip
+        entry.update(
+            status="failed",
+            error=f"'{name}' failed unexpectedly: {type(error).__name__}: {_message(error)}",
+            output=None,
+            written=False,
+        )
     entry["seconds"] = round(time.perf_counter() - began, 3)
     return entry

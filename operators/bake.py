@@ -40,13 +40,18 @@ class LIMB_IK_OT_bake(bpy.types.Operator):
 
     limbs: EnumProperty(name="Limbs", description="Which limbs to bake", items=LIMB_CHOICES, default="ENABLED")
     # The range is the scene's unless given; the dialog shows it filled in, as Blender's Bake Action does.
-    frame_start: IntProperty(name="Start", description="First frame to bake (default: the scene's)",
-                             options={"SKIP_SAVE"})  # fmt: skip
-    frame_end: IntProperty(name="End", description="Last frame to bake (default: the scene's)",
-                           options={"SKIP_SAVE"})  # fmt: skip
+    frame_start: IntProperty(
+        name="Start", description="First frame to bake (default: the scene's)", options={"SKIP_SAVE"}
+    )
+    frame_end: IntProperty(name="End", description="Last frame to bake (default: the scene's)", options={"SKIP_SAVE"})
     # No hard minimum: Blender would quietly raise a step of 0 to 1, where the bake refuses it with a sentence.
-    step: IntProperty(name="Step", description="Key every this many frames (the last frame is always keyed)",
-                      default=1, soft_min=1, soft_max=10)  # fmt: skip
+    step: IntProperty(
+        name="Step",
+        description="Key every this many frames (the last frame is always keyed)",
+        default=1,
+        soft_min=1,
+        soft_max=10,
+    )
     turn_off_live: BoolProperty(
         name="Turn Off Live",
         description="Switch the rig's live solving off afterwards, so the keys play back as baked",
@@ -75,8 +80,10 @@ class LIMB_IK_OT_bake(bpy.types.Operator):
 
     def execute(self, context):
         scene, window_manager = context.scene, context.window_manager
-        start, end = (getattr(self if self.properties.is_property_set(name) else scene, name)
-                      for name in ("frame_start", "frame_end"))  # fmt: skip
+        start, end = (
+            getattr(self if self.properties.is_property_set(name) else scene, name)
+            for name in ("frame_start", "frame_end")
+        )
 
         def progress(done: float) -> None:
             window_manager.progress_update(int(100 * done))

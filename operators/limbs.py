@@ -16,8 +16,9 @@ class LIMB_IK_OT_add_limb(bpy.types.Operator):
     bl_label = "Add Limb"
     bl_options = {"REGISTER", "UNDO"}
 
-    name: StringProperty(name="Name", description="Name of the new limb; empty: from the bone names, e.g. leg.L",
-                         options={"SKIP_SAVE"})  # fmt: skip
+    name: StringProperty(
+        name="Name", description="Name of the new limb; empty: from the bone names, e.g. leg.L", options={"SKIP_SAVE"}
+    )
     with_target: BoolProperty(
         name="Create Target",
         description="Also create an Empty at the limb's tip, turned like its last bone, and make it the target",
@@ -65,11 +66,18 @@ class LIMB_IK_OT_detect_limbs(bpy.types.Operator):
             return {"CANCELLED"}
         skipped_text = "; ".join(f"{name}: {why}" for name, why in skipped.items())
         if not added:
-            self.report({"WARNING"}, f"No new limbs found. {skipped_text}" if skipped else
-                        "No arms or legs found, by bone name or by shape; select a chain and use Add Limb")  # fmt: skip
+            self.report(
+                {"WARNING"},
+                f"No new limbs found. {skipped_text}"
+                if skipped
+                else "No arms or legs found, by bone name or by shape; select a chain and use Add Limb",
+            )
             return {"CANCELLED"}
-        found = [f"{names(limb.name for limb, h in added if h == how)} by {how}" for how in ("name", "shape")
-                 if any(h == how for _, h in added)]  # fmt: skip
+        found = [
+            f"{names(limb.name for limb, h in added if h == how)} by {how}"
+            for how in ("name", "shape")
+            if any(h == how for _, h in added)
+        ]
         message = f"Added {counted(len(added), 'limb')}: {'; '.join(found)}"
         self.report({"INFO"}, f"{message}. Skipped {skipped_text}" if skipped else message)
         held = switch.held_by_ik(context.object, [limb for limb, _ in added])
@@ -85,8 +93,9 @@ class LIMB_IK_OT_remove_limb(bpy.types.Operator):
     bl_label = "Remove Limb"
     bl_options = {"REGISTER", "UNDO"}
 
-    index: IntProperty(name="Index", description="Limb to remove; -1: the active limb", default=-1,
-                       options={"SKIP_SAVE"})  # fmt: skip
+    index: IntProperty(
+        name="Index", description="Limb to remove; -1: the active limb", default=-1, options={"SKIP_SAVE"}
+    )
 
     @classmethod
     def poll(cls, context):
@@ -112,8 +121,9 @@ class LIMB_IK_OT_switch_to_fk(bpy.types.Operator):
     bl_label = "Switch to FK"
     bl_options = {"REGISTER", "UNDO"}
 
-    only_active: BoolProperty(name="Active Limb Only", description="Switch only the active limb", default=False,
-                              options={"SKIP_SAVE"})  # fmt: skip
+    only_active: BoolProperty(
+        name="Active Limb Only", description="Switch only the active limb", default=False, options={"SKIP_SAVE"}
+    )
 
     @classmethod
     def poll(cls, context):

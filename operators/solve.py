@@ -31,8 +31,10 @@ class LIMB_IK_OT_solve(bpy.types.Operator):
 
     def execute(self, context):
         obj = context.object
-        return run(self, lambda: _summary(
-            solve_rig(obj, context.evaluated_depsgraph_get(), limbs_to_use(obj, self.only_active))))  # fmt: skip
+        return run(
+            self,
+            lambda: _summary(solve_rig(obj, context.evaluated_depsgraph_get(), limbs_to_use(obj, self.only_active))),
+        )
 
 
 class LIMB_IK_OT_match_fk(bpy.types.Operator):
@@ -44,8 +46,7 @@ class LIMB_IK_OT_match_fk(bpy.types.Operator):
     bl_options = {"REGISTER", "UNDO"}
 
     only_active: BoolProperty(name="Active Limb Only", description="Match only the active limb", default=True)
-    insert_keys: BoolProperty(name="Insert Keys", description="Key the matched rotations on this frame",
-                              default=True)  # fmt: skip
+    insert_keys: BoolProperty(name="Insert Keys", description="Key the matched rotations on this frame", default=True)
 
     @classmethod
     def poll(cls, context):

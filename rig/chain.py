@@ -240,9 +240,14 @@ def _dependencies(owner, bone: str, constraint: str | None) -> list[tuple]:
         for c in constraints:
             if c.mute:
                 continue
-            targets = [(getattr(c, "target", None), getattr(c, "subtarget", "")),
-                       (getattr(c, "pole_target", None), getattr(c, "pole_subtarget", ""))]  # fmt: skip
+            targets = [
+                (getattr(c, "target", None), getattr(c, "subtarget", "")),
+                (getattr(c, "pole_target", None), getattr(c, "pole_subtarget", "")),
+            ]
             targets += [(t.target, t.subtarget) for t in getattr(c, "targets", ())]  # the Armature constraint's
-            out += [(t, s if isinstance(s, str) else "", constraint or f"'{c.name}' on {place}")
-                    for t, s in targets if isinstance(t, bpy.types.Object)]  # fmt: skip
+            out += [
+                (t, s if isinstance(s, str) else "", constraint or f"'{c.name}' on {place}")
+                for t, s in targets
+                if isinstance(t, bpy.types.Object)
+            ]
     return out

@@ -157,9 +157,10 @@ def toe_of(obj: bpy.types.Object, end: str) -> str:
     named = parse(end)
     if named is not None:
         toes = [
-            bone for bone in foot.children_recursive
+            bone
+            for bone in foot.children_recursive
             if parse(bone.name) == (named[0], "toe") and _gap(foot, bone) is not None
-        ]  # fmt: skip
+        ]
         return min(toes, key=lambda bone: _gap(foot, bone)).name if toes else ""
     if len(foot.children) == 1 and not foot.children[0].children:
         toe = foot.children[0]
@@ -248,9 +249,10 @@ class _Shape:
             front = max(depth.values())
             found = [
                 FoundLimb(f"front_{f.name}", f.upper, f.lower, f.end, f.toe, "shape")
-                if f in legs and depth[f.upper] == front and min(depth.values()) < front else f
+                if f in legs and depth[f.upper] == front and min(depth.values()) < front
+                else f
                 for f in found
-            ]  # fmt: skip
+            ]
         return found
 
     def length(self, limb: FoundLimb) -> float:

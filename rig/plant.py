@@ -210,11 +210,16 @@ def analyse(plan: PlantPlan, frames: range, samples: list, ground: Ground, scene
     ground under it."""
     track = LegSample(*(np.array(column) for column in zip(*samples)))
     legs = Legs(
-        foot=track.feet, ball=track.balls, tip=track.tips, toe=track.toes, hip=track.hips, pelvis=track.pelvis,
+        foot=track.feet,
+        ball=track.balls,
+        tip=track.tips,
+        toe=track.toes,
+        hip=track.hips,
+        pelvis=track.pelvis,
         thigh=np.linalg.norm(track.knees - track.hips, axis=2),
         shin=np.linalg.norm(track.feet[..., :3, 3] - track.knees, axis=2),
         girdle=girdles(plan),
-    )  # fmt: skip
+    )
     try:
         planted = plant(legs, ground.cast_down, settings(plan.obj, scene))
     except SolverError as error:

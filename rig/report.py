@@ -176,8 +176,12 @@ def _figures(limb: str, n: int, authored, played, ground: Ground, fps: float, fl
     ankle_ground, ball_ground = heights[:frames], heights[frames:]
     ball_normal, found = normals[frames:], hit[:frames] & hit[frames:]
 
-    sink = np.concatenate([(ankle[:, 2] - ankle_ground)[found & (was_ankle[:, 2] >= floor)],
-                           (ball[:, 2] - ball_ground)[found & (was_ball[:, 2] >= floor)]])  # fmt: skip
+    sink = np.concatenate(
+        [
+            (ankle[:, 2] - ankle_ground)[found & (was_ankle[:, 2] >= floor)],
+            (ball[:, 2] - ball_ground)[found & (was_ball[:, 2] >= floor)],
+        ]
+    )
     step = np.linalg.norm(np.diff(was_ball[:, :2], axis=0), axis=1) * fps
     contact = np.zeros(frames, bool)
     contact[1:] = (was_ball[1:, 2] < was_ball[:, 2].min() + CONTACT_HEIGHT) & (step < CONTACT_SPEED)

@@ -97,11 +97,23 @@ def signature(obj: bpy.types.Object) -> tuple:
 
     settings = obj.limb_ik
     limbs = tuple(
-        (limb.name, limb.enabled, limb.upper_bone, limb.lower_bone, limb.end_bone, goal(limb.target),
-         limb.target_bone, limb.target_name, goal(limb.pole), limb.pole_bone, limb.pole_name, limb.plant,
-         limb.toe_bone)
+        (
+            limb.name,
+            limb.enabled,
+            limb.upper_bone,
+            limb.lower_bone,
+            limb.end_bone,
+            goal(limb.target),
+            limb.target_bone,
+            limb.target_name,
+            goal(limb.pole),
+            limb.pole_bone,
+            limb.pole_name,
+            limb.plant,
+            limb.toe_bone,
+        )
         for limb in settings.limbs
-    )  # fmt: skip
+    )
     bones, pose_bones = obj.data.bones, obj.pose.bones
     arrays = []
     for collection, name, width, dtype in (
@@ -203,10 +215,17 @@ def _enum_values(items) -> dict[str, int]:
 END_ROTATION, SWIVEL = _enum_values(END_ROTATION_ITEMS), _enum_values(SWIVEL_ITEMS)
 assert [_enum_values(REACH_ITEMS)[mode.name] for mode in Reach] == [mode.value for mode in Reach]
 _SETTINGS = (
-    ("reach", np.int64), ("end_rotation", np.int64), ("swivel", np.int64), ("use_hinge", np.int64),
-    ("softness", np.float64), ("max_stretch", np.float64), ("stretch_start", np.float64),
-    ("influence", np.float64), ("min_bend", np.float64), ("max_bend", np.float64),
-)  # fmt: skip
+    ("reach", np.int64),
+    ("end_rotation", np.int64),
+    ("swivel", np.int64),
+    ("use_hinge", np.int64),
+    ("softness", np.float64),
+    ("max_stretch", np.float64),
+    ("stretch_start", np.float64),
+    ("influence", np.float64),
+    ("min_bend", np.float64),
+    ("max_bend", np.float64),
+)
 
 
 def _limb_settings(limbs) -> dict[str, np.ndarray]:
@@ -259,9 +278,14 @@ def write(obj: bpy.types.Object, pose: Pose, groups: list[Group], results: list[
     quaternions.append(np.array([c.rotation for c in turned]).reshape(-1, 4))
     y_scale = np.concatenate([y_scale, np.ones(len(turned))])
     write_rotations(
-        obj, pose, np.concatenate(indices), modes, np.concatenate(quaternions),
-        y_scale if (y_scale != 1.0).any() else None, {c.index: c.location for c in carried},
-    )  # fmt: skip
+        obj,
+        pose,
+        np.concatenate(indices),
+        modes,
+        np.concatenate(quaternions),
+        y_scale if (y_scale != 1.0).any() else None,
+        {c.index: c.location for c in carried},
+    )
 
 
 def check(obj: bpy.types.Object, depsgraph) -> dict[str, str]:

@@ -121,8 +121,11 @@ def solve_chains(batch: ChainBatch) -> ChainResult:
     reached = solve.reached & (miss <= REACHED * chains.size)
 
     ik, k = solve.ik, chains.k + (batch.toe_matrices is not None)
-    rotations = chains.rotations if batch.toe_rotations is None else np.concatenate(
-        [chains.rotations, np.asarray(batch.toe_rotations, dtype=np.float64)[:, None]], axis=1)  # fmt: skip
+    rotations = (
+        chains.rotations
+        if batch.toe_rotations is None
+        else np.concatenate([chains.rotations, np.asarray(batch.toe_rotations, dtype=np.float64)[:, None]], axis=1)
+    )
     influence = np.broadcast_to(np.asarray(batch.influence, dtype=np.float64), (chains.n,))
     blended = np.empty_like(ik.rotations)
     for i in range(k):
@@ -154,21 +157,28 @@ class _Chains:
         scales = np.asarray(batch.scales, dtype=np.float64)
         # Checked here, before the rigid space is built from them, so that the message names the culprit.
         target = np.asarray(batch.target, dtype=np.float64)
-        for name, array, dims, shape in (("points", points, "k + 1, 3", (n, k + 1, 3)),
-                                         ("rotations", rotations, "k, 4", (n, k, 4)),
-                                         ("scales", scales, "k, 3", (n, k, 3)),
-                                         ("target", target, "3", (n, 3))):  # fmt: skip
+        for name, array, dims, shape in (
+            ("points", points, "k + 1, 3", (n, k + 1, 3)),
+            ("rotations", rotations, "k, 4", (n, k, 4)),
+            ("scales", scales, "k, 3", (n, k, 3)),
+            ("target", target, "3", (n, 3)),
+        ):
             if array.shape != shape:
                 raise SolverError(f"{name} must be (N, {dims}) = {shape}, not {array.shape}")
-        for name, value in (("matrices", matrices), ("scales", scales), ("rotations", rotations),
-                            ("points", points), ("end rotation", batch.end_rotation)):  # fmt: skip
+        for name, value in (
+            ("matrices", matrices),
+            ("scales", scales),
+            ("rotations", rotations),
+            ("points", points),
+            ("end rotation", batch.end_rotation),
+        ):
             if value is not None and not np.isfinite(value).all():
                 raise SolverError(f"{name} must be finite")
         if not (np.abs(scales) > 1e-12).all():
             raise SolverError("bones must not have zero scale")
         self.n, self.k = n, k
-        self.matrices, self.scales, self.rotations, self.points, self.target = (
-            matrices, scales, rotations, points, target)  # fmt: skip
+        self.matrices, self.scales, self.rotations = matrices, scales, rotations
+        self.points, self.target = points, target
 
         # The rigid space: the first bone's rotation frame (its matrix without its own scale), with
         # that bone's rotation taken back out. The chain turns rigidly in it.
@@ -223,8 +233,9 @@ class _Chains:
         segments = np.diff(self.points, axis=1)
         factors = lengths / self.lengths(self.points)
         factors[:, 0] = 1.0  # the first bone turns rigidly: its segment keeps its length
-        return np.concatenate([self.points[:, :1], self.points[:, :1] + np.cumsum(segments * factors[..., None],
-                                                                                  axis=1)], axis=1)  # fmt: skip
+        return np.concatenate(
+            [self.points[:, :1], self.points[:, :1] + np.cumsum(segments * factors[..., None], axis=1)], axis=1
+        )
 
     def solve(self, reach_points: np.ndarray) -> _Solved:
         """Solve with the bones' lengths taken from ``reach_points``, write back from the actual joints,
@@ -270,8 +281,9 @@ class _Chains:
             written = np.concatenate([new_points, toe_tip], axis=1)
             end_rotation = np.stack([end_rotation, _orientations(batch.toe_goal)], axis=1)
         ik = chain_local_rotations(matrices, scales, rotations, points, written, end_rotation, stretching)
-        posed = posed_points(self.matrices, self.scales, self.rotations, self.points, ik.rotations[:, :k],
-                             ik.y_scale[:, :k])  # fmt: skip
+        posed = posed_points(
+            self.matrices, self.scales, self.rotations, self.points, ik.rotations[:, :k], ik.y_scale[:, :k]
+        )
         return _Solved(new_points, solved.reached, ik, posed)
 
 

@@ -203,8 +203,14 @@ def _shear(m: soa.Mat) -> np.ndarray:
     a, b, c = soa.mat_columns(m)
     aa, bb, cc = soa.dot(a, a), soa.dot(b, b), soa.dot(c, c)
     size = (aa + bb + cc) / 3.0
-    off = [np.abs(aa - size), np.abs(bb - size), np.abs(cc - size),
-           np.abs(soa.dot(a, b)), np.abs(soa.dot(a, c)), np.abs(soa.dot(b, c))]  # fmt: skip
+    off = [
+        np.abs(aa - size),
+        np.abs(bb - size),
+        np.abs(cc - size),
+        np.abs(soa.dot(a, b)),
+        np.abs(soa.dot(a, c)),
+        np.abs(soa.dot(b, c)),
+    ]
     return functools.reduce(np.maximum, off) / size
 
 

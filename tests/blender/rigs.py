@@ -242,10 +242,19 @@ def select_bones(obj: bpy.types.Object, names, active: str) -> None:
 def limbs_table(obj: bpy.types.Object) -> list[tuple]:
     """Every limb's settings that a failed operator must not change."""
     return [
-        (limb.name, limb.enabled, limb.upper_bone, limb.lower_bone, limb.end_bone,
-         limb.target.name if limb.target else "", limb.target_bone, limb.influence, limb.status)
+        (
+            limb.name,
+            limb.enabled,
+            limb.upper_bone,
+            limb.lower_bone,
+            limb.end_bone,
+            limb.target.name if limb.target else "",
+            limb.target_bone,
+            limb.influence,
+            limb.status,
+        )
         for limb in obj.limb_ik.limbs
-    ]  # fmt: skip
+    ]
 
 
 def tip_bone(limb) -> str:
@@ -359,8 +368,14 @@ def unchanged(rig: bpy.types.Object):
 
     def state():
         keys = {path: value.tolist() for path, value in fcurve_keys(rig).items()}
-        return (limbs_table(rig), keys, sorted(bpy.data.objects.keys()), sorted(bpy.data.actions.keys()),
-                scene.frame_current, rig.limb_ik.live)  # fmt: skip
+        return (
+            limbs_table(rig),
+            keys,
+            sorted(bpy.data.objects.keys()),
+            sorted(bpy.data.actions.keys()),
+            scene.frame_current,
+            rig.limb_ik.live,
+        )
 
     pose, before = pose_snapshot(rig), state()
     yield

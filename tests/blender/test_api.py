@@ -24,8 +24,14 @@ def unchanged(lik, rig):
     scene = bpy.context.scene
 
     def state():
-        return (rigs.limbs_table(rig), key_table(lik, rig), sorted(bpy.data.objects.keys()),
-                sorted(bpy.data.actions.keys()), scene.frame_current, rig.limb_ik.live)  # fmt: skip
+        return (
+            rigs.limbs_table(rig),
+            key_table(lik, rig),
+            sorted(bpy.data.objects.keys()),
+            sorted(bpy.data.actions.keys()),
+            scene.frame_current,
+            rig.limb_ik.live,
+        )
 
     pose, before = rigs.pose_snapshot(rig), state()
     yield

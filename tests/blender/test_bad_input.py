@@ -255,8 +255,10 @@ def test_a_target_following_the_limb_through_another_armatures_constraint_is_a_c
     limb = leg.limb_ik.limbs["leg.L"]
     limb.target, limb.target_bone = other, "ctrl"
     bpy.context.view_layer.objects.active = leg
-    message = (r"the target 'Controls' follows the chain bone 'foot\.L' through the constraint 'Copy Location' on "
-               r"'Controls' bone 'ctrl', so it would move with the limb it drives")  # fmt: skip
+    message = (
+        r"the target 'Controls' follows the chain bone 'foot\.L' through the constraint 'Copy Location' on "
+        r"'Controls' bone 'ctrl', so it would move with the limb it drives"
+    )
     with unchanged(leg), pytest.raises(RuntimeError, match=message):
         bpy.ops.limb_ik.solve()
 

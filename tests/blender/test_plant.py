@@ -29,10 +29,11 @@ KNEE_MISSES = {
 def _knee_misses(clip_names, grounds):
     return [
         pytest.param(clip, ground, marks=pytest.mark.xfail(strict=True, reason=KNEE_MISSES[clip, ground]))
-        if (clip, ground) in KNEE_MISSES else (clip, ground)
+        if (clip, ground) in KNEE_MISSES
+        else (clip, ground)
         for clip in clip_names
         for ground in grounds
-    ]  # fmt: skip
+    ]
 
 
 @pytest.mark.parametrize("clip,ground", _knee_misses(clips.HUMANS, GROUNDS))

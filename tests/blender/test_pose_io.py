@@ -55,9 +55,12 @@ ANIMATED = {
     "XYZ": {"thigh.L": (2 * math.pi + 0.2, 0.1, -0.1), "shin.L": (0.3, 3.0, 0.0), "foot.L": (-0.1, 0.0, -3.0)},
     "ZXY": {"thigh.L": (0.2, -2 * math.pi, 0.1), "shin.L": (3.1, 0.2, 0.0), "foot.L": (-0.1, 0.4, 3.5)},
     "QUATERNION": {n: tuple(-Euler(e).to_quaternion()) for n, e in zip(BONES, ((0.2, 0, 0), (-0.3, 0, 0), (0, 0, 1)))},
-    "AXIS_ANGLE": {"thigh.L": (-0.4, 1.0, 0.0, 0.0), "shin.L": (2 * math.pi + 0.3, 1.0, 0.0, 0.0),
-                   "foot.L": (0.2, 0.0, 0.0, -1.0)},
-}  # fmt: skip
+    "AXIS_ANGLE": {
+        "thigh.L": (-0.4, 1.0, 0.0, 0.0),
+        "shin.L": (2 * math.pi + 0.3, 1.0, 0.0, 0.0),
+        "foot.L": (0.2, 0.0, 0.0, -1.0),
+    },
+}
 
 
 @pytest.mark.parametrize("mode", ANIMATED)
