@@ -20,6 +20,7 @@ from pathlib import Path
 
 BENCHMARKS = Path(__file__).resolve().parent
 sys.path.insert(1, str(BENCHMARKS.parent / "tools"))
+sys.path.insert(1, str(BENCHMARKS.parent / "tests" / "blender"))
 
 import source_extension  # noqa: E402
 
@@ -28,6 +29,7 @@ source_extension.isolate_user_resources()  # before the first `import bpy`
 import bpy  # noqa: E402, I001
 import numpy as np  # noqa: E402
 import report  # noqa: E402
+import rigs  # noqa: E402
 import scene  # noqa: E402
 
 SIZES = (2, 20, 100)
@@ -68,7 +70,7 @@ def prepare_blender_bake(legs: scene.LegScene) -> None:
     bpy.context.view_layer.objects.active = legs.rig
     legs.rig.select_set(True)
     bpy.ops.object.mode_set(mode="POSE")
-    scene.select_bones(legs, legs.bones)
+    rigs.select_bones(legs.rig, legs.bones, legs.bones[-1])
 
 
 def blender_bake() -> None:

@@ -19,6 +19,7 @@ from pathlib import Path
 
 BENCHMARKS = Path(__file__).resolve().parent
 sys.path.insert(1, str(BENCHMARKS.parent / "tools"))
+sys.path.insert(1, str(BENCHMARKS.parent / "tests" / "blender"))
 
 import source_extension  # noqa: E402
 

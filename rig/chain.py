@@ -77,8 +77,7 @@ def chain_of(obj: bpy.types.Object, limb) -> Chain:
             )
     pose_bones = obj.pose.bones
     for name in names:
-        pb = pose_bones[name]
-        if any(pb.lock_rotation) or (pb.lock_rotations_4d and pb.lock_rotation_w):
+        if _locked(pose_bones[name]):
             raise LimbError(
                 f"Limb '{limb.name}': bone '{name}' has locked rotation; unlock it so Limb IK can rotate it."
             )
@@ -155,12 +154,16 @@ def _toe(obj, limb, names) -> int | None:
         raise LimbError(f"Limb '{limb.name}': toe bone '{name}' is not a child of the foot '{names[2]}'.")
     if name in names:
         raise LimbError(f"Limb '{limb.name}': the toe bone '{name}' is also a bone of the chain.")
-    pose_bone = obj.pose.bones[name]
-    if any(pose_bone.lock_rotation) or (pose_bone.lock_rotations_4d and pose_bone.lock_rotation_w):
+    if _locked(obj.pose.bones[name]):
         raise LimbError(
             f"Limb '{limb.name}': toe bone '{name}' has locked rotation; unlock it so planting can turn it."
         )
     return obj.pose.bones.find(name)
+
+
+def _locked(pose_bone: bpy.types.PoseBone) -> bool:
+    """Whether any rotation channel of the bone is locked (W only counts when locked as 4D)."""
+    return any(pose_bone.lock_rotation) or (pose_bone.lock_rotations_4d and pose_bone.lock_rotation_w)
 
 
 def _inherits_rotation(child: bpy.types.Bone, ancestor: bpy.types.Bone) -> bool:

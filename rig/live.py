@@ -6,7 +6,7 @@ rigs whose targets were dragged by hand solved again."""
 import bpy
 import numpy as np
 
-from . import animator, solve
+from . import animator, ground, plant, solve
 from .errors import LimbError
 
 _plans: dict[int, tuple[tuple, solve.Plan]] = {}  # by Object.session_uid: (signature, plan)
@@ -18,9 +18,13 @@ def live_rigs(scene: bpy.types.Scene):
 
 
 def forget_all() -> None:
+    """Forget everything kept between solves (on loading a file and on unregistering): plans, the
+    animator's values, planting analyses and ground trees."""
     _plans.clear()
     _moved.clear()
     animator.forget_all()
+    plant.forget_all()
+    ground.forget_all()
 
 
 def note_moved_goals(scene: bpy.types.Scene, depsgraph) -> bool:

@@ -304,7 +304,7 @@ def _unchanged(cached: _Cached, sample: tuple, frame: float) -> bool:
 
 
 def forget_all() -> None:
-    _analyses.clear()
+    _cache.clear()
 
 
 class Carried(NamedTuple):

@@ -43,13 +43,12 @@ class ChainBatch:
     matrix, local scale and local rotation quaternion, as animated (FK). ``points`` (N, k + 1, 3):
     the joints, first bone's head to the effector. ``target`` (N, 3): where the effector goes.
     ``end_rotation``: the last bone's goal orientation (three-bone chains only), as (N, 4)
-    quaternions or (N, 3, 3) matrices whose nearest rotations are meant (a target's, scaled or
-    not). ``hinge``
-    (N, 3): the knee's hinge axis in the first bone's rotation frame, zero to take it from the
-    current bend. Settings are scalars or (N,) arrays; ``softness`` is in armature units.
-    ``toe_matrices``, ``toe_scales``, ``toe_rotations`` and ``toe_goal`` (three-bone chains, all
-    or none): a bone below the end bone that takes the goal orientation ``toe_goal`` too, as
-    a toe staying flat on the ground while its foot rolls.
+    quaternions or (N, 3, 3) matrices whose nearest rotations are meant (a target's, scaled or not).
+    ``hinge`` (N, 3): the knee's hinge axis in the first bone's rotation frame, zero to take it from
+    the current bend. Settings are scalars or (N,) arrays; ``softness`` is in armature units.
+    ``toe_matrices``, ``toe_scales``, ``toe_rotations`` and ``toe_goal`` (three-bone chains, all or
+    none): a bone below the end bone that takes the goal orientation ``toe_goal`` too, as a toe
+    staying flat on the ground while its foot rolls.
     """
 
     matrices: np.ndarray

@@ -216,3 +216,17 @@ def test_a_ground_without_a_mesh_is_refused(lik):
     nothing.objects.link(rigs.empty("Marker"))
     with rigs.unchanged(rig), pytest.raises(lik.api.LimbIKError, match="has no mesh to stand on"):
         lik.api.plant(rig, nothing)
+
+
+def test_loading_a_file_forgets_the_planting_analysis_and_the_ground_trees(lik):
+    """Live planting keeps its analysis of the take and the ground's ray-cast trees between frames; a
+    file loaded afterwards starts without the last file's."""
+    rig, _, ground = clips.stage("walk", "flat")
+    lik.api.detect_limbs(rig)
+    for limb in rig.limb_ik.limbs:
+        limb.plant = "leg" in limb.name
+    rig.limb_ik.ground = ground
+    rig.limb_ik.live = True  # solved at once: the take analysed, the ground's trees built
+    assert lik.rig.plant._cache and lik.rig.ground._trees
+    bpy.ops.wm.read_homefile(app_template="")
+    assert not lik.rig.plant._cache and not lik.rig.ground._trees
