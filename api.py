@@ -6,6 +6,7 @@ Usable from Blender's Python console, a ``--python`` script, the ``bpy`` wheel o
 how problems surface: every function raises :class:`LimbIKError` with a sentence naming the
 limb, bone or object at fault, and leaves the scene as it was. A rig is given as its armature
 object or by the object's name; like the operators, every function refuses one in Edit Mode.
+Functions that evaluate the rig take the ``scene`` to evaluate it in; default: the current one.
 Frames and steps are whole numbers (``int``); ``solve`` and ``bake`` refuse a rig with no enabled
 limbs (or none of those named).
 
@@ -32,6 +33,7 @@ from .rig import limbs as _limbs
 from .rig import report as _report
 from .rig import solve as _solve
 from .rig import switch as _switch
+from .rig import timeline as _timeline
 from .rig.errors import LimbIKError
 
 __all__ = [
@@ -67,6 +69,17 @@ def _armature(obj: bpy.types.Object | str) -> bpy.types.Object:
     return obj
 
 
+def _depsgraph(scene: bpy.types.Scene | None):
+    """The evaluated dependency graph of ``scene`` (default: the current one; another scene's first
+    view layer), up to date."""
+    context = bpy.context
+    if scene is None or scene == context.scene:
+        return context.evaluated_depsgraph_get()
+    if not isinstance(scene, bpy.types.Scene):
+        raise LimbIKError(f"Expected a scene, not {scene!r}.")
+    return _timeline.evaluated(scene.view_layers[0])
+
+
 def _frames(**given) -> tuple[int | None, ...]:
     """Frame numbers (and steps) as given: whole numbers, or None for the default."""
     for name, value in given.items():
@@ -87,7 +100,9 @@ def _limbs_named(obj: bpy.types.Object, names) -> list | None:
     return [limbs[name] for name in names]
 
 
-def detect_limbs(obj: bpy.types.Object | str, with_targets: bool = False) -> dict[str, str]:
+def detect_limbs(
+    obj: bpy.types.Object | str, with_targets: bool = False, scene: bpy.types.Scene | None = None
+) -> dict[str, str]:
     """Find arms and legs (by bone name, else by shape) and add those not set up yet; returns the
     names added, each with what found it. ``with_targets`` gives each a target Empty at its tip.
 
@@ -98,7 +113,7 @@ def detect_limbs(obj: bpy.types.Object | str, with_targets: bool = False) -> dic
     rig's IK/FK switch is at FK: see :func:`held_by_ik` and :func:`switch_to_fk`.
     """
     obj = _armature(obj)
-    added, _ = _limbs.detect_limbs(obj, bpy.context.scene, with_targets)
+    added, _ = _limbs.detect_limbs(obj, _depsgraph(scene), with_targets)
     return {limb.name: how for limb, how in added}
 
 
@@ -140,7 +155,7 @@ def remove_limb(obj: bpy.types.Object | str, name: str) -> None:
     _limbs.remove_limb(obj, index)
 
 
-def check(obj: bpy.types.Object | str) -> dict[str, str]:
+def check(obj: bpy.types.Object | str, scene: bpy.types.Scene | None = None) -> dict[str, str]:
     """Every enabled limb that cannot be solved as set up, with the reason; empty when all can.
     Planted legs are planted over the take to find out: a foot with no ground under it is a problem.
 
@@ -148,10 +163,12 @@ def check(obj: bpy.types.Object | str) -> dict[str, str]:
     {'arm.R': "Limb 'arm.R': bone 'hand.R' does not exist in armature 'rig'."}
     """
     obj = _armature(obj)
-    return _solve.check(obj, bpy.context.evaluated_depsgraph_get())
+    return _solve.check(obj, _depsgraph(scene))
 
 
-def solve(obj: bpy.types.Object | str, limbs: list[str] | None = None) -> _solve.Report:
+def solve(
+    obj: bpy.types.Object | str, limbs: list[str] | None = None, scene: bpy.types.Scene | None = None
+) -> _solve.Report:
     """Solve the named limbs (default: every enabled one) at the current frame and write the pose.
 
     Returns a report with ``solved`` and ``unreached`` limb names.
@@ -159,7 +176,7 @@ def solve(obj: bpy.types.Object | str, limbs: list[str] | None = None) -> _solve
     obj = _armature(obj)
     if limbs is None and not any(limb.enabled for limb in obj.limb_ik.limbs):  # as bake does
         raise LimbIKError(f"Armature '{obj.name}' has no enabled limbs to solve.")
-    return _solve.solve_rig(obj, bpy.context.evaluated_depsgraph_get(), _limbs_named(obj, limbs))
+    return _solve.solve_rig(obj, _depsgraph(scene), _limbs_named(obj, limbs))
 
 
 def bake(
@@ -170,6 +187,7 @@ def bake(
     step: int = 1,
     turn_off_live: bool = True,
     progress: Callable[[float], None] | None = None,
+    scene: bpy.types.Scene | None = None,
 ) -> _bake.BakeReport:
     """Key the solved pose over a frame range (default: the scene's) on the limb bones' rotation
     channels only; every other key stays as it was. Returns a report with ``frames``, ``keys``,
@@ -180,7 +198,8 @@ def bake(
     """
     obj = _armature(obj)
     frame_start, frame_end, step = _frames(frame_start=frame_start, frame_end=frame_end, step=step)
-    return _bake.bake(obj, _limbs_named(obj, limbs), frame_start, frame_end, step, turn_off_live, progress)
+    depsgraph = _depsgraph(scene)
+    return _bake.bake(obj, depsgraph, _limbs_named(obj, limbs), frame_start, frame_end, step, turn_off_live, progress)
 
 
 def plant(
@@ -191,6 +210,7 @@ def plant(
     frame_end: int | None = None,
     step: int = 1,
     progress: Callable[[float], None] | None = None,
+    scene: bpy.types.Scene | None = None,
 ) -> _bake.BakeReport:
     """Plant the legs' feet on the ground and bake the result: the planted legs and the pelvis are
     keyed, nothing else.
@@ -206,6 +226,7 @@ def plant(
     """
     obj = _armature(obj)
     frame_start, frame_end, step = _frames(frame_start=frame_start, frame_end=frame_end, step=step)
+    depsgraph = _depsgraph(scene)
     settings = obj.limb_ik
     before = (settings.ground, {limb.name: limb.plant for limb in settings.limbs})
     try:
@@ -224,13 +245,13 @@ def plant(
         for limb in chosen:
             if not limb.end_bone:
                 raise LimbIKError(f"Limb '{limb.name}' has no foot to plant; planting needs thigh, shin and foot.")
-            if not _detect.reaches_ground(obj, limb.toe_bone or limb.end_bone, bpy.context.scene):
+            if not _detect.reaches_ground(obj, limb.toe_bone or limb.end_bone, depsgraph):
                 raise LimbIKError(
                     f"Limb '{limb.name}' has no foot on the ground side: its end bone '{limb.end_bone}' never comes "
                     "near the rig's lowest point; plant legs only."
                 )
             limb.plant = True
-        return _bake.bake(obj, chosen, frame_start, frame_end, step, progress=progress)
+        return _bake.bake(obj, depsgraph, chosen, frame_start, frame_end, step, progress=progress)
     except Exception:
         settings.ground = before[0]
         for limb in settings.limbs:
@@ -238,7 +259,12 @@ def plant(
         raise
 
 
-def foot_report(obj: bpy.types.Object | str, frame_start: int | None = None, frame_end: int | None = None) -> dict:
+def foot_report(
+    obj: bpy.types.Object | str,
+    frame_start: int | None = None,
+    frame_end: int | None = None,
+    scene: bpy.types.Scene | None = None,
+) -> dict:
     """How the planted feet stand over a frame range (default: the scene's) as they play back now,
     against the take as authored (as the last planting bake read it, else the animation with live
     solving paused). Per foot: ``contact_frames``, ``ball_height_median`` and ``ball_height_p95``
@@ -252,4 +278,4 @@ def foot_report(obj: bpy.types.Object | str, frame_start: int | None = None, fra
     """
     obj = _armature(obj)
     frame_start, frame_end = _frames(frame_start=frame_start, frame_end=frame_end)
-    return _report.foot_report(obj, bpy.context.scene, frame_start, frame_end).as_dict()
+    return _report.foot_report(obj, _depsgraph(scene), frame_start, frame_end).as_dict()

@@ -62,7 +62,9 @@ def play_all() -> None:
 
 
 def limb_ik_bake(lik, legs: scene.LegScene) -> None:
-    lik.rig.bake.bake(legs.rig, frame_start=scene.FRAMES[0], frame_end=scene.FRAMES[1])
+    lik.rig.bake.bake(
+        legs.rig, bpy.context.evaluated_depsgraph_get(), frame_start=scene.FRAMES[0], frame_end=scene.FRAMES[1]
+    )
 
 
 def prepare_blender_bake(legs: scene.LegScene) -> None:

@@ -79,9 +79,9 @@ class LIMB_IK_OT_bake(bpy.types.Operator):
         layout.prop(self, "turn_off_live")
 
     def execute(self, context):
-        scene, window_manager = context.scene, context.window_manager
+        window_manager = context.window_manager
         start, end = (
-            getattr(self if self.properties.is_property_set(name) else scene, name)
+            getattr(self, name) if self.properties.is_property_set(name) else None
             for name in ("frame_start", "frame_end")
         )
 
@@ -92,7 +92,16 @@ class LIMB_IK_OT_bake(bpy.types.Operator):
             window_manager.progress_begin(0, 100)
             try:
                 limbs = chosen_limbs(context, self.limbs)
-                report = bake(context.object, limbs, start, end, self.step, self.turn_off_live, progress)
+                report = bake(
+                    context.object,
+                    context.evaluated_depsgraph_get(),
+                    limbs,
+                    start,
+                    end,
+                    self.step,
+                    self.turn_off_live,
+                    progress,
+                )
             finally:
                 window_manager.progress_end()
             text = f"Baked {names(report.limbs)}: {report.keys} keys over {report.frames} frames"

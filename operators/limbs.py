@@ -60,7 +60,7 @@ class LIMB_IK_OT_detect_limbs(bpy.types.Operator):
 
     def execute(self, context):
         try:
-            added, skipped = limbs.detect_limbs(context.object, context.scene, self.with_targets)
+            added, skipped = limbs.detect_limbs(context.object, context.evaluated_depsgraph_get(), self.with_targets)
         except LimbError as error:
             self.report({"ERROR"}, str(error))
             return {"CANCELLED"}

@@ -49,6 +49,7 @@ def frame_list(start: int, end: int, step: int) -> list[int]:
 
 def bake(
     obj: bpy.types.Object,
+    depsgraph,
     limbs=None,
     frame_start: int | None = None,
     frame_end: int | None = None,
@@ -56,34 +57,31 @@ def bake(
     turn_off_live: bool = True,
     progress: Callable[[float], None] | None = None,
 ) -> BakeReport:
-    """Key the solved pose of ``limbs`` (default: all enabled) of ``obj`` over a frame range.
+    """Key the solved pose of ``limbs`` (default: all enabled) of ``obj`` over a frame range of the
+    scene ``depsgraph`` evaluates, stepped through its frames.
 
     The range defaults to the scene's. With ``turn_off_live`` the rig's live solving is switched
     off afterwards, so the keys play back as baked. ``progress`` is called with the fraction done.
     Raises :class:`LimbError` (nothing changed) if a limb cannot be solved.
     """
     began = time.perf_counter()
-    scene = bpy.context.scene
+    scene = depsgraph.scene
     if obj.name not in scene.objects:
-        raise LimbError(f"Armature '{obj.name}' is not in the current scene '{scene.name}'.")
+        raise LimbError(f"Armature '{obj.name}' is not in the scene '{scene.name}'.")
     planned = solve.plan(obj, limbs)
     planned.raise_first_problem()
     if not planned.limbs:
         raise LimbError(f"Armature '{obj.name}' has no enabled limbs to bake.")
     check_editable(obj)
-    frames = frame_list(
-        scene.frame_start if frame_start is None else frame_start,
-        scene.frame_end if frame_end is None else frame_end,
-        step,
-    )
+    frames = frame_list(*timeline.frame_range(scene, frame_start, frame_end), step)
     planting = planned.planting
     carried = None
     if planting is None:
-        per_frame, poses, _ = _gather(scene, planned, frames, progress)
+        per_frame, poses, _ = _gather(depsgraph, planned, frames, progress)
     else:  # planting reads the whole take; the chains are gathered at the baked frames on the way
-        ground = Ground(obj.limb_ik.ground, bpy.context.evaluated_depsgraph_get())
+        ground = Ground(obj.limb_ik.ground, depsgraph)
         span = plant.take(obj, scene, frames[0], frames[-1])
-        per_frame, poses, samples = _gather(scene, planned, frames, progress, span)
+        per_frame, poses, samples = _gather(depsgraph, planned, frames, progress, span)
         analysis = plant.analyse(planting, span, samples, ground, scene)
         report_module.record(obj, planting, span, samples)  # what the foot report compares with, saved in the file
         carried = [plant.apply(planting, g, p, analysis, f) for g, p, f in zip(per_frame, poses, frames)]
@@ -112,7 +110,7 @@ def bake(
     return report
 
 
-def _gather(scene, planned, frames, progress, span=()):
+def _gather(depsgraph, planned, frames, progress, span=()):
     """The goals and animated pose of the planned limbs at every frame of ``frames``; with ``span``
     (planting), also the animated legs at every frame of it (:func:`.plant.leg_sample`)."""
     obj, planting, baked = planned.obj, planned.planting, set(frames)
@@ -125,7 +123,7 @@ def _gather(scene, planned, frames, progress, span=()):
         return groups, pose, plant.leg_sample(planting, pose) if planting else None
 
     stepped = sorted(baked.union(span))
-    read_at = dict(zip(stepped, timeline.step(scene, stepped, read, progress)))
+    read_at = dict(zip(stepped, timeline.step(depsgraph, stepped, read, progress)))
     per_frame, poses = [read_at[f][0] for f in frames], [read_at[f][1] for f in frames]
     return per_frame, poses, [read_at[f][2] for f in span]
 

@@ -104,21 +104,19 @@ def _create_target(obj: bpy.types.Object, limb_name: str, chain) -> bpy.types.Ob
     return empty
 
 
-def detect_limbs(
-    obj: bpy.types.Object, scene: bpy.types.Scene | None = None, with_targets: bool = False
-) -> tuple[list, dict[str, str]]:
+def detect_limbs(obj: bpy.types.Object, depsgraph=None, with_targets: bool = False) -> tuple[list, dict[str, str]]:
     """Add every arm and leg found (by name, else by shape) that is not set up yet.
 
     Returns the added limbs with what found each (``(limb, "name" or "shape")``), and the limbs
-    found but not added with the reason for each. With ``scene``, shapes are also read at a few
-    frames of its animation (a limb lifted at rest may reach the ground as it moves).
+    found but not added with the reason for each. With ``depsgraph``, shapes are also read at a few
+    frames of its scene's animation (a limb lifted at rest may reach the ground as it moves).
     ``with_targets`` gives each added limb a target Empty at its tip, as Add Limb does.
     """
     check_armature(obj)
     added, skipped = [], {}
     used = {b for limb in obj.limb_ik.limbs for b in (limb.upper_bone, limb.lower_bone, limb.end_bone) if b}
     names = {limb.name for limb in obj.limb_ik.limbs}
-    for found in detect.find_limbs(obj, scene):
+    for found in detect.find_limbs(obj, depsgraph):
         bones = [b for b in (found.upper, found.lower, found.end) if b]
         if found.name in names or used & set(bones):
             skipped[found.name] = "already set up"

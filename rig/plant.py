@@ -283,7 +283,9 @@ def current(plan: PlantPlan, depsgraph, pose: Pose) -> Analysis:
     key = (settings(obj, scene), tuple(plan.feet), plan.pelvis, ground.fingerprint, span)
     cached = _cache.get(obj.session_uid)
     if cached is None or cached.key != key or not _unchanged(cached, leg_sample(plan, pose), frame):
-        samples = timeline.step(scene, span, lambda graph: leg_sample(plan, read_pose(obj, obj.evaluated_get(graph))))
+        samples = timeline.step(
+            depsgraph, span, lambda graph: leg_sample(plan, read_pose(obj, obj.evaluated_get(graph)))
+        )
         try:
             result = analyse(plan, span, samples, ground, scene)
         except LimbError as error:

@@ -147,6 +147,17 @@ def test_outputs_keep_compression_and_relative_paths(inputs, baked, extension):
     }
 
 
+def test_a_rig_in_a_second_scene_is_baked_from_its_own_scene(baked, extension):
+    """The file opens on its first scene; the same rig in the second is baked from the second's
+    animation as it is in the first, without making the second scene current."""
+    output, _, _ = baked
+    first = armature_state(extension, output / "leg.blend")["Leg"]
+    second = armature_state(extension, output / "leg_second_scene.blend")["Elsewhere"]
+    assert first["keys"].keys() == second["keys"].keys() and first["keys"]
+    for channel, keys in first["keys"].items():
+        np.testing.assert_allclose(second["keys"][channel], keys, atol=1e-6, err_msg=str(channel))
+
+
 def test_baking_the_baked_files_again_changes_nothing(baked, extension, tmp_path):
     first, _, _ = baked
     second = tmp_path / "again"
