@@ -174,8 +174,6 @@ def solve(
     Returns a report with ``solved`` and ``unreached`` limb names.
     """
     obj = _armature(obj)
-    if limbs is None and not any(limb.enabled for limb in obj.limb_ik.limbs):  # as bake does
-        raise LimbIKError(f"Armature '{obj.name}' has no enabled limbs to solve.")
     return _solve.solve_rig(obj, _depsgraph(scene), _limbs_named(obj, limbs))
 
 

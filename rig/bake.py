@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 import bpy
 import numpy as np
 
-from ..solvers import rotation_modes, stack
+from ..solvers import rotation_modes
 from . import plant, solve, timeline
 from . import report as report_module
 from .actions import ActionEdit, check_editable
@@ -74,33 +74,27 @@ def bake(
         raise LimbError(f"Armature '{obj.name}' has no enabled limbs to bake.")
     check_editable(obj)
     frames = frame_list(*timeline.frame_range(scene, frame_start, frame_end), step)
-    planting = planned.planting
-    carried = None
+    planting, analysis = planned.planting, None
     if planting is None:
-        per_frame, poses, _ = _gather(depsgraph, planned, frames, progress)
+        gathered, _ = _gather(depsgraph, planned, frames, progress)
     else:  # planting reads the whole take; the chains are gathered at the baked frames on the way
         ground = Ground(obj.limb_ik.ground, depsgraph)
         span = plant.take(obj, scene, frames[0], frames[-1])
-        per_frame, poses, samples = _gather(depsgraph, planned, frames, progress, span)
+        gathered, samples = _gather(depsgraph, planned, frames, progress, span)
         analysis = plant.analyse(planting, span, samples, ground, scene)
         report_module.record(obj, planting, span, samples)  # what the foot report compares with, saved in the file
-        carried = [plant.apply(planting, g, p, analysis, f) for g, p, f in zip(per_frame, poses, frames)]
-    groups = [
-        solve.Group(first.size, first.limbs, first.chains, stack([frame[n].batch for frame in per_frame]), first.modes)
-        for n, first in enumerate(per_frame[0])
-    ]
-    results = solve.solve_groups(groups)
+    solved = solve.solve_frames(planned, gathered, frames, analysis)
 
     report = BakeReport(frames=len(frames), limbs=[limb.name for limb in planned.limbs])
     count = len(frames)
-    for group, result in zip(groups, results):
+    for group, result in zip(solved.groups, solved.results):
         reached = result.reached.reshape(count, len(group.limbs))
         for limb, column in zip(group.limbs, reached.T):
             if not column.all():
                 report.unreached[limb.name] = int((~column).sum())
     edit = ActionEdit(obj)
     try:
-        report.keys = _write(obj, edit, groups, results, frames, poses[0], carried)
+        report.keys = _write(obj, edit, solved, frames, gathered[0][1])
     except Exception:
         edit.rollback()
         raise
@@ -111,7 +105,7 @@ def bake(
 
 
 def _gather(depsgraph, planned, frames, progress, span=()):
-    """The goals and animated pose of the planned limbs at every frame of ``frames``; with ``span``
+    """The planned limbs gathered at every frame of ``frames`` (:func:`.solve.gather`); with ``span``
     (planting), also the animated legs at every frame of it (:func:`.plant.leg_sample`)."""
     obj, planting, baked = planned.obj, planned.planting, set(frames)
 
@@ -124,14 +118,13 @@ def _gather(depsgraph, planned, frames, progress, span=()):
 
     stepped = sorted(baked.union(span))
     read_at = dict(zip(stepped, timeline.step(depsgraph, stepped, read, progress)))
-    per_frame, poses = [read_at[f][0] for f in frames], [read_at[f][1] for f in frames]
-    return per_frame, poses, [read_at[f][2] for f in span]
+    return [read_at[f][:2] for f in frames], [read_at[f][2] for f in span]
 
 
-def _write(obj, edit: ActionEdit, groups, results, frames, first_pose, carried=None) -> int:
+def _write(obj, edit: ActionEdit, solved: solve.Solved, frames, first_pose) -> int:
     """Key every chain bone's rotation (and stretch), and the pelvis' channels when planting carries
-    the body (``carried``: one :class:`.plant.Carried` per frame), over ``frames``; returns the
-    number of keys."""
+    the body, over ``frames``; returns the number of keys."""
+    groups, results, carried = solved.groups, solved.results, solved.carried
     count = len(frames)
     indices = np.concatenate([g.bones.ravel() for g in groups])
     modes = [mode for g in groups for mode in g.modes]

@@ -4,7 +4,6 @@
 rigs whose targets were dragged by hand solved again."""
 
 import bpy
-import numpy as np
 
 from . import animator, ground, plant, solve
 from .errors import LimbError
@@ -98,15 +97,7 @@ def solve_live(obj: bpy.types.Object, depsgraph) -> None:
     Never raises for a problem with the rig: the problem is stored in the limbs' status.
     """
     try:
-        planned = _plan(obj)
-        problems = dict(planned.problems)
-        if planned.limbs:
-            groups, pose, carried = solve.prepare(planned, depsgraph)
-            results = solve.solve_groups(groups)
-            indices = np.concatenate([g.bones.ravel() for g in groups] + [np.array([c.index for c in carried], int)])
-            before = animator.read_channels(obj, indices)
-            solve.write(obj, pose, groups, results, carried)
-            animator.remember(obj, depsgraph.scene.frame_current_final, indices, before)
+        problems = solve.solve_rig(obj, depsgraph, strict=False, planned=_plan(obj), live=True).problems
     except LimbError as error:
         problems = {limb.name: str(error) for limb in obj.limb_ik.limbs if limb.enabled}
     for limb in obj.limb_ik.limbs:

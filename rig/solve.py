@@ -1,9 +1,11 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""The one solve path: plan the limbs, gather a frame, solve, write.
+"""The one solve path: plan the limbs (:func:`plan`), gather a frame (:func:`gather`), plant and
+solve one frame or many at once (:func:`solve_frames`), write.
 
-The Solve operator, the live handler, the bake and the API all go through here; they differ
-only in what they do with problems (report and stop, mark and skip, fail the file) and where
-the result goes (pose channels or keys).
+:func:`solve_rig` does it at the current frame for the Solve and Match FK operators, the API and
+live solving, strict or not; the bake gathers many frames, solves them through
+:func:`solve_frames` and keys the result. They differ only in what they do with problems (report
+and stop, mark and skip, fail the file) and where the result goes (pose channels or keys).
 """
 
 from dataclasses import dataclass, field
@@ -11,8 +13,8 @@ from dataclasses import dataclass, field
 import bpy
 import numpy as np
 
-from ..solvers import ChainBatch, ChainResult, Reach, SolverError, solve_chains
-from . import goals, plant
+from ..solvers import ChainBatch, ChainResult, Reach, SolverError, solve_chains, stack
+from . import animator, goals, plant
 from .chain import Chain, chain_of, check_armature, check_scale_inheritance
 from .choices import END_ROTATION_ITEMS, REACH_ITEMS, SWIVEL_ITEMS
 from .errors import LimbError
@@ -241,21 +243,37 @@ def _limb_settings(limbs) -> dict[str, np.ndarray]:
     return out
 
 
-def prepare(planned: Plan, depsgraph) -> tuple[list[Group], Pose, list[plant.Carried]]:
-    """Gather the current frame and, where limbs are planted, put the ground into their goals.
+@dataclass
+class Solved:
+    """The planned limbs solved at one or more frames: rows of every group frame-major."""
 
-    Returns the groups to solve, the pose read, and the pelvis' channels when planting moves it.
-    """
-    groups, pose = gather(planned, depsgraph)
-    plan = planned.planting
-    if plan is None:
-        return groups, pose, []
-    analysis = plant.current(plan, depsgraph, pose)
-    return groups, pose, [plant.apply(plan, groups, pose, analysis, depsgraph.scene.frame_current_final)]
+    groups: list[Group]
+    results: list[ChainResult]
+    carried: list[plant.Carried]  #: the pelvis' channels at each frame when planting moves it; else empty
+
+    @property
+    def bones(self) -> np.ndarray:
+        """Pose bone indices written at each frame: every chain's bones, and the pelvis planting carries."""
+        carried = self.carried[:1]
+        return np.concatenate([g.bones.ravel() for g in self.groups] + [np.array([c.index for c in carried], int)])
 
 
-def solve_groups(groups: list[Group]) -> list[ChainResult]:
-    """Solve gathered groups; a solver complaint becomes a :class:`LimbError` naming the rig's limbs."""
+def solve_frames(planned: Plan, gathered: list[tuple[list[Group], Pose]], frames, analysis=None) -> Solved:
+    """Solve the planned limbs at every one of ``frames``, as :func:`gather` read them there
+    (``gathered``, a frame each), all frames in one solve per group. Where legs are planted,
+    ``analysis`` (:func:`.plant.analyse` of a take holding the frames) first puts the ground into
+    their goals. Raises :class:`LimbError` naming the limbs the solvers refuse."""
+    carried = []
+    if planned.planting is not None:
+        carried = [plant.apply(planned.planting, g, pose, analysis, f) for (g, pose), f in zip(gathered, frames)]
+    if len(gathered) == 1:
+        groups = gathered[0][0]
+    else:
+        first = gathered[0][0]
+        groups = [
+            Group(group.size, group.limbs, group.chains, stack([g[n].batch for g, _ in gathered]), group.modes)
+            for n, group in enumerate(first)
+        ]
     results = []
     for group in groups:
         try:
@@ -263,11 +281,13 @@ def solve_groups(groups: list[Group]) -> list[ChainResult]:
         except SolverError as error:
             names = ", ".join(f"'{limb.name}'" for limb in group.limbs)
             raise LimbError(f"Limbs {names} could not be solved: {error}.") from error
-    return results
+    return Solved(groups, results, carried)
 
 
-def write(obj: bpy.types.Object, pose: Pose, groups: list[Group], results: list[ChainResult], carried=()) -> None:
-    """Write solved rotations (and stretch) of every group, and the ``carried`` pelvis channels, into the pose."""
+def write(obj: bpy.types.Object, pose: Pose, solved: Solved) -> None:
+    """Write the solved rotations (and stretch) of one frame, and the pelvis channels planting
+    carries, into the pose."""
+    groups, results, carried = solved.groups, solved.results, solved.carried
     indices = [g.bones.ravel() for g in groups]
     modes = [mode for g in groups for mode in g.modes]
     quaternions = [r.rotations.reshape(-1, 4) for r in results]
@@ -301,22 +321,36 @@ def check(obj: bpy.types.Object, depsgraph) -> dict[str, str]:
     return problems
 
 
-def solve_rig(obj: bpy.types.Object, depsgraph, limbs=None, strict: bool = True) -> Report:
-    """Solve ``limbs`` (default: all enabled) of ``obj`` at the current frame and write the pose.
+def solve_rig(
+    obj: bpy.types.Object, depsgraph, limbs=None, strict: bool = True, planned: Plan | None = None, live: bool = False
+) -> Report:
+    """Solve ``limbs`` (default: all enabled) of ``obj`` at the current frame and write the pose: the
+    Solve and Match FK operators, the API's ``solve`` and live solving.
 
     ``strict``: any limb that cannot be solved raises :class:`LimbError` before anything is
-    written. Otherwise such limbs are skipped and listed in the report.
+    written, and so does a rig with no limb to solve. Otherwise such limbs are skipped and listed
+    in the report. ``planned``: the plan of those limbs, when made already. ``live``: the animator's
+    values under what is written are kept, to come back at the next frame change (:mod:`.animator`).
     """
-    planned = plan(obj, limbs)
+    planned = plan(obj, limbs) if planned is None else planned
     if strict:
         planned.raise_first_problem()
+        if not planned.limbs:
+            raise LimbError(f"Armature '{obj.name}' has no enabled limbs to solve.")
     report = Report(problems=dict(planned.problems))
     if not planned.limbs:
         return report
-    groups, pose, carried = prepare(planned, depsgraph)
-    results = solve_groups(groups)
-    write(obj, pose, groups, results, carried)
-    for group, result in zip(groups, results):
+    groups, pose = gather(planned, depsgraph)
+    analysis = plant.current(planned.planting, depsgraph, pose) if planned.planting is not None else None
+    frame = depsgraph.scene.frame_current_final
+    solved = solve_frames(planned, [(groups, pose)], [frame], analysis)
+    if live:
+        bones = solved.bones
+        before = animator.read_channels(obj, bones)
+    write(obj, pose, solved)
+    if live:
+        animator.remember(obj, frame, bones, before)
+    for group, result in zip(solved.groups, solved.results):
         for limb, reached in zip(group.limbs, result.reached):
             report.solved.append(limb.name)
             if not reached:
