@@ -5,6 +5,7 @@ import bpy
 from bpy.props import BoolProperty
 
 from ..rig import keys
+from ..rig.actions import check_editable
 from ..rig.solve import solve_rig
 from .common import counted, limbs_to_use, names, poll_armature, run
 
@@ -57,6 +58,8 @@ class LIMB_IK_OT_match_fk(bpy.types.Operator):
 
         def work():
             chosen = limbs_to_use(obj, self.only_active)
+            if self.insert_keys:
+                check_editable(obj)  # before the pose changes
             report = solve_rig(obj, context.evaluated_depsgraph_get(), chosen)
             if self.insert_keys:
                 bones = [b for limb in chosen for b in (limb.upper_bone, limb.lower_bone, limb.end_bone) if b]

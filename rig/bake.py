@@ -21,9 +21,8 @@ from . import report as report_module
 from .actions import ActionEdit, check_editable
 from .errors import LimbError
 from .ground import Ground
+from .keys import key_bone, rotation_path
 from .pose import AXIS_ANGLE, QUATERNION, by_mode, read_pose
-
-CHANNEL_PATH = {QUATERNION: "rotation_quaternion", AXIS_ANGLE: "rotation_axis_angle"}
 
 
 @dataclass
@@ -146,26 +145,17 @@ def _write(obj, edit: ActionEdit, solved: solve.Solved, frames, first_pose) -> i
     for mode, columns in by_mode(modes).items():
         bones = indices[columns]
         values = _channel_values(rotations[:, columns], mode, first_pose, bones)
-        path = CHANNEL_PATH.get(mode, "rotation_euler")
+        path = rotation_path(mode)
         for column, bone in enumerate(bones):
-            keys += _key_bone(obj, edit, bone, path, frame_array, values[:, column], start, end)
+            keys += key_bone(obj, edit, bone, path, frame_array, values[:, column], start, end)
     stretched = np.flatnonzero((y_scale != 1.0).any(axis=0))
     for column in stretched:
         bone = indices[column]
         values = (first_pose.scale[bone, 1] * y_scale[:, column])[:, None]
-        keys += _key_bone(obj, edit, bone, "scale", frame_array, values, start, end, first_index=1)
+        keys += key_bone(obj, edit, bone, "scale", frame_array, values, start, end, first_index=1)
     for bone, values in locations.items():
-        keys += _key_bone(obj, edit, bone, "location", frame_array, values, start, end)
+        keys += key_bone(obj, edit, bone, "location", frame_array, values, start, end)
     return keys
-
-
-def _key_bone(obj, edit, bone_index, channel, frames, values, start, end, first_index=0) -> int:
-    name = obj.pose.bones[bone_index].name
-    path = f'pose.bones["{bpy.utils.escape_identifier(name)}"].{channel}'
-    for component in range(values.shape[1]):
-        curve = edit.fcurve(path, first_index + component, group=name)
-        edit.replace_range(curve, frames, values[:, component], start, end)
-    return values.size
 
 
 def _channel_values(rotations: np.ndarray, mode: str, first_pose, bones: np.ndarray) -> np.ndarray:
