@@ -28,12 +28,12 @@ from collections.abc import Callable
 import bpy
 
 from .rig import bake as _bake
-from .rig import detect as _detect
 from .rig import limbs as _limbs
 from .rig import report as _report
 from .rig import solve as _solve
 from .rig import switch as _switch
 from .rig import timeline as _timeline
+from .rig.chain import check_armature
 from .rig.errors import LimbIKError
 
 __all__ = [
@@ -60,8 +60,7 @@ def _armature(obj: bpy.types.Object | str) -> bpy.types.Object:
         obj = found
     if not isinstance(obj, bpy.types.Object):
         raise LimbIKError(f"Expected an armature object or its name, not {obj!r}.")
-    if obj.type != "ARMATURE":
-        raise LimbIKError(f"'{obj.name}' is a {obj.type.lower()}, not an armature.")
+    check_armature(obj)
     if obj.mode == "EDIT":  # as the operators refuse it
         raise LimbIKError(
             f"Armature '{obj.name}' is in Edit Mode; leave it first: its pose is not up to date while bones are edited."
@@ -86,18 +85,6 @@ def _frames(**given) -> tuple[int | None, ...]:
         if value is not None and (not isinstance(value, numbers.Integral) or isinstance(value, bool)):
             raise LimbIKError(f"{name} must be a whole frame number, not {value!r}.")
     return tuple(None if value is None else int(value) for value in given.values())
-
-
-def _limbs_named(obj: bpy.types.Object, names) -> list | None:
-    if names is None:
-        return None
-    if isinstance(names, str):  # one limb's name
-        names = [names]
-    limbs = obj.limb_ik.limbs
-    missing = [name for name in names if name not in limbs]
-    if missing:
-        raise LimbIKError(f"Armature '{obj.name}' has no limb named '{missing[0]}'.")
-    return [limbs[name] for name in names]
 
 
 def detect_limbs(
@@ -132,8 +119,7 @@ def switch_to_fk(obj: bpy.types.Object | str, limbs: list[str] | str | None = No
     """Set the IK/FK switch of the named limbs (default: all) to FK, so the deform bones follow the
     bones Limb IK poses; returns the limbs switched. Refused when a switch is keyed or driven."""
     obj = _armature(obj)
-    chosen = _limbs_named(obj, limbs)
-    return [limb.name for limb in _switch.switch_to_fk(obj, obj.limb_ik.limbs if chosen is None else chosen)]
+    return [limb.name for limb in _switch.switch_to_fk(obj, _limbs.chosen(obj, limbs, "ALL"))]
 
 
 def add_limb(obj: bpy.types.Object | str, bones: list[str], name: str = "", with_target: bool = False) -> str:
@@ -174,7 +160,7 @@ def solve(
     Returns a report with ``solved`` and ``unreached`` limb names.
     """
     obj = _armature(obj)
-    return _solve.solve_rig(obj, _depsgraph(scene), _limbs_named(obj, limbs))
+    return _solve.solve_rig(obj, _depsgraph(scene), _limbs.chosen(obj, limbs))
 
 
 def bake(
@@ -197,7 +183,7 @@ def bake(
     obj = _armature(obj)
     frame_start, frame_end, step = _frames(frame_start=frame_start, frame_end=frame_end, step=step)
     depsgraph = _depsgraph(scene)
-    return _bake.bake(obj, depsgraph, _limbs_named(obj, limbs), frame_start, frame_end, step, turn_off_live, progress)
+    return _bake.bake(obj, depsgraph, _limbs.chosen(obj, limbs), frame_start, frame_end, step, turn_off_live, progress)
 
 
 def plant(
@@ -233,23 +219,10 @@ def plant(
             if collection is None:
                 raise LimbIKError(f"There is no collection named '{ground}' to use as ground.")
             settings.ground = collection
-        chosen = _limbs_named(obj, limbs)
-        if chosen is None:
-            chosen = [limb for limb in settings.limbs if limb.plant and limb.enabled] or [
-                limb for limb in settings.limbs if "leg" in limb.name.lower() and limb.end_bone and limb.enabled
-            ]
-            if not chosen:
-                raise LimbIKError(f"Armature '{obj.name}' has no legs with a foot to plant; add or detect them first.")
-        for limb in chosen:
-            if not limb.end_bone:
-                raise LimbIKError(f"Limb '{limb.name}' has no foot to plant; planting needs thigh, shin and foot.")
-            if not _detect.reaches_ground(obj, limb.toe_bone or limb.end_bone, depsgraph):
-                raise LimbIKError(
-                    f"Limb '{limb.name}' has no foot on the ground side: its end bone '{limb.end_bone}' never comes "
-                    "near the rig's lowest point; plant legs only."
-                )
+        legs = _limbs.to_plant(obj, limbs, depsgraph)
+        for limb in legs:
             limb.plant = True
-        return _bake.bake(obj, depsgraph, chosen, frame_start, frame_end, step, progress=progress)
+        return _bake.bake(obj, depsgraph, legs, frame_start, frame_end, step, progress=progress)
     except Exception:
         settings.ground = before[0]
         for limb in settings.limbs:

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 import bpy
 
 from .. import api
+from ..rig import limbs
 from ..rig.timeline import frame_range
 
 
@@ -58,7 +59,7 @@ def _bake(obj: bpy.types.Object, scene: bpy.types.Scene, options: Options, progr
 
 
 def _plant(obj: bpy.types.Object, scene: bpy.types.Scene, options: Options, progress: Progress) -> dict:
-    if not any(limb.plant or ("leg" in limb.name.lower() and limb.end_bone) for limb in obj.limb_ik.limbs):
+    if not any(limb.plant or limbs.is_leg(obj, limb) for limb in obj.limb_ik.limbs):
         return {"note": "No legs with a foot to plant; nothing baked."}
     start, end = frame_range(scene, options.frame_start, options.frame_end)
     report = api.plant(

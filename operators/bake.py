@@ -5,7 +5,7 @@ import bpy
 from bpy.props import BoolProperty, EnumProperty, IntProperty
 
 from ..rig.bake import bake
-from ..rig.errors import LimbError
+from ..rig.limbs import chosen
 from .common import names, poll_armature, run
 
 LIMB_CHOICES = (
@@ -13,21 +13,6 @@ LIMB_CHOICES = (
     ("SELECTED", "Selected", "Enabled limbs with a selected bone"),
     ("ACTIVE", "Active", "The active limb only"),
 )
-
-
-def chosen_limbs(context, which: str) -> list:
-    settings = context.object.limb_ik
-    if which == "ACTIVE":
-        if settings.active_limb is None:
-            raise LimbError(f"Armature '{context.object.name}' has no active limb.")
-        return [settings.active_limb]
-    limbs = [limb for limb in settings.limbs if limb.enabled]
-    if which == "SELECTED":
-        selected = {pb.name for pb in context.selected_pose_bones or []}
-        limbs = [limb for limb in limbs if selected & {limb.upper_bone, limb.lower_bone, limb.end_bone}]
-        if not limbs:
-            raise LimbError("No enabled limb has a selected bone; select bones of the limbs to bake in Pose Mode.")
-    return limbs
 
 
 class LIMB_IK_OT_bake(bpy.types.Operator):
@@ -91,7 +76,8 @@ class LIMB_IK_OT_bake(bpy.types.Operator):
         def work():
             window_manager.progress_begin(0, 100)
             try:
-                limbs = chosen_limbs(context, self.limbs)
+                selected = [pose_bone.name for pose_bone in context.selected_pose_bones or []]
+                limbs = chosen(context.object, which=self.limbs, selected_bones=selected)
                 report = bake(
                     context.object,
                     context.evaluated_depsgraph_get(),

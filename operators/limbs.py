@@ -6,7 +6,7 @@ from bpy.props import BoolProperty, IntProperty, StringProperty
 
 from ..rig import limbs, switch
 from ..rig.errors import LimbError
-from .common import counted, limbs_to_use, names, poll_armature, run
+from .common import counted, names, poll_armature, run
 
 
 class LIMB_IK_OT_add_limb(bpy.types.Operator):
@@ -133,8 +133,7 @@ class LIMB_IK_OT_switch_to_fk(bpy.types.Operator):
         obj = context.object
 
         def work():
-            chosen = limbs_to_use(obj, self.only_active) if self.only_active else list(obj.limb_ik.limbs)
-            switched = switch.switch_to_fk(obj, chosen)
+            switched = switch.switch_to_fk(obj, limbs.chosen(obj, which="ACTIVE" if self.only_active else "ALL"))
             if not switched:
                 raise LimbError(f"No limb of '{obj.name}' is held on IK by an IK/FK switch; nothing to switch.")
             bones = names(sorted({limb.switch_bone for limb in switched}))

@@ -6,8 +6,9 @@ from bpy.props import BoolProperty
 
 from ..rig import keys
 from ..rig.actions import check_editable
+from ..rig.limbs import chosen
 from ..rig.solve import solve_rig
-from .common import counted, limbs_to_use, names, poll_armature, run
+from .common import counted, names, poll_armature, run
 
 
 def _summary(report) -> str:
@@ -32,10 +33,12 @@ class LIMB_IK_OT_solve(bpy.types.Operator):
 
     def execute(self, context):
         obj = context.object
-        return run(
-            self,
-            lambda: _summary(solve_rig(obj, context.evaluated_depsgraph_get(), limbs_to_use(obj, self.only_active))),
-        )
+
+        def work():
+            limbs = chosen(obj, which="ACTIVE" if self.only_active else "ENABLED")
+            return _summary(solve_rig(obj, context.evaluated_depsgraph_get(), limbs))
+
+        return run(self, work)
 
 
 class LIMB_IK_OT_match_fk(bpy.types.Operator):
@@ -57,16 +60,16 @@ class LIMB_IK_OT_match_fk(bpy.types.Operator):
         obj = context.object
 
         def work():
-            chosen = limbs_to_use(obj, self.only_active)
+            limbs = chosen(obj, which="ACTIVE" if self.only_active else "ENABLED")
             if self.insert_keys:
                 check_editable(obj)  # before the pose changes
-            report = solve_rig(obj, context.evaluated_depsgraph_get(), chosen)
+            report = solve_rig(obj, context.evaluated_depsgraph_get(), limbs)
             if self.insert_keys:
-                bones = [b for limb in chosen for b in (limb.upper_bone, limb.lower_bone, limb.end_bone) if b]
+                bones = [b for limb in limbs for b in (limb.upper_bone, limb.lower_bone, limb.end_bone) if b]
                 keys.key_rotations(obj, bones, context.scene.frame_current)
-            for limb in chosen:
+            for limb in limbs:
                 limb.enabled = False
-            return f"{_summary(report)}; matched FK and switched off {names(limb.name for limb in chosen)}"
+            return f"{_summary(report)}; matched FK and switched off {names(limb.name for limb in limbs)}"
 
         return run(self, work)
 

@@ -230,3 +230,13 @@ def test_loading_a_file_forgets_the_planting_analysis_and_the_ground_trees(lik):
     assert lik.rig.plant._cache and lik.rig.ground._trees
     bpy.ops.wm.read_homefile(app_template="")
     assert not lik.rig.plant._cache and not lik.rig.ground._trees
+
+
+def test_plant_takes_the_legs_detection_would_call_legs(lik):
+    """By default the enabled legs are planted: limbs named as Detect Limbs names legs, and limbs over bones
+    named as a leg's, whatever the limb is called; arms are not."""
+    rig, _, ground = clips.stage("walk", "flat")
+    lik.api.detect_limbs(rig)
+    rig.limb_ik.limbs["leg.L"].name = "Left"  # over left_hip, left_knee, left_ankle
+    lik.api.plant(rig, ground)
+    assert {limb.name for limb in rig.limb_ik.limbs if limb.plant} == {"Left", "leg.R"}
