@@ -154,7 +154,7 @@ def scalar_cases(rng: np.random.Generator, count: int = 100) -> dict[str, Callab
         "two-bone, plain": solve_plain,
         "two-bone, with hinge": solve_hinged,
         "two-bone, with pole": solve_poled,
-        "three-bone (natural swivel)": solve_three,
+        "three-bone (end-plane swivel)": solve_three,
     }
 
 

@@ -38,8 +38,9 @@ class Plan:
 
 
 @dataclass
-class Group:
-    """The planned chains of one size (two or three bones), gathered at one or more frames."""
+class Gathered:
+    """The planned limbs of one chain size (two or three bones, with or without a toe), gathered into
+    one solver batch at one frame or more."""
 
     size: int
     limbs: list
@@ -132,7 +133,7 @@ def signature(obj: bpy.types.Object) -> tuple:
     return (limbs, pointer(obj.data), pointer(settings.ground), settings.pelvis_bone, *arrays)
 
 
-def gather(planned: Plan, depsgraph) -> tuple[list[Group], Pose]:
+def gather(planned: Plan, depsgraph) -> tuple[list[Gathered], Pose]:
     """Read the pose and the goals of every planned limb at the current frame."""
     goals.check_evaluated(planned.obj, planned.limbs, planned.chains, depsgraph)
     obj = planned.obj
@@ -189,7 +190,7 @@ def gather(planned: Plan, depsgraph) -> tuple[list[Group], Pose]:
             pole_mask=pole_mask,
             hinge=np.array([c.hinge for c in chains]),
             use_hinge=own["use_hinge"].astype(bool),
-            natural=own["swivel"] == SWIVEL["END_PLANE"],
+            end_plane=own["swivel"] == SWIVEL["END_PLANE"],
             influence=own["influence"],
             options={
                 "mode": own["reach"],
@@ -205,7 +206,7 @@ def gather(planned: Plan, depsgraph) -> tuple[list[Group], Pose]:
             toes = written[:, -1]
             batch.toe_matrices, batch.toe_scales = pose.matrices[toes], pose.scale[toes]
             batch.toe_rotations, batch.toe_goal = local[:, -1], pose.matrices[toes][:, :3, :3]
-        groups.append(Group(size, limbs, chains, batch, modes))
+        groups.append(Gathered(size, limbs, chains, batch, modes))
     return groups, pose
 
 
@@ -247,7 +248,7 @@ def _limb_settings(limbs) -> dict[str, np.ndarray]:
 class Solved:
     """The planned limbs solved at one or more frames: rows of every group frame-major."""
 
-    groups: list[Group]
+    groups: list[Gathered]
     results: list[ChainResult]
     carried: list[plant.Carried]  #: the pelvis' channels at each frame when planting moves it; else empty
 
@@ -258,20 +259,20 @@ class Solved:
         return np.concatenate([g.bones.ravel() for g in self.groups] + [np.array([c.index for c in carried], int)])
 
 
-def solve_frames(planned: Plan, gathered: list[tuple[list[Group], Pose]], frames, analysis=None) -> Solved:
+def solve_frames(planned: Plan, gathered: list[tuple[list[Gathered], Pose]], frames, analysis=None) -> Solved:
     """Solve the planned limbs at every one of ``frames``, as :func:`gather` read them there
     (``gathered``, a frame each), all frames in one solve per group. Where legs are planted,
     ``analysis`` (:func:`.plant.analyse` of a take holding the frames) first puts the ground into
     their goals. Raises :class:`LimbError` naming the limbs the solvers refuse."""
     carried = []
     if planned.planting is not None:
-        carried = [plant.apply(planned.planting, g, pose, analysis, f) for (g, pose), f in zip(gathered, frames)]
+        carried = [plant.set_goals(planned.planting, g, pose, analysis, f) for (g, pose), f in zip(gathered, frames)]
     if len(gathered) == 1:
         groups = gathered[0][0]
     else:
         first = gathered[0][0]
         groups = [
-            Group(group.size, group.limbs, group.chains, stack([g[n].batch for g, _ in gathered]), group.modes)
+            Gathered(group.size, group.limbs, group.chains, stack([g[n].batch for g, _ in gathered]), group.modes)
             for n, group in enumerate(first)
         ]
     results = []

@@ -61,7 +61,7 @@ class ChainBatch:
     pole_mask: np.ndarray | bool = False
     hinge: np.ndarray | None = None
     use_hinge: np.ndarray | bool = True
-    natural: np.ndarray | bool = False
+    end_plane: np.ndarray | bool = False  #: three-bone chains without a pole swivel into the end bone's plane
     influence: np.ndarray | float = 1.0
     options: dict = field(default_factory=dict)  #: mode, softness, max_stretch, stretch_start, min_bend, max_bend
     toe_matrices: np.ndarray | None = None
@@ -236,11 +236,11 @@ class _Chains:
             [self.points[:, :1], self.points[:, :1] + np.cumsum(segments * factors[..., None], axis=1)], axis=1
         )
 
-    def solve(self, reach_points: np.ndarray) -> _Solved:
-        """Solve with the bones' lengths taken from ``reach_points``, write back from the actual joints,
+    def solve(self, length_points: np.ndarray) -> _Solved:
+        """Solve with the bones' lengths taken from ``length_points``, write back from the actual joints,
         and pose the result."""
         batch, n, k = self.batch, self.n, self.k
-        joints = [self.local(reach_points[:, i]) for i in range(k + 1)]
+        joints = [self.local(length_points[:, i]) for i in range(k + 1)]
         options = dict(batch.options)
         if "softness" in options:  # a distance: into the rigid space's units
             options["softness"] = np.asarray(options["softness"], dtype=np.float64) / self.unit
@@ -262,7 +262,7 @@ class _Chains:
             # The end bone's tail runs along its Y axis, or against it when its own Y scale is negative.
             along = rotation_modes.quat_to_matrix(end_rotation)[:, :, 1] * np.sign(self.scales[:, 2, 1:2])
             end_direction = np.einsum("nij,nj->ni", self.to_rigid, along)
-            solved = solve_three_bone_batch(*joints, target, end_direction, natural=batch.natural, **common)
+            solved = solve_three_bone_batch(*joints, target, end_direction, natural=batch.end_plane, **common)
             self.end_direction = end_direction / np.linalg.norm(end_direction, axis=1, keepdims=True)
             new_local = [joints[0], solved.knee, solved.ankle, solved.tip]
         origin = self.points[:, 0]

@@ -4,7 +4,7 @@
 The knee lies on the circle where the sphere around the root (radius = upper length) meets the
 sphere around the effector goal (radius = lower length). Which point of that circle, the
 *swivel*, is chosen in this order: the pole's side of the root-goal line; else, for a chain
-whose end direction is given, the plane holding that direction (three-bone "natural" way);
+whose end direction is given, the plane holding that direction (the three-bone end-plane swivel);
 else the point closest to the current knee, so the knee moves least. A hinge axis, when given,
 then vetoes any choice that would bend the knee backwards: the knee goes to the forward side
 of its hinge plane instead.

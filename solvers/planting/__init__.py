@@ -27,7 +27,7 @@ from ..errors import SolverError
 from ..rotation_modes import quat_to_matrix
 from .air import bend_in_air
 from .contacts import BALL, Contacts, find_contacts, lock_offsets, sliding
-from .pelvis import REACH_MARGIN, body_height, body_motion, highest, pelvis_drop, support_level
+from .pelvis import LENGTH_MARGIN, body_height, body_motion, highest, pelvis_drop, support_level
 from .surface import clearing_lift, rest, swing, tilt, transform
 from .timeline import ease_jumps, fill_gaps, intervals
 
@@ -168,7 +168,7 @@ def plant(legs: Legs, cast_down: CastDown, settings: PlantSettings) -> Planted:
     # goes up or down (and pitches, between two girdles) to meet them, and lower still where a
     # standing foot would be out of reach.
     animated = np.linalg.norm(legs.hip - legs.foot[:, :, :3, 3], axis=2)
-    reach = legs.thigh + legs.shin
+    lengths = legs.thigh + legs.shin
     girdle = np.zeros(count, int) if legs.girdle is None else np.asarray(legs.girdle)
     _, moved = ride(np.repeat(carrier[:, None], count, axis=1))  # where held feet go does not depend on the body
     ceiling = highest(legs.hip, moved[:, :, 3], animated)
@@ -184,7 +184,7 @@ def plant(legs: Legs, cast_down: CastDown, settings: PlantSettings) -> Planted:
     )
     body = body_motion(heights, legs.hip, girdle)
     hips = np.einsum("fij,fnj->fni", body[:, :3, :3], legs.hip) + body[:, None, :3, 3]
-    drop = pelvis_drop(hips, moved[:, :, 3], reach, animated, held, sigma)
+    drop = pelvis_drop(hips, moved[:, :, 3], lengths, animated, held, sigma)
     body[:, 2, 3] -= drop
     hips[..., 2] -= drop[:, None]
 
@@ -192,7 +192,8 @@ def plant(legs: Legs, cast_down: CastDown, settings: PlantSettings) -> Planted:
     # rise over whatever they would pass through.
     turn, moved = ride(hips[..., 2] - legs.hip[..., 2])
     for n in range(count):
-        longest = np.clip(animated[:, n], REACH_MARGIN * reach[:, n], reach[:, n])  # as straight as animated, or nearly
+        # As straight as animated, or nearly.
+        longest = np.clip(animated[:, n], LENGTH_MARGIN * lengths[:, n], lengths[:, n])
         ankles = bend_in_air(
             held[:, n], hips[:, n], moved[:, n, 3], animated[:, n], legs.thigh[:, n], legs.shin[:, n], longest
         )

@@ -134,3 +134,14 @@ def test_manifest():
     assert len(manifest["tagline"]) <= 64 and not manifest["tagline"].endswith(".")
     excluded = manifest["build"]["paths_exclude_pattern"]
     assert {"__pycache__/", "/.*", "/*.zip", "/tests/", "/tools/", "/benchmarks/", "/demo/", "/farm/"} <= set(excluded)
+
+
+def test_the_readme_picture_names_every_module_of_the_layers():
+    """ "How it works" shows the layout a newcomer sees in ``ls``: every module of rig/ and solvers/, and
+    the planting package's."""
+    readme = (ROOT / "README.md").read_text()
+    picture = readme[readme.index("## How it works") :].split("```")[1]
+    words = set(re.findall(r"[a-z_]+", picture))
+    for folder in ("rig", "solvers", "solvers/planting"):
+        modules = {p.stem for p in (ROOT / folder).glob("*.py") if p.stem != "__init__"}
+        assert modules <= words, f"{folder}/ modules missing from the picture: {sorted(modules - words)}"
