@@ -177,6 +177,9 @@ def test_bake_of_an_armature_in_another_scene(lik, leg):
     bpy.data.scenes.new("Other").collection.objects.link(away)
     with unchanged(lik, leg), pytest.raises(lik.api.LimbIKError, match=r"^Armature 'Away' is not in the scene 'Scene'"):
         lik.api.bake(away)
+    current = bpy.context.scene
+    report = lik.api.bake(away, frame_start=1, frame_end=3, scene=bpy.data.scenes["Other"])
+    assert report.keys > 0 and bpy.context.scene == current  # baked there, without switching scenes
 
 
 class Halt(Exception):
