@@ -157,7 +157,8 @@ def solve(
 ) -> _solve.Report:
     """Solve the named limbs (default: every enabled one) at the current frame and write the pose.
 
-    Returns a report with ``solved`` and ``unreached`` limb names.
+    Returns a report with ``solved`` and ``unreached`` limb names, and ``off_plane``: for each limb held in
+    a plane (its ``plane`` setting) whose goal lay off it, how far (world units).
     """
     obj = _armature(obj)
     return _solve.solve_rig(obj, _depsgraph(scene), _limbs.chosen(obj, limbs))
@@ -175,7 +176,8 @@ def bake(
 ) -> _bake.BakeReport:
     """Key the solved pose over a frame range (default: the scene's) on the limb bones' rotation
     channels only; every other key stays as it was. Returns a report with ``frames``, ``keys``,
-    ``unreached`` (limb -> frames out of reach) and ``seconds``.
+    ``unreached`` (limb -> frames out of reach), ``off_plane`` (limb -> frames its goal lay off the plane
+    the limb is held in, and the farthest it lay, in world units) and ``seconds``.
 
     ``progress``, if given, is called after each frame is read with the fraction of the range done
     (0 to 1); an exception it raises ends the bake with the scene as it was.

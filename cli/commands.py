@@ -55,7 +55,14 @@ def _bake(obj: bpy.types.Object, scene: bpy.types.Scene, options: Options, progr
     report = api.bake(
         obj, frame_start=start, frame_end=end, progress=lambda done: progress((start, end), done), scene=scene
     )
-    return {"baked": report.limbs, "frames": [start, end], "keys": report.keys, "unreached": report.unreached}
+    return _baked(report, start, end)
+
+
+def _baked(report, start: int, end: int) -> dict:
+    part = {"baked": report.limbs, "frames": [start, end], "keys": report.keys, "unreached": report.unreached}
+    if report.off_plane:
+        part["off_plane"] = {k: {"frames": n, "farthest": far} for k, (n, far) in report.off_plane.items()}
+    return part
 
 
 def _plant(obj: bpy.types.Object, scene: bpy.types.Scene, options: Options, progress: Progress) -> dict:
@@ -70,7 +77,7 @@ def _plant(obj: bpy.types.Object, scene: bpy.types.Scene, options: Options, prog
         progress=lambda done: progress((start, end), done),
         scene=scene,
     )
-    return {"baked": report.limbs, "frames": [start, end], "keys": report.keys, "unreached": report.unreached}
+    return _baked(report, start, end)
 
 
 def _check(obj: bpy.types.Object, scene: bpy.types.Scene, options: Options, progress: Progress) -> dict:

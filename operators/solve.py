@@ -8,13 +8,15 @@ from ..rig import keys
 from ..rig.actions import check_editable
 from ..rig.limbs import chosen
 from ..rig.solve import solve_rig
-from .common import counted, names, poll_armature, run
+from .common import counted, length, names, poll_armature, run
 
 
-def _summary(report) -> str:
+def _summary(report, scene) -> str:
     text = f"Solved {counted(len(report.solved), 'limb')}"
     if report.unreached:
         text += f"; out of reach: {names(report.unreached)}"
+    if report.off_plane:
+        text += "; goals off their planes: " + names(f"{k} ({length(scene, v)})" for k, v in report.off_plane.items())
     return text
 
 
@@ -36,7 +38,7 @@ class LIMB_IK_OT_solve(bpy.types.Operator):
 
         def work():
             limbs = chosen(obj, which="ACTIVE" if self.only_active else "ENABLED")
-            return _summary(solve_rig(obj, context.evaluated_depsgraph_get(), limbs))
+            return _summary(solve_rig(obj, context.evaluated_depsgraph_get(), limbs), context.scene)
 
         return run(self, work)
 
@@ -69,7 +71,8 @@ class LIMB_IK_OT_match_fk(bpy.types.Operator):
                 keys.key_rotations(obj, bones, context.scene.frame_current)
             for limb in limbs:
                 limb.enabled = False
-            return f"{_summary(report)}; matched FK and switched off {names(limb.name for limb in limbs)}"
+            matched = names(limb.name for limb in limbs)
+            return f"{_summary(report, context.scene)}; matched FK and switched off {matched}"
 
         return run(self, work)
 

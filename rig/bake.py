@@ -31,6 +31,8 @@ class BakeReport:
     limbs: list[str] = field(default_factory=list)
     keys: int = 0
     unreached: dict[str, int] = field(default_factory=dict)  #: limb -> frames its target was out of reach
+    #: limb -> frames its goal lay off its plane, and the farthest it lay (world units)
+    off_plane: dict[str, tuple[int, float]] = field(default_factory=dict)
     seconds: float = 0.0
 
 
@@ -86,11 +88,15 @@ def bake(
 
     report = BakeReport(frames=len(frames), limbs=[limb.name for limb in planned.limbs])
     count = len(frames)
+    lengths = np.array([solve.world_length(pose) for _, pose in gathered])[:, None]
     for group, result in zip(solved.groups, solved.results):
         reached = result.reached.reshape(count, len(group.limbs))
-        for limb, column in zip(group.limbs, reached.T):
+        away = result.off_plane.reshape(count, len(group.limbs)) * lengths
+        for limb, column, off in zip(group.limbs, reached.T, away.T):
             if not column.all():
                 report.unreached[limb.name] = int((~column).sum())
+            if off.any():
+                report.off_plane[limb.name] = (int(np.count_nonzero(off)), float(off.max()))
     edit = ActionEdit(obj)
     try:
         report.keys = _write(obj, edit, solved, frames, gathered[0][1])

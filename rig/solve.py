@@ -16,7 +16,7 @@ import numpy as np
 from ..solvers import ChainBatch, ChainResult, Reach, SolverError, solve_chains, stack
 from . import animator, goals, plant
 from .chain import Chain, chain_of, check_armature, check_scale_inheritance
-from .choices import END_ROTATION_ITEMS, REACH_ITEMS, SWIVEL_ITEMS
+from .choices import END_ROTATION_ITEMS, PLANE_ITEMS, PLANE_NORMALS, REACH_ITEMS, SWIVEL_ITEMS
 from .errors import LimbError
 from .pose import Pose, local_quaternions, read_pose, write_rotations
 
@@ -59,6 +59,7 @@ class Report:
     solved: list[str] = field(default_factory=list)
     unreached: list[str] = field(default_factory=list)
     problems: dict[str, str] = field(default_factory=dict)
+    off_plane: dict[str, float] = field(default_factory=dict)  #: limb -> how far its goal lay off its plane (world)
 
 
 def plan(obj: bpy.types.Object, limbs=None) -> Plan:
@@ -114,6 +115,8 @@ def signature(obj: bpy.types.Object) -> tuple:
             limb.pole_name,
             limb.plant,
             limb.toe_bone,
+            limb.plane,
+            tuple(limb.plane_normal),
         )
         for limb in settings.limbs
     )
@@ -140,9 +143,8 @@ def gather(planned: Plan, depsgraph) -> tuple[list[Gathered], Pose]:
     obj_eval = obj.evaluated_get(depsgraph)
     pose = read_pose(obj, obj_eval)
     check_scale_inheritance(planned.limbs, planned.chains, pose.matrices)
-    world = pose.world
-    to_armature = np.linalg.inv(world)
-    unit = abs(np.linalg.det(world[:3, :3])) ** (1.0 / 3.0)  # world length of one armature unit
+    to_armature = np.linalg.inv(pose.world)
+    unit = world_length(pose)
     settings = _limb_settings(obj.limb_ik.limbs)
     position = {limb.name: i for i, limb in enumerate(obj.limb_ik.limbs)}
     groups = []
@@ -201,6 +203,7 @@ def gather(planned: Plan, depsgraph) -> tuple[list[Gathered], Pose]:
                 "min_bend": np.minimum(own["min_bend"], np.pi),
                 "max_bend": np.minimum(own["max_bend"], np.pi),
             },
+            plane=_plane_normals(own),
         )
         if with_toe:  # planting sets the toe's goal; until then it keeps its animated turn
             toes = written[:, -1]
@@ -215,7 +218,8 @@ def _enum_values(items) -> dict[str, int]:
     return {item[0]: position for position, item in enumerate(items)}
 
 
-END_ROTATION, SWIVEL = _enum_values(END_ROTATION_ITEMS), _enum_values(SWIVEL_ITEMS)
+END_ROTATION, SWIVEL, PLANE = _enum_values(END_ROTATION_ITEMS), _enum_values(SWIVEL_ITEMS), _enum_values(PLANE_ITEMS)
+_PLANE_NORMALS = np.array(PLANE_NORMALS)
 assert [_enum_values(REACH_ITEMS)[mode.name] for mode in Reach] == [mode.value for mode in Reach]
 _SETTINGS = (
     ("reach", np.int64),
@@ -228,6 +232,7 @@ _SETTINGS = (
     ("influence", np.float64),
     ("min_bend", np.float64),
     ("max_bend", np.float64),
+    ("plane", np.int64),
 )
 
 
@@ -241,7 +246,22 @@ def _limb_settings(limbs) -> dict[str, np.ndarray]:
     offsets = np.empty(4 * len(limbs), np.float32)
     limbs.foreach_get("target_offset", offsets)
     out["target_offset"] = offsets.reshape(-1, 4).astype(np.float64)
+    normals = np.empty(3 * len(limbs), np.float32)
+    limbs.foreach_get("plane_normal", normals)
+    out["plane_normal"] = normals.reshape(-1, 3).astype(np.float64)
     return out
+
+
+def _plane_normals(own: dict[str, np.ndarray]) -> np.ndarray | None:
+    """(n, 3) each limb's plane normal in the armature's space, zero for none; None when no limb has a plane."""
+    custom = (own["plane"] == PLANE["CUSTOM"])[:, None]
+    normals = np.where(custom, own["plane_normal"], _PLANE_NORMALS[own["plane"]])
+    return normals if normals.any() else None
+
+
+def world_length(pose: Pose) -> float:
+    """World length of one unit of the armature's space."""
+    return abs(np.linalg.det(pose.world[:3, :3])) ** (1.0 / 3.0)
 
 
 @dataclass
@@ -352,8 +372,10 @@ def solve_rig(
     if live:
         animator.remember(obj, frame, bones, before)
     for group, result in zip(solved.groups, solved.results):
-        for limb, reached in zip(group.limbs, result.reached):
+        for limb, reached, off_plane in zip(group.limbs, result.reached, result.off_plane):
             report.solved.append(limb.name)
             if not reached:
                 report.unreached.append(limb.name)
+            if off_plane:
+                report.off_plane[limb.name] = float(off_plane) * world_length(pose)
     return report

@@ -9,7 +9,8 @@ shared by all of them live in :mod:`.constants`. Every bad input raises :class:`
 The kernels behind :func:`solve_chains`, one limb at a time in pure Python floats (a few
 microseconds each) and over many limbs with numpy, tested against each other:
 :func:`solve_two_bone` and :func:`solve_two_bone_batch`, :func:`solve_three_bone` and
-:func:`solve_three_bone_batch`; the 2D :func:`two_bone_angles`; :func:`rotation_between`; from
+:func:`solve_three_bone_batch`; for limbs held in a plane, :func:`solve_two_bone_plane` and
+:func:`solve_three_bone_plane`; the 2D :func:`two_bone_angles`; :func:`rotation_between`; from
 new joint positions to local bone rotations, :func:`chain_local_rotations`.
 """
 
@@ -20,6 +21,7 @@ from .errors import SolverError
 from .local_rotation import chain_local_rotations
 from .options import Reach, ReachOptions
 from .planar import PlanarAngles, two_bone_angles
+from .plane import solve_three_bone_plane, solve_two_bone_plane
 from .rotation import rotation_between
 from .three_bone import ThreeBoneSolution, solve_three_bone
 from .two_bone import TwoBoneSolution, solve_two_bone
@@ -39,8 +41,10 @@ __all__ = [
     "solve_chains",
     "solve_three_bone",
     "solve_three_bone_batch",
+    "solve_three_bone_plane",
     "solve_two_bone",
     "solve_two_bone_batch",
+    "solve_two_bone_plane",
     "stack",
     "two_bone_angles",
 ]
