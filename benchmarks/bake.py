@@ -20,6 +20,7 @@ from pathlib import Path
 
 BENCHMARKS = Path(__file__).resolve().parent
 sys.path.insert(1, str(BENCHMARKS.parent / "tools"))
+sys.path.insert(1, str(BENCHMARKS.parent / "tests" / "blender"))
 
 import source_extension  # noqa: E402
 
@@ -28,6 +29,7 @@ source_extension.isolate_user_resources()  # before the first `import bpy`
 import bpy  # noqa: E402, I001
 import numpy as np  # noqa: E402
 import report  # noqa: E402
+import rigs  # noqa: E402
 import scene  # noqa: E402
 
 SIZES = (2, 20, 100)
@@ -60,7 +62,9 @@ def play_all() -> None:
 
 
 def limb_ik_bake(lik, legs: scene.LegScene) -> None:
-    lik.rig.bake.bake(legs.rig, frame_start=scene.FRAMES[0], frame_end=scene.FRAMES[1])
+    lik.rig.bake.bake(
+        legs.rig, bpy.context.evaluated_depsgraph_get(), frame_start=scene.FRAMES[0], frame_end=scene.FRAMES[1]
+    )
 
 
 def prepare_blender_bake(legs: scene.LegScene) -> None:
@@ -68,7 +72,7 @@ def prepare_blender_bake(legs: scene.LegScene) -> None:
     bpy.context.view_layer.objects.active = legs.rig
     legs.rig.select_set(True)
     bpy.ops.object.mode_set(mode="POSE")
-    scene.select_bones(legs, legs.bones)
+    rigs.select_bones(legs.rig, legs.bones, legs.bones[-1])
 
 
 def blender_bake() -> None:
@@ -130,8 +134,18 @@ def results_table(results: list[Result]) -> str:
     for r in results:
         tip, angle = ("—", "—") if r.errors is None else (f"{r.errors[0] * 1e3:.3f}", f"{r.errors[1]:.3f}")
         per_bone_frame = f"{r.seconds.best / r.bone_frames * 1e6:.1f}"
-        rows.append((r.legs, LABELS[r.bake], f"{r.seconds.best:.3f}", f"{r.seconds.median:.3f}",
-                     report.percent(r.seconds.spread), per_bone_frame, tip, angle))  # fmt: skip
+        rows.append(
+            (
+                r.legs,
+                LABELS[r.bake],
+                f"{r.seconds.best:.3f}",
+                f"{r.seconds.median:.3f}",
+                report.percent(r.seconds.spread),
+                per_bone_frame,
+                tip,
+                angle,
+            )
+        )
     return report.table(
         (
             "legs",
@@ -160,8 +174,9 @@ def ratio_table(results: list[Result]) -> tuple[str, bool]:
             passed = ratio >= GOAL
             goal = f">= {GOAL:g}x: {report.verdict(passed)}"
         agree = float(np.linalg.norm(ours.tips - blender.tips, axis=-1).max())
-        rows.append((legs, f"{ratio:.2f}x", f"{blender.seconds.best / play.seconds.best:.1f}x",
-                     f"{agree * 1e3:.3f}", goal))  # fmt: skip
+        rows.append(
+            (legs, f"{ratio:.2f}x", f"{blender.seconds.best / play.seconds.best:.1f}x", f"{agree * 1e3:.3f}", goal)
+        )
     table = report.table(
         (
             "legs",
@@ -208,8 +223,11 @@ def main() -> int:
     print(results_table(results), end="\n\n")
     table, passed = ratio_table(results)
     print(table, end="\n\n")
-    print(f"Goal: Limb IK's bake at least {GOAL:g}x faster than nla.bake at {max(args.sizes)} legs: "
-          f"{report.verdict(passed)}", flush=True)  # fmt: skip
+    print(
+        f"Goal: Limb IK's bake at least {GOAL:g}x faster than nla.bake at {max(args.sizes)} legs: "
+        f"{report.verdict(passed)}",
+        flush=True,
+    )
     if args.profile:
         print(f"\n### cProfile, Limb IK bake, {max(args.sizes)} legs, {frames} frames\n")
         print("```\n" + profile_bake(lik, max(args.sizes)) + "```", flush=True)

@@ -30,13 +30,14 @@ import numpy as np  # noqa: E402
 import report  # noqa: E402
 
 from solvers import (  # noqa: E402
+    ChainBatch,
     chain_local_rotations,
+    solve_chains,
     solve_three_bone,
     solve_three_bone_batch,
     solve_two_bone,
     solve_two_bone_batch,
 )
-from solvers.chains import ChainBatch, solve_chains  # noqa: E402
 from solvers.rotation_modes import matrix_to_quat, quat_to_matrix  # noqa: E402
 from solvers.scalar_chains import SCALAR_LIMIT, solve_scalar  # noqa: E402
 
@@ -155,7 +156,7 @@ def scalar_cases(rng: np.random.Generator, count: int = 100) -> dict[str, Callab
         "two-bone, plain": solve_plain,
         "two-bone, with hinge": solve_hinged,
         "two-bone, with pole": solve_poled,
-        "three-bone (natural swivel)": solve_three,
+        "three-bone (end-plane swivel)": solve_three,
     }
 
 
@@ -273,8 +274,17 @@ def batch_table(repeat: int, sizes: tuple[int, ...]) -> str:
             timing = time_call(builder(chains), n, repeat if n < 10**6 else 3, 0.2)
             rate, median = 1.0 / timing.best, 1.0 / timing.median
             status = f">= {BATCH_GOAL / 1e6:g} M/s: {report.verdict(rate >= BATCH_GOAL)}" if goal else "—"
-            rows.append((label, f"{n:,}", f"{rate / 1e6:.2f}", f"{median / 1e6:.2f}",
-                         f"{timing.best * 1e9:.0f}", report.percent(timing.spread), status))  # fmt: skip
+            rows.append(
+                (
+                    label,
+                    f"{n:,}",
+                    f"{rate / 1e6:.2f}",
+                    f"{median / 1e6:.2f}",
+                    f"{timing.best * 1e9:.0f}",
+                    report.percent(timing.spread),
+                    status,
+                )
+            )
             del chains
     return report.table(
         (
@@ -295,9 +305,14 @@ def parts_table(repeat: int, n: int) -> str:
     """Where (b)'s time goes, per limb: its positions (a), its write-back, and one numpy operation, whose
     time the others are counted in."""
     chains = random_chains(np.random.default_rng(SEED + n), n, 2)
-    timings = {label: time_call(builder(chains), n, repeat, 0.2).best for label, builder in (
-        ("(a) two-bone, positions only", two_bone_positions), *PARTS,
-        ("(b) two-bone, positions + local quaternions", two_bone_quaternions))}  # fmt: skip
+    timings = {
+        label: time_call(builder(chains), n, repeat, 0.2).best
+        for label, builder in (
+            ("(a) two-bone, positions only", two_bone_positions),
+            *PARTS,
+            ("(b) two-bone, positions + local quaternions", two_bone_quaternions),
+        )
+    }
     one = timings[PARTS[1][0]]
     rows = [(label, f"{t * 1e9:.1f}", f"{t / one:.0f}") for label, t in timings.items()]
     return report.table((f"Where (b)'s time goes, N = {n:,}", "ns/limb", "numpy operations' worth"), rows)
@@ -306,8 +321,10 @@ def parts_table(repeat: int, n: int) -> str:
 def kernel_rows(bones: int, n: int, repeat: int) -> tuple[float, float]:
     """Best µs per solve of n chains of ``bones`` bones, batch kernel and scalar kernel."""
     batch = chain_batch(random_chains(np.random.default_rng(SEED + 7 * n + bones), n, bones), goal_matrices=True)
-    return tuple(time_call(lambda kernel=kernel: kernel(batch), 1, repeat, 0.1).best * 1e6
-                 for kernel in (solve_chains, solve_scalar))  # fmt: skip
+    return tuple(
+        time_call(lambda kernel=kernel: kernel(batch), 1, repeat, 0.1).best * 1e6
+        for kernel in (solve_chains, solve_scalar)
+    )
 
 
 def character_table(repeat: int) -> str:
@@ -316,11 +333,25 @@ def character_table(repeat: int) -> str:
     for bones in (2, 3):
         for limbs in CHARACTER_LIMBS:
             batch_us, scalar_us = kernel_rows(bones, limbs, repeat)
-            rows.append((f"{limbs} limbs of {bones} bones", f"{batch_us:.0f}", f"{scalar_us:.0f}",
-                         f"{scalar_us / limbs:.0f}", f"{batch_us / scalar_us:.1f}×"))  # fmt: skip
+            rows.append(
+                (
+                    f"{limbs} limbs of {bones} bones",
+                    f"{batch_us:.0f}",
+                    f"{scalar_us:.0f}",
+                    f"{scalar_us / limbs:.0f}",
+                    f"{batch_us / scalar_us:.1f}×",
+                )
+            )
     return report.table(
-        ("Character frame (`solve_chains` vs `solve_scalar`)", "batch µs", "scalar µs", "scalar µs/limb",
-         "scalar faster"), rows)  # fmt: skip
+        (
+            "Character frame (`solve_chains` vs `solve_scalar`)",
+            "batch µs",
+            "scalar µs",
+            "scalar µs/limb",
+            "scalar faster",
+        ),
+        rows,
+    )
 
 
 def crossover_table(repeat: int) -> str:

@@ -191,8 +191,17 @@ class ActionEdit:
         points = fcurve.keyframe_points
         points.add(len(frames))
         points.foreach_set("co", np.column_stack([frames, values]).astype(np.float32).ravel())
-        for name in ("interpolation", "handle_left_type", "handle_right_type", "easing", "back", "amplitude",
-                     "period", "type", "select_control_point"):  # fmt: skip
+        for name in (
+            "interpolation",
+            "handle_left_type",
+            "handle_right_type",
+            "easing",
+            "back",
+            "amplitude",
+            "period",
+            "type",
+            "select_control_point",
+        ):
             dtype = dict((f[0], f[2]) for f in KEY_FIELDS)[name]
             points.foreach_set(name, np.full(len(frames), NEW_KEY[name], dtype))
         fcurve.update()

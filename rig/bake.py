@@ -16,15 +16,13 @@ import bpy
 import numpy as np
 
 from ..solvers import rotation_modes
-from ..solvers.chains import stack
 from . import plant, solve, timeline
 from . import report as report_module
 from .actions import ActionEdit, check_editable
 from .errors import LimbError
 from .ground import Ground
+from .keys import key_bone, rotation_path
 from .pose import AXIS_ANGLE, QUATERNION, by_mode, read_pose
-
-CHANNEL_PATH = {QUATERNION: "rotation_quaternion", AXIS_ANGLE: "rotation_axis_angle"}
 
 
 @dataclass
@@ -52,6 +50,7 @@ def frame_list(start: int, end: int, step: int) -> list[int]:
 
 def bake(
     obj: bpy.types.Object,
+    depsgraph,
     limbs=None,
     frame_start: int | None = None,
     frame_end: int | None = None,
@@ -59,47 +58,38 @@ def bake(
     turn_off_live: bool = True,
     progress: Callable[[float], None] | None = None,
 ) -> BakeReport:
-    """Key the solved pose of ``limbs`` (default: all enabled) of ``obj`` over a frame range.
+    """Key the solved pose of ``limbs`` (default: all enabled) of ``obj`` over a frame range of the
+    scene ``depsgraph`` evaluates, stepped through its frames.
 
     The range defaults to the scene's. With ``turn_off_live`` the rig's live solving is switched
     off afterwards, so the keys play back as baked. ``progress`` is called with the fraction done.
     Raises :class:`LimbError` (nothing changed) if a limb cannot be solved.
     """
     began = time.perf_counter()
-    scene = bpy.context.scene
+    scene = depsgraph.scene
     if obj.name not in scene.objects:
-        raise LimbError(f"Armature '{obj.name}' is not in the current scene '{scene.name}'.")
+        raise LimbError(f"Armature '{obj.name}' is not in the scene '{scene.name}'.")
     planned = solve.plan(obj, limbs)
     planned.raise_first_problem()
     if not planned.limbs:
         raise LimbError(f"Armature '{obj.name}' has no enabled limbs to bake.")
     check_editable(obj)
-    frames = frame_list(
-        scene.frame_start if frame_start is None else frame_start,
-        scene.frame_end if frame_end is None else frame_end,
-        step,
-    )
-    planting = planned.planting
-    carried = None
+    frames = frame_list(*timeline.frame_range(scene, frame_start, frame_end), step)
+    planting, analysis = planned.planting, None
     if planting is None:
-        per_frame, poses, _ = _gather(scene, planned, frames, progress)
+        gathered, _ = _gather(depsgraph, planned, frames, progress)
     else:  # planting reads the whole take; the chains are gathered at the baked frames on the way
-        ground = Ground(obj.limb_ik.ground, bpy.context.evaluated_depsgraph_get())
+        ground = Ground(obj.limb_ik.ground, depsgraph)
         span = plant.take(obj, scene, frames[0], frames[-1])
-        per_frame, poses, samples = _gather(scene, planned, frames, progress, span)
+        gathered, samples = _gather(depsgraph, planned, frames, progress, span)
         analysis = plant.analyse(planting, span, samples, ground, scene)
         report_module.record(obj, planting, span, samples)  # what the foot report compares with, saved in the file
-        carried = [plant.apply(planting, g, p, analysis, f) for g, p, f in zip(per_frame, poses, frames)]
-    groups = [
-        solve.Group(first.size, first.limbs, first.chains, stack([frame[n].batch for frame in per_frame]), first.modes)
-        for n, first in enumerate(per_frame[0])
-    ]
-    results = solve.solve_groups(groups)
+    solved = solve.solve_frames(planned, gathered, frames, analysis)
 
     report = BakeReport(frames=len(frames), limbs=[limb.name for limb in planned.limbs])
     count = len(frames)
-    lengths = np.array([solve.world_length(pose) for pose in poses])[:, None]
-    for group, result in zip(groups, results):
+    lengths = np.array([solve.world_length(pose) for _, pose in gathered])[:, None]
+    for group, result in zip(solved.groups, solved.results):
         reached = result.reached.reshape(count, len(group.limbs))
         away = result.off_plane.reshape(count, len(group.limbs)) * lengths
         for limb, column, off in zip(group.limbs, reached.T, away.T):
@@ -109,7 +99,7 @@ def bake(
                 report.off_plane[limb.name] = (int(np.count_nonzero(off)), float(off.max()))
     edit = ActionEdit(obj)
     try:
-        report.keys = _write(obj, edit, groups, results, frames, poses[0], carried)
+        report.keys = _write(obj, edit, solved, frames, gathered[0][1])
     except Exception:
         edit.rollback()
         raise
@@ -119,8 +109,8 @@ def bake(
     return report
 
 
-def _gather(scene, planned, frames, progress, span=()):
-    """The goals and animated pose of the planned limbs at every frame of ``frames``; with ``span``
+def _gather(depsgraph, planned, frames, progress, span=()):
+    """The planned limbs gathered at every frame of ``frames`` (:func:`.solve.gather`); with ``span``
     (planting), also the animated legs at every frame of it (:func:`.plant.leg_sample`)."""
     obj, planting, baked = planned.obj, planned.planting, set(frames)
 
@@ -132,15 +122,14 @@ def _gather(scene, planned, frames, progress, span=()):
         return groups, pose, plant.leg_sample(planting, pose) if planting else None
 
     stepped = sorted(baked.union(span))
-    read_at = dict(zip(stepped, timeline.step(scene, stepped, read, progress)))
-    per_frame, poses = [read_at[f][0] for f in frames], [read_at[f][1] for f in frames]
-    return per_frame, poses, [read_at[f][2] for f in span]
+    read_at = dict(zip(stepped, timeline.step(depsgraph, stepped, read, progress)))
+    return [read_at[f][:2] for f in frames], [read_at[f][2] for f in span]
 
 
-def _write(obj, edit: ActionEdit, groups, results, frames, first_pose, carried=None) -> int:
+def _write(obj, edit: ActionEdit, solved: solve.Solved, frames, first_pose) -> int:
     """Key every chain bone's rotation (and stretch), and the pelvis' channels when planting carries
-    the body (``carried``: one :class:`.plant.Carried` per frame), over ``frames``; returns the
-    number of keys."""
+    the body, over ``frames``; returns the number of keys."""
+    groups, results, carried = solved.groups, solved.results, solved.carried
     count = len(frames)
     indices = np.concatenate([g.bones.ravel() for g in groups])
     modes = [mode for g in groups for mode in g.modes]
@@ -162,26 +151,17 @@ def _write(obj, edit: ActionEdit, groups, results, frames, first_pose, carried=N
     for mode, columns in by_mode(modes).items():
         bones = indices[columns]
         values = _channel_values(rotations[:, columns], mode, first_pose, bones)
-        path = CHANNEL_PATH.get(mode, "rotation_euler")
+        path = rotation_path(mode)
         for column, bone in enumerate(bones):
-            keys += _key_bone(obj, edit, bone, path, frame_array, values[:, column], start, end)
+            keys += key_bone(obj, edit, bone, path, frame_array, values[:, column], start, end)
     stretched = np.flatnonzero((y_scale != 1.0).any(axis=0))
     for column in stretched:
         bone = indices[column]
         values = (first_pose.scale[bone, 1] * y_scale[:, column])[:, None]
-        keys += _key_bone(obj, edit, bone, "scale", frame_array, values, start, end, first_index=1)
+        keys += key_bone(obj, edit, bone, "scale", frame_array, values, start, end, first_index=1)
     for bone, values in locations.items():
-        keys += _key_bone(obj, edit, bone, "location", frame_array, values, start, end)
+        keys += key_bone(obj, edit, bone, "location", frame_array, values, start, end)
     return keys
-
-
-def _key_bone(obj, edit, bone_index, channel, frames, values, start, end, first_index=0) -> int:
-    name = obj.pose.bones[bone_index].name
-    path = f'pose.bones["{bpy.utils.escape_identifier(name)}"].{channel}'
-    for component in range(values.shape[1]):
-        curve = edit.fcurve(path, first_index + component, group=name)
-        edit.replace_range(curve, frames, values[:, component], start, end)
-    return values.size
 
 
 def _channel_values(rotations: np.ndarray, mode: str, first_pose, bones: np.ndarray) -> np.ndarray:

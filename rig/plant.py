@@ -4,7 +4,7 @@
 The maths is in :mod:`..solvers.planting`, over the whole take at once. This module finds the
 planted legs and their pelvis (:func:`plant_plan`), reads the animated legs frame by frame
 (:func:`leg_sample`), runs the planting over the take (:func:`analyse`) and puts one frame's
-result into the gathered chains (:func:`apply`). The bake and live solving share it: both
+result into the gathered chains' goals (:func:`set_goals`). The bake and live solving share it: both
 analyse the same take, so they show the same pose.
 """
 
@@ -133,19 +133,19 @@ def _foot(obj, limb, chain) -> Foot:
     )
 
 
-def settings(obj: bpy.types.Object, scene: bpy.types.Scene) -> PlantSettings:
+def plant_settings(obj: bpy.types.Object, scene: bpy.types.Scene) -> PlantSettings:
     """The rig's planting settings, as the solver takes them."""
-    s = obj.limb_ik
+    rig = obj.limb_ik
     try:
         return PlantSettings(
             fps=scene.render.fps / scene.render.fps_base,
-            floor=s.floor_height,
-            contact_height=s.contact_height,
-            contact_speed=s.contact_speed,
-            max_tilt=s.max_foot_angle,
-            smoothing=s.smoothing_time,
-            release=s.release_time,
-            foot_lock=s.use_foot_lock,
+            floor=rig.floor_height,
+            contact_height=rig.contact_height,
+            contact_speed=rig.contact_speed,
+            max_tilt=rig.max_foot_angle,
+            smoothing=rig.smoothing_time,
+            release=rig.release_time,
+            foot_lock=rig.use_foot_lock,
         )
     except SolverError as error:
         raise LimbError(f"Armature '{obj.name}': {error}.") from error
@@ -210,13 +210,18 @@ def analyse(plan: PlantPlan, frames: range, samples: list, ground: Ground, scene
     ground under it."""
     track = LegSample(*(np.array(column) for column in zip(*samples)))
     legs = Legs(
-        foot=track.feet, ball=track.balls, tip=track.tips, toe=track.toes, hip=track.hips, pelvis=track.pelvis,
+        foot=track.feet,
+        ball=track.balls,
+        tip=track.tips,
+        toe=track.toes,
+        hip=track.hips,
+        pelvis=track.pelvis,
         thigh=np.linalg.norm(track.knees - track.hips, axis=2),
         shin=np.linalg.norm(track.feet[..., :3, 3] - track.knees, axis=2),
         girdle=girdles(plan),
-    )  # fmt: skip
+    )
     try:
-        planted = plant(legs, ground.cast_down, settings(plan.obj, scene))
+        planted = plant(legs, ground.cast_down, plant_settings(plan.obj, scene))
     except SolverError as error:
         raise LimbError(f"Armature '{plan.obj.name}' could not be planted: {error}.") from error
     problems = {
@@ -275,10 +280,12 @@ def current(plan: PlantPlan, depsgraph, pose: Pose) -> Analysis:
     ground = Ground(obj.limb_ik.ground, depsgraph)
     frame = scene.frame_current_final
     span = take(obj, scene, math.floor(frame), math.ceil(frame))
-    key = (settings(obj, scene), tuple(plan.feet), plan.pelvis, ground.fingerprint, span)
+    key = (plant_settings(obj, scene), tuple(plan.feet), plan.pelvis, ground.fingerprint, span)
     cached = _cache.get(obj.session_uid)
     if cached is None or cached.key != key or not _unchanged(cached, leg_sample(plan, pose), frame):
-        samples = timeline.step(scene, span, lambda graph: leg_sample(plan, read_pose(obj, obj.evaluated_get(graph))))
+        samples = timeline.step(
+            depsgraph, span, lambda graph: leg_sample(plan, read_pose(obj, obj.evaluated_get(graph)))
+        )
         try:
             result = analyse(plan, span, samples, ground, scene)
         except LimbError as error:
@@ -299,7 +306,7 @@ def _unchanged(cached: _Cached, sample: tuple, frame: float) -> bool:
 
 
 def forget_all() -> None:
-    _analyses.clear()
+    _cache.clear()
 
 
 class Carried(NamedTuple):
@@ -310,7 +317,7 @@ class Carried(NamedTuple):
     rotation: np.ndarray | None  #: (4,) local rotation quaternion; None when the body does not pitch
 
 
-def apply(plan: PlantPlan, groups, pose: Pose, analysis: Analysis, frame: float) -> Carried:
+def set_goals(plan: PlantPlan, groups, pose: Pose, analysis: Analysis, frame: float) -> Carried:
     """Put the planting of ``frame`` into the gathered chains: feet goals, and every chain below the
     pelvis carried by the body's motion. Returns the pelvis' new channels."""
     planted, at = analysis.planted, _between(analysis, frame)
@@ -345,12 +352,10 @@ def _carried(plan: PlantPlan, pose: Pose, motion: np.ndarray, pitches: bool) -> 
     rotation only when the body ``pitches`` somewhere in the take."""
     index = plan.pelvis
     head = pose.matrices[index, :3, 3]
-    location = pelvis_location(plan, pose, motion[:3, :3] @ head + motion[:3, 3] - head)
+    location = _pelvis_location(plan, pose, motion[:3, :3] @ head + motion[:3, 3] - head)
     if not pitches:
         return Carried(index, location, None)
-    # The turn, seen from the frame the bone's own rotation sits in (see solvers.local_rotation).
-    local = rotation_modes.quat_to_matrix(local_quaternions(pose, [index], [plan.pelvis_mode]))[0]
-    frame = pose.matrices[index, :3, :3] / pose.scale[index][None, :] @ local.T
+    frame, local = _pelvis_frame(plan, pose)  # the turn, seen from that frame
     turned = np.linalg.solve(frame, motion[:3, :3] @ frame) @ local
     return Carried(index, location, rotation_modes.matrix_to_quat(rotation_modes.nearest_rotation(turned[None]))[0])
 
@@ -366,13 +371,17 @@ def _between(analysis: Analysis, frame: float):
     return lambda values: values[below] if t == 0.0 else (1.0 - t) * values[below] + t * values[above]
 
 
-def pelvis_location(plan: PlantPlan, pose: Pose, shift: np.ndarray) -> np.ndarray:
+def _pelvis_location(plan: PlantPlan, pose: Pose, shift: np.ndarray) -> np.ndarray:
     """The pelvis' location channel that moves it by ``shift`` (armature space)."""
     index = plan.pelvis
     if not plan.local_location:
         return pose.location[index] + shift
-    # Location is applied in the frame the bone's rotation sits in: its matrix without its own
-    # scale and rotation (see solvers.local_rotation for the model).
-    rotation = rotation_modes.quat_to_matrix(local_quaternions(pose, [index], [plan.pelvis_mode]))[0]
-    frame = pose.matrices[index, :3, :3] / pose.scale[index][None, :] @ rotation.T
-    return pose.location[index] + np.linalg.solve(frame, shift)
+    return pose.location[index] + np.linalg.solve(_pelvis_frame(plan, pose)[0], shift)  # applied in that frame
+
+
+def _pelvis_frame(plan: PlantPlan, pose: Pose) -> tuple[np.ndarray, np.ndarray]:
+    """The frame the pelvis' own rotation and location sit in (its armature-space matrix without
+    its own scale and rotation; see solvers.local_rotation for the model), and that rotation."""
+    index = plan.pelvis
+    local = rotation_modes.quat_to_matrix(local_quaternions(pose, [index], [plan.pelvis_mode]))[0]
+    return pose.matrices[index, :3, :3] / pose.scale[index][None, :] @ local.T, local

@@ -15,9 +15,9 @@ from typing import NamedTuple
 import numpy as np
 
 from . import soa
+from .constants import COORDINATE_LIMIT, DEGENERATE, MIN_LENGTH
 from .errors import SolverError
-from .options import COORDINATE_LIMIT, MIN_LENGTH, Reach
-from .two_bone import DEGENERATE
+from .options import Reach
 
 BLOCK = 8192  #: rows per block: the component arrays of a block stay in cache
 
@@ -58,8 +58,12 @@ def solve_two_bone_batch(
 ) -> TwoBoneBatch:
     """:func:`.two_bone.solve_two_bone` for N limbs. ``pole_mask`` marks the rows whose pole is used
     (all rows when ``pole`` is given without a mask)."""
-    points = {"root": as_points("root", root), "knee": as_points("knee", knee), "end": as_points("end", end),
-              "target": as_points("target", target)}  # fmt: skip
+    points = {
+        "root": as_points("root", root),
+        "knee": as_points("knee", knee),
+        "end": as_points("end", end),
+        "target": as_points("target", target),
+    }
     n = len(points["root"])
     if any(len(p) != n for p in points.values()):
         raise SolverError("root, knee, end and target must have the same number of rows")
@@ -89,8 +93,14 @@ def solve_three_bone_batch(
     root, knee = as_points("root", root), as_points("knee", knee)
     if len(root) != n or len(knee) != n:
         raise SolverError("root, knee, end and target must have the same number of rows")
-    points = {"root": root, "knee": knee, "ankle": ankle, "tip": tip, "target": as_points("target", target, n),
-              "end direction": as_points("end direction", end_direction, n)}  # fmt: skip
+    points = {
+        "root": root,
+        "knee": knee,
+        "ankle": ankle,
+        "tip": tip,
+        "target": as_points("target", target, n),
+        "end direction": as_points("end direction", end_direction, n),
+    }
     natural = per_limb(natural, n, bool)
     limbs = limb_inputs(n, pole, pole_mask, hinge, None, **options)
 
@@ -99,8 +109,9 @@ def solve_three_bone_batch(
     for rows in soa.blocks(n, BLOCK):
         a, b, c, p, t, direction = (_split(name, array, rows) for name, array in points.items())
         pole_block, use_pole, hinge_block, _, settings = limbs.block(rows)
-        solved = three_bone_block(a, b, c, p, t, direction, pole_block, use_pole, hinge_block, _block(natural, rows),
-                                  settings, rows.start)  # fmt: skip
+        solved = three_bone_block(
+            a, b, c, p, t, direction, pole_block, use_pole, hinge_block, _block(natural, rows), settings, rows.start
+        )
         for part, out in zip(solved[:3], (out_knee, out_ankle, out_tip)):
             soa.join(part, out[rows])
         reached[rows], stretch[rows], held[rows] = solved[3:]
@@ -147,8 +158,19 @@ class LimbInputs(NamedTuple):
         )
 
 
-def limb_inputs(n: int, pole, pole_mask, hinge, plane, mode=Reach.EXTEND, softness=0.0, max_stretch=1.0,
-                stretch_start=1.0, min_bend=0.0, max_bend=np.pi) -> LimbInputs:  # fmt: skip
+def limb_inputs(
+    n: int,
+    pole,
+    pole_mask,
+    hinge,
+    plane,
+    mode=Reach.EXTEND,
+    softness=0.0,
+    max_stretch=1.0,
+    stretch_start=1.0,
+    min_bend=0.0,
+    max_bend=np.pi,
+) -> LimbInputs:
     """Validated optional inputs and settings of n limbs; the defaults are those of the public solvers."""
     use_pole = None if pole is None else per_limb(pole_mask if pole_mask is not None else True, n, bool)
     settings = {
@@ -220,9 +242,11 @@ def _check_settings(s: dict) -> None:
         ((s["softness"] >= 0.0) & (s["softness"] < COORDINATE_LIMIT), "softness must be a finite distance >= 0"),
         ((s["max_stretch"] >= 1.0) & (s["max_stretch"] < COORDINATE_LIMIT), "max_stretch must be 1 or more"),
         ((s["stretch_start"] > 0.0) & (s["stretch_start"] <= 1.0), "stretch_start must be in (0, 1]"),
-        ((s["min_bend"] >= 0.0) & (s["min_bend"] <= s["max_bend"]) & (s["max_bend"] <= np.pi),
-         "bend limits must satisfy 0 <= min_bend <= max_bend <= pi"),
-    )  # fmt: skip
+        (
+            (s["min_bend"] >= 0.0) & (s["min_bend"] <= s["max_bend"]) & (s["max_bend"] <= np.pi),
+            "bend limits must satisfy 0 <= min_bend <= max_bend <= pi",
+        ),
+    )
     for ok, message in checks:
         if not np.all(ok):
             raise SolverError(f"{message} (row {int(np.argmin(ok))})")

@@ -28,6 +28,7 @@ import numpy as np
 
 from . import plane, soa
 from .batch import check_range, limb_inputs, per_limb, solve_block, three_bone_block
+from .constants import REACHED, STRAIGHT
 from .errors import SolverError
 from .forward import posed_block
 from .local_rotation import block_bones, turn_bones, unscaled_bones
@@ -37,10 +38,6 @@ from .refine import consistent
 BLOCK = 8192  #: chains per block: the component arrays of a block stay in cache
 GOALS = ("end rotation", "toe goal")  #: the goal orientations' names, in errors
 
-#: A current bend whose normal is shorter than this fraction of ``upper * lower`` counts as straight.
-STRAIGHT = 1e-6
-#: A chain is reached when the posed effector is this close to its target, relative to the chain's length.
-REACHED = 1e-5
 #: Chains whose pose misses the solved joints by more than this, relative to the chain, are solved again
 #: (:mod:`.refine`). Less counts as reached: single-precision pose matrices alone leave up to about 1e-6.
 LENGTH_NOISE = REACHED
@@ -54,14 +51,13 @@ class ChainBatch:
     matrix, local scale and local rotation quaternion, as animated (FK). ``points`` (N, k + 1, 3):
     the joints, first bone's head to the effector. ``target`` (N, 3): where the effector goes.
     ``end_rotation``: the last bone's goal orientation (three-bone chains only), as (N, 4)
-    quaternions or (N, 3, 3) matrices whose nearest rotations are meant (a target's, scaled or
-    not). ``hinge``
-    (N, 3): the knee's hinge axis in the first bone's rotation frame, zero to take it from the
-    current bend. Settings are scalars or (N,) arrays; ``softness`` is in armature units.
-    ``toe_matrices``, ``toe_scales``, ``toe_rotations`` and ``toe_goal`` (three-bone chains, all
-    or none): a bone below the end bone that takes the goal orientation ``toe_goal`` too, as
-    a toe staying flat on the ground while its foot rolls. ``plane`` (N, 3): the normal of the plane
-    each chain is held in, through its first joint; zero rows (or None): none.
+    quaternions or (N, 3, 3) matrices whose nearest rotations are meant (a target's, scaled or not).
+    ``hinge`` (N, 3): the knee's hinge axis in the first bone's rotation frame, zero to take it from
+    the current bend. Settings are scalars or (N,) arrays; ``softness`` is in armature units.
+    ``toe_matrices``, ``toe_scales``, ``toe_rotations`` and ``toe_goal`` (three-bone chains, all or
+    none): a bone below the end bone that takes the goal orientation ``toe_goal`` too, as a toe
+    staying flat on the ground while its foot rolls. ``plane`` (N, 3): the normal of the plane each
+    chain is held in, through its first joint; zero rows (or None): none.
     """
 
     matrices: np.ndarray
@@ -74,7 +70,7 @@ class ChainBatch:
     pole_mask: np.ndarray | bool = False
     hinge: np.ndarray | None = None
     use_hinge: np.ndarray | bool = True
-    natural: np.ndarray | bool = False
+    end_plane: np.ndarray | bool = False  #: three-bone chains without a pole swivel into the end bone's plane
     influence: np.ndarray | float = 1.0
     options: dict = field(default_factory=dict)  #: mode, softness, max_stretch, stretch_start, min_bend, max_bend
     toe_matrices: np.ndarray | None = None
@@ -162,10 +158,12 @@ def arrays(batch: ChainBatch) -> Arrays:
     rotations = np.asarray(batch.rotations, dtype=np.float64)
     scales = np.asarray(batch.scales, dtype=np.float64)
     target = np.asarray(batch.target, dtype=np.float64)
-    for name, array, dims, shape in (("points", points, "k + 1, 3", (n, k + 1, 3)),
-                                     ("rotations", rotations, "k, 4", (n, k, 4)),
-                                     ("scales", scales, "k, 3", (n, k, 3)),
-                                     ("target", target, "3", (n, 3))):  # fmt: skip
+    for name, array, dims, shape in (
+        ("points", points, "k + 1, 3", (n, k + 1, 3)),
+        ("rotations", rotations, "k, 4", (n, k, 4)),
+        ("scales", scales, "k, 3", (n, k, 3)),
+        ("target", target, "3", (n, 3)),
+    ):
         if array.shape != shape:
             raise SolverError(f"{name} must be (N, {dims}) = {shape}, not {array.shape}")
     if batch.toe_matrices is not None and k != 3:
@@ -174,14 +172,17 @@ def arrays(batch: ChainBatch) -> Arrays:
         raise SolverError("three-bone chains need an end rotation")
     toe = (None, None, None)
     if batch.toe_matrices is not None:  # a fourth bone of the write-back, which takes a goal rotation
-        toe = tuple(np.asarray(value, dtype=np.float64) for value in (batch.toe_matrices, batch.toe_scales,
-                                                                         batch.toe_rotations))  # fmt: skip
+        toe = tuple(
+            np.asarray(value, dtype=np.float64) for value in (batch.toe_matrices, batch.toe_scales, batch.toe_rotations)
+        )
         for name, array, shape in zip(("toe matrices", "toe scales", "toe rotations"), toe, ((4, 4), (3,), (4,))):
             if array.shape != (n, *shape):
                 raise SolverError(f"{name} must be {(n, *shape)}, not {array.shape}")
         toe = tuple(array[:, None] for array in toe)
-    goals = [np.asarray(value, dtype=np.float64) for value in (batch.end_rotation, batch.toe_goal)[: k - 2 + (
-        toe[0] is not None)]]  # fmt: skip
+    goals = [
+        np.asarray(value, dtype=np.float64)
+        for value in (batch.end_rotation, batch.toe_goal)[: k - 2 + (toe[0] is not None)]
+    ]
     for name, goal in zip(GOALS, goals):
         if goal.shape not in ((n, 4), (n, 3, 3)):
             raise SolverError(f"{name} must be (N, 4) quaternions or (N, 3, 3) matrices, not {goal.shape}")
@@ -209,20 +210,33 @@ class _Chains:
         self.batch = batch
         matrices, scales, rotations, points, target, toe, goals = arrays(batch)
         n, k = matrices.shape[:2]
-        for name, value in (("matrices", matrices), ("scales", scales), ("rotations", rotations),
-                            ("points", points), *zip(GOALS, goals), ("matrices", toe[0]),
-                            ("scales", toe[1]), ("rotations", toe[2])):  # fmt: skip
+        for name, value in (
+            ("matrices", matrices),
+            ("scales", scales),
+            ("rotations", rotations),
+            ("points", points),
+            *zip(GOALS, goals),
+            ("matrices", toe[0]),
+            ("scales", toe[1]),
+            ("rotations", toe[2]),
+        ):
             if value is not None and not soa.finite(value):
                 raise SolverError(f"{name} must be finite")
         if not all((np.abs(s) > 1e-12).all() for s in (scales, toe[1]) if s is not None):
             raise SolverError("bones must not have zero scale")
         self.n, self.k = n, k
         self.matrices, self.scales, self.rotations, self.points, self.target = (
-            matrices, scales, rotations, points, target)  # fmt: skip
+            matrices,
+            scales,
+            rotations,
+            points,
+            target,
+        )
         self.goals = goals  #: the goal orientations, of the end bone and the toe: (N, 4) or (N, 3, 3) each
         if toe[0] is not None:  # the chain's bones and the toe, for the write-back
-            matrices, scales, rotations = (np.concatenate(pair, axis=1) for pair in zip(
-                (matrices, scales, rotations), toe))  # fmt: skip
+            matrices, scales, rotations = (
+                np.concatenate(pair, axis=1) for pair in zip((matrices, scales, rotations), toe)
+            )
         self.bones = matrices, scales, rotations
         self.unscaled = unscaled_bones(scales)
         squares = points[:, 1:] - points[:, :-1]
@@ -294,11 +308,12 @@ class _Chains:
         segments = np.diff(self.points, axis=1)
         factors = lengths / self.lengths(self.points)
         factors[:, 0] = 1.0  # the first bone turns rigidly: its segment keeps its length
-        return np.concatenate([self.points[:, :1], self.points[:, :1] + np.cumsum(segments * factors[..., None],
-                                                                                  axis=1)], axis=1)  # fmt: skip
+        return np.concatenate(
+            [self.points[:, :1], self.points[:, :1] + np.cumsum(segments * factors[..., None], axis=1)], axis=1
+        )
 
-    def solve(self, reach_points: np.ndarray) -> _Solved:
-        """Solve with the bones' lengths taken from ``reach_points``, write back from the actual joints,
+    def solve(self, length_points: np.ndarray) -> _Solved:
+        """Solve with the bones' lengths taken from ``length_points``, write back from the actual joints,
         pose the result and blend it by influence, a block of rows at a time."""
         batch, n, k = self.batch, self.n, self.k
         pole = None if batch.pole is None else np.asarray(batch.pole, dtype=np.float64)
@@ -306,31 +321,43 @@ class _Chains:
         per_row = {
             "stretch": limbs.settings["mode"] == Reach.STRETCH,
             "use_hinge": per_limb(batch.use_hinge, n, bool),
-            "natural": per_limb(batch.natural, n, bool),
+            "end_plane": per_limb(batch.end_plane, n, bool),
             "influence": per_limb(batch.influence, n),
         }
         per_row = {name: np.broadcast_to(value, (n,)) for name, value in per_row.items()}
         bones = len(self.unscaled)
-        out = _Solved(np.empty((n, k + 1, 3)), np.empty(n, bool), np.empty((n, bones, 4)), np.ones((n, bones)),
-                      np.empty((n, k + 1, 3)), np.empty(n), np.empty(n))  # fmt: skip
+        out = _Solved(
+            np.empty((n, k + 1, 3)),
+            np.empty(n, bool),
+            np.empty((n, bones, 4)),
+            np.ones((n, bones)),
+            np.empty((n, k + 1, 3)),
+            np.empty(n),
+            np.empty(n),
+        )
         if k == 3:
             self.end_direction = np.empty((n, 3))
         for rows in soa.blocks(n, BLOCK):
-            self._solve_block(rows, None if reach_points is self.points else reach_points[rows], limbs,
-                              {name: value[rows] for name, value in per_row.items()}, out)  # fmt: skip
+            self._solve_block(
+                rows,
+                None if length_points is self.points else length_points[rows],
+                limbs,
+                {name: value[rows] for name, value in per_row.items()},
+                out,
+            )
         return out
 
-    def _solve_block(self, rows: slice, reach_points, limbs, per_row: dict, out: _Solved) -> None:
-        """:meth:`solve` for the rows ``rows`` (``reach_points`` None: the joints as they are), into ``out``."""
+    def _solve_block(self, rows: slice, length_points, limbs, per_row: dict, out: _Solved) -> None:
+        """:meth:`solve` for the rows ``rows`` (``length_points`` None: the joints as they are), into ``out``."""
         k, first = self.k, rows.start
         bones = block_bones(*(array[rows] for array in self.bones), self.unscaled)
         rotations = [_unit(bone.rotation) for bone in bones]  # as the bones are turned now, at unit length
         rigid, to_rigid, unit = _rigid_space(bones[0].frame, rotations[0], first)
         points = [tuple(p) for p in soa.components(self.points[rows])]
-        reach = points if reach_points is None else [tuple(p) for p in soa.components(reach_points)]
+        length_from = points if length_points is None else [tuple(p) for p in soa.components(length_points)]
         origin = points[0]
         zero = np.zeros(len(origin[0]))  # the first joint is the origin of the rigid space
-        joints = [(zero, zero, zero)] + [soa.mat_vec(to_rigid, soa.sub(p, origin)) for p in reach[1:]]
+        joints = [(zero, zero, zero)] + [soa.mat_vec(to_rigid, soa.sub(p, origin)) for p in length_from[1:]]
         target = soa.mat_vec(to_rigid, soa.sub(tuple(soa.components(self.target[rows])), origin))
         pole, use_pole, given_hinge, _, settings = limbs.block(rows)
         if pole is not None:
@@ -351,8 +378,9 @@ class _Chains:
             knee, end, reached, _, _ = solve_block(*joints, target, pole, use_pole, hinge, None, settings, first)
             new_local = [joints[0], knee, end]
             if len(flat):
-                new_local[1:], reached = planar.solve(plane.solve_two_bone_plane, [*joints, target], new_local[1:],
-                                                      reached)  # fmt: skip
+                new_local[1:], reached = planar.solve(
+                    plane.solve_two_bone_plane, [*joints, target], new_local[1:], reached
+                )
         else:
             if len(flat):  # the end bone's goal turned to lay its tail in the plane
                 goals[0] = _into_planes(goals[0], flat, normal, soa.sub(points[3], points[2]))
@@ -362,11 +390,13 @@ class _Chains:
             along = (2.0 * (x * y - w * z) * sign, (1.0 - 2.0 * (x * x + z * z)) * sign, 2.0 * (y * z + w * x) * sign)
             direction = soa.mat_vec(to_rigid, along)
             check_range("end direction", direction, first)
-            *new_local, reached, _, _ = three_bone_block(*joints, target, direction, pole, use_pole, hinge,
-                                                         per_row["natural"], settings, first)  # fmt: skip
+            *new_local, reached, _, _ = three_bone_block(
+                *joints, target, direction, pole, use_pole, hinge, per_row["end_plane"], settings, first
+            )
             if len(flat):
-                new_local, reached = planar.solve(plane.solve_three_bone_plane, [*joints, target, direction],
-                                                  new_local, reached)  # fmt: skip
+                new_local, reached = planar.solve(
+                    plane.solve_three_bone_plane, [*joints, target, direction], new_local, reached
+                )
             new_local.insert(0, joints[0])
             soa.join(soa.scale(direction, 1.0 / soa.norm(direction)), self.end_direction[rows])
         new_points = [origin] + [soa.add(origin, soa.mat_vec(rigid, p)) for p in new_local[1:]]
@@ -378,8 +408,15 @@ class _Chains:
         first_goal = len(bones) - len(goals)
         turned = list(turn_bones(bones, points[1 : first_goal + 1], new_points[1 : first_goal + 1], goals, stretch))
         factors = None if stretch is None else [np.ones(len(stretch)) if f is None else f for _, f in turned[:k]]
-        posed = posed_block([b.frame for b in bones[:k]], [b.inverse for b in bones[:k]], [b.head for b in bones[:k]],
-                            rotations[:k], [q for q, _ in turned[:k]], factors, points)  # fmt: skip
+        posed = posed_block(
+            [b.frame for b in bones[:k]],
+            [b.inverse for b in bones[:k]],
+            [b.head for b in bones[:k]],
+            rotations[:k],
+            [q for q, _ in turned[:k]],
+            factors,
+            points,
+        )
         out.drift[rows] = functools.reduce(np.maximum, (soa.norm(soa.sub(p, q)) for p, q in zip(posed, new_points)))
         out.miss[rows] = soa.norm(soa.sub(posed[-1], tuple(soa.components(self.target[rows]))))
 
@@ -433,8 +470,14 @@ class _Planar(NamedTuple):
 
         settings = {key: value if np.ndim(value) == 0 else value[rows] for key, value in self.settings.items()}
         use_pole = self.use_pole if np.ndim(self.use_pole) == 0 else self.use_pole[rows]
-        in_planes = solver(*map(picked, arrays), picked(self.normal), pole=picked(self.pole), pole_mask=use_pole,
-                           hinge=picked(self.hinge), **settings)  # fmt: skip
+        in_planes = solver(
+            *map(picked, arrays),
+            picked(self.normal),
+            pole=picked(self.pole),
+            pole_mask=use_pole,
+            hinge=picked(self.hinge),
+            **settings,
+        )
         reached = reached.copy()
         reached[rows] = in_planes.reached
         return [_put(vector, rows, new) for vector, new in zip(solved, in_planes[: len(solved)])], reached

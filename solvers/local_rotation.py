@@ -28,6 +28,7 @@ from typing import NamedTuple
 import numpy as np
 
 from . import soa
+from .constants import IDENTITY
 from .errors import SolverError
 
 #: Relative departure from a similarity that single-precision pose matrices show without any shear.
@@ -87,8 +88,10 @@ def chain_local_rotations(
     y_scale = np.ones((n, k))
     for rows in soa.blocks(n, BLOCK):
         bones = block_bones(inputs["matrices"][rows], inputs["scales"][rows], inputs["rotations"][rows], unscaled)
-        old, new = (list(map(tuple, soa.components(inputs[name][rows, 1 : first_goal + 1])))
-                    for name in ("old points", "new points"))  # fmt: skip
+        old, new = (
+            list(map(tuple, soa.components(inputs[name][rows, 1 : first_goal + 1])))
+            for name in ("old points", "new points")
+        )
         stretching = None if stretch is None or not stretch[rows].any() else stretch[rows]
         block_goals = None if goals is None else [_normalised(soa.split(g)) for g in np.moveaxis(goals[rows], 1, 0)]
         for i, (new_rotation, factor) in enumerate(turn_bones(bones, old, new, block_goals, stretching)):
@@ -184,7 +187,7 @@ def _goal_turn(frame: soa.Mat, rotation: soa.Quat, goal: soa.Quat) -> tuple[soa.
     sheared = _shear(before) > SHEAR_NOISE
     if sheared.any():
         wanted = soa.mat_vec(soa.mat_inv(before)[0], (goal[1], goal[4], goal[7]))
-        aim = soa.where(sheared, soa.rotation_between((local[1], local[4], local[7]), wanted), soa.IDENTITY)
+        aim = soa.where(sheared, soa.rotation_between((local[1], local[4], local[7]), wanted), IDENTITY)
         new_rotation = soa.quat_mul(aim, new_rotation)
     if mirrored.any():
         new_rotation = (new_rotation[0], new_rotation[1], new_rotation[2] * flip, new_rotation[3] * flip)
@@ -215,8 +218,14 @@ def _shear(m: soa.Mat) -> np.ndarray:
     a, b, c = soa.mat_columns(m)
     aa, bb, cc = soa.dot(a, a), soa.dot(b, b), soa.dot(c, c)
     size = (aa + bb + cc) / 3.0
-    off = [np.abs(aa - size), np.abs(bb - size), np.abs(cc - size),
-           np.abs(soa.dot(a, b)), np.abs(soa.dot(a, c)), np.abs(soa.dot(b, c))]  # fmt: skip
+    off = [
+        np.abs(aa - size),
+        np.abs(bb - size),
+        np.abs(cc - size),
+        np.abs(soa.dot(a, b)),
+        np.abs(soa.dot(a, c)),
+        np.abs(soa.dot(b, c)),
+    ]
     return functools.reduce(np.maximum, off) / size
 
 

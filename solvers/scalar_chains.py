@@ -20,10 +20,11 @@ from typing import NamedTuple
 import numpy as np
 
 from . import scalar_plane, soa
-from .chains import GOALS, LENGTH_NOISE, REACHED, STRAIGHT, ChainBatch, ChainResult, arrays, solve_chains, take
+from .chains import GOALS, LENGTH_NOISE, ChainBatch, ChainResult, arrays, solve_chains, take
+from .constants import COORDINATE_LIMIT, REACHED, STRAIGHT
 from .errors import SolverError
 from .local_rotation import SHEAR_NOISE
-from .options import COORDINATE_LIMIT, Reach, ReachOptions
+from .options import Reach, ReachOptions
 from .rotation import quat_multiply, quat_rotate, rotation_between
 from .three_bone import solve_three_bone
 from .two_bone import solve_two_bone
@@ -46,8 +47,13 @@ def solve_scalar(batch: ChainBatch) -> ChainResult:
         matrices, scales, rotations = (np.concatenate(pair, axis=1) for pair in zip((matrices, scales, rotations), toe))
     if n == 0:
         return solve_chains(batch)
-    checked = (("matrices", matrices), ("scales", scales), ("rotations", rotations), ("points", points),
-               *zip(("end rotation", "toe goal"), goals))  # fmt: skip
+    checked = (
+        ("matrices", matrices),
+        ("scales", scales),
+        ("rotations", rotations),
+        ("points", points),
+        *zip(("end rotation", "toe goal"), goals),
+    )
     if not math.isfinite(sum(value.sum() for _, value in checked)):  # one sum, then each for the message
         for name, value in checked:
             if not soa.finite(value):
@@ -61,14 +67,27 @@ def solve_scalar(batch: ChainBatch) -> ChainResult:
         "goals": [g.tolist() for g in goals],
     }
     settings = _Settings(batch, n)
-    solved = [_solve_chain(k, row, {name: values[row] for name, values in rows.items() if name != "goals"},
-                           [g[row] for g in rows["goals"]], settings) for row in range(n)]  # fmt: skip
+    solved = [
+        _solve_chain(
+            k,
+            row,
+            {name: values[row] for name, values in rows.items() if name != "goals"},
+            [g[row] for g in rows["goals"]],
+            settings,
+        )
+        for row in range(n)
+    ]
     handed = [row for row, chain in enumerate(solved) if chain is None]
     if handed:  # chains the refinement solves again: the batch kernel's
         again = solve_chains(take(batch, np.array(handed)))
         for i, row in enumerate(handed):
-            solved[row] = (again.rotations[i].tolist(), again.y_scale[i].tolist(), again.points[i].tolist(),
-                           bool(again.reached[i]), float(again.off_plane[i]))  # fmt: skip
+            solved[row] = (
+                again.rotations[i].tolist(),
+                again.y_scale[i].tolist(),
+                again.points[i].tolist(),
+                bool(again.reached[i]),
+                float(again.off_plane[i]),
+            )
     return ChainResult(*(np.array([chain[i] for chain in solved]) for i in range(5)))
 
 
@@ -92,18 +111,30 @@ class _Settings:
             try:
                 return np.broadcast_to(np.asarray(value, dtype=kind), (n,)).tolist()
             except ValueError:
-                raise SolverError(f"per-limb settings must be scalars or have {n} rows, not shape "
-                                  f"{np.shape(value)}") from None  # fmt: skip
+                raise SolverError(
+                    f"per-limb settings must be scalars or have {n} rows, not shape {np.shape(value)}"
+                ) from None
 
         options = batch.options
         self.mode = rows(options.get("mode", Reach.EXTEND), int)
         self.softness = rows(options.get("softness", 0.0))
-        self.limits = list(zip(*(rows(options.get(name, default)) for name, default in (
-            ("max_stretch", 1.0), ("stretch_start", 1.0), ("min_bend", 0.0), ("max_bend", math.pi)))))  # fmt: skip
+        self.limits = list(
+            zip(
+                *(
+                    rows(options.get(name, default))
+                    for name, default in (
+                        ("max_stretch", 1.0),
+                        ("stretch_start", 1.0),
+                        ("min_bend", 0.0),
+                        ("max_bend", math.pi),
+                    )
+                )
+            )
+        )
         self.influence = rows(batch.influence)
         self.plane = _planes(batch.plane, n)
         self.use_hinge = rows(batch.use_hinge, bool)
-        self.natural = rows(batch.natural, bool)
+        self.end_plane = rows(batch.end_plane, bool)
         self.hinge = None if batch.hinge is None else _points("hinge", batch.hinge, n)
         self.pole = None
         if batch.pole is not None:
@@ -139,8 +170,9 @@ def _solve_chain(k: int, row: int, c: dict, goals: list, settings: _Settings):
     frame = bones[0].frame
     rigid = _mat_mul_transposed(frame, _quat_to_mat(bones[0].unit))
     to_rigid, det = _inverse(rigid)
-    columns = [math.sqrt(rigid[j] * rigid[j] + rigid[3 + j] * rigid[3 + j] + rigid[6 + j] * rigid[6 + j])
-               for j in range(3)]  # fmt: skip
+    columns = [
+        math.sqrt(rigid[j] * rigid[j] + rigid[3 + j] * rigid[3 + j] + rigid[6 + j] * rigid[6 + j]) for j in range(3)
+    ]
     if not abs(det) > 1e-12 * (columns[0] * columns[1] * columns[2]):
         raise SolverError(f"the first bone has a degenerate (flat) pose matrix (row {row})")
     joints = [(0.0, 0.0, 0.0)] + [_mat_vec(to_rigid, _sub(p, origin)) for p in points[1:]]
@@ -148,16 +180,18 @@ def _solve_chain(k: int, row: int, c: dict, goals: list, settings: _Settings):
     if normal is not None:  # held in a plane: the goal projected into it
         goal, offset = scalar_plane.project(goal, origin, scalar_plane.unit_normal(normal))
         off_plane = abs(offset)
-        rigid_normal = _mat_vec((rigid[0], rigid[3], rigid[6], rigid[1], rigid[4], rigid[7], rigid[2], rigid[5],
-                                 rigid[8]), normal)  # fmt: skip
+        rigid_normal = _mat_vec(
+            (rigid[0], rigid[3], rigid[6], rigid[1], rigid[4], rigid[7], rigid[2], rigid[5], rigid[8]), normal
+        )
     target = _mat_vec(to_rigid, _sub(goal, origin))
     pole = None
     if settings.pole is not None and settings.use_pole[row]:
         pole = _mat_vec(to_rigid, _sub(settings.pole[row], origin))
     names = ("root", "knee", "end") if k == 2 else ("root", "knee", "ankle", "tip")
     for name, point in (*zip(names, joints), ("target", target), ("pole", pole)):
-        if point is not None and not (abs(point[0]) < COORDINATE_LIMIT and abs(point[1]) < COORDINATE_LIMIT
-                                      and abs(point[2]) < COORDINATE_LIMIT):  # fmt: skip
+        if point is not None and not (
+            abs(point[0]) < COORDINATE_LIMIT and abs(point[1]) < COORDINATE_LIMIT and abs(point[2]) < COORDINATE_LIMIT
+        ):
             raise SolverError(f"{name} must be finite and within ±{COORDINATE_LIMIT:g} (row {row})")
     options = settings.options(row, math.cbrt(abs(det)) if settings.softness[row] else 1.0)
     hinge = _hinge(row, settings, frame, to_rigid, joints)
@@ -177,11 +211,13 @@ def _solve_chain(k: int, row: int, c: dict, goals: list, settings: _Settings):
         along = (2.0 * (x * y - w * z) * sign, (1.0 - 2.0 * (x * x + z * z)) * sign, 2.0 * (y * z + w * x) * sign)
         direction = _mat_vec(to_rigid, along)
         if normal is not None:
-            *new_local, reached = scalar_plane.solve_three_bone_plane(*joints, target, direction, rigid_normal, pole,
-                                                                      hinge, options)  # fmt: skip
+            *new_local, reached = scalar_plane.solve_three_bone_plane(
+                *joints, target, direction, rigid_normal, pole, hinge, options
+            )
         else:
-            solved = solve_three_bone(*joints, target, direction, pole=pole, hinge=hinge,
-                                      natural=settings.natural[row], options=options)  # fmt: skip
+            solved = solve_three_bone(
+                *joints, target, direction, pole=pole, hinge=hinge, natural=settings.end_plane[row], options=options
+            )
             new_local, reached = [solved.knee, solved.ankle, solved.tip], solved.reached
     new_points = [origin] + [_add(origin, _mat_vec(rigid, p)) for p in new_local]
     if normal is not None and len(goals) == 2:  # the toe's goal too, along the foot as solved
@@ -277,10 +313,16 @@ def _goal_turn(frame: tuple, rotation: tuple, goal: tuple) -> tuple:
     n0, n1, n2, n3, n4, n5, n6, n7, n8 = near
     g0, g1, g2, g3, g4, g5, g6, g7, g8 = g
     local = (
-        n0 * g0 + n3 * g3 + n6 * g6, n0 * g1 + n3 * g4 + n6 * g7, n0 * g2 + n3 * g5 + n6 * g8,
-        n1 * g0 + n4 * g3 + n7 * g6, n1 * g1 + n4 * g4 + n7 * g7, n1 * g2 + n4 * g5 + n7 * g8,
-        n2 * g0 + n5 * g3 + n8 * g6, n2 * g1 + n5 * g4 + n8 * g7, n2 * g2 + n5 * g5 + n8 * g8,
-    )  # fmt: skip
+        n0 * g0 + n3 * g3 + n6 * g6,
+        n0 * g1 + n3 * g4 + n6 * g7,
+        n0 * g2 + n3 * g5 + n6 * g8,
+        n1 * g0 + n4 * g3 + n7 * g6,
+        n1 * g1 + n4 * g4 + n7 * g7,
+        n1 * g2 + n4 * g5 + n7 * g8,
+        n2 * g0 + n5 * g3 + n8 * g6,
+        n2 * g1 + n5 * g4 + n8 * g7,
+        n2 * g2 + n5 * g5 + n8 * g8,
+    )
     new_rotation = _mat_to_quat(local)
     if _shear(before) > SHEAR_NOISE:
         wanted = _mat_vec(_inverse(before)[0], (g[1], g[4], g[7]))
@@ -337,9 +379,17 @@ def _nearest_rotation(m: tuple) -> tuple:
         return tuple((u @ vt).ravel().tolist())
     for _ in range(2):  # X <- (X + X^-T) / 2, quadratic convergence
         i = _inverse(x)[0]
-        x = (0.5 * (x[0] + i[0]), 0.5 * (x[1] + i[3]), 0.5 * (x[2] + i[6]),
-             0.5 * (x[3] + i[1]), 0.5 * (x[4] + i[4]), 0.5 * (x[5] + i[7]),
-             0.5 * (x[6] + i[2]), 0.5 * (x[7] + i[5]), 0.5 * (x[8] + i[8]))  # fmt: skip
+        x = (
+            0.5 * (x[0] + i[0]),
+            0.5 * (x[1] + i[3]),
+            0.5 * (x[2] + i[6]),
+            0.5 * (x[3] + i[1]),
+            0.5 * (x[4] + i[4]),
+            0.5 * (x[5] + i[7]),
+            0.5 * (x[6] + i[2]),
+            0.5 * (x[7] + i[5]),
+            0.5 * (x[8] + i[8]),
+        )
     return x
 
 
@@ -393,10 +443,16 @@ def _quat_to_mat(q: tuple) -> tuple:
     xx, yy, zz = x * x, y * y, z * z
     xy, xz, yz, wx, wy, wz = x * y, x * z, y * z, w * x, w * y, w * z
     return (
-        1.0 - 2.0 * (yy + zz), 2.0 * (xy - wz), 2.0 * (xz + wy),
-        2.0 * (xy + wz), 1.0 - 2.0 * (xx + zz), 2.0 * (yz - wx),
-        2.0 * (xz - wy), 2.0 * (yz + wx), 1.0 - 2.0 * (xx + yy),
-    )  # fmt: skip
+        1.0 - 2.0 * (yy + zz),
+        2.0 * (xy - wz),
+        2.0 * (xz + wy),
+        2.0 * (xy + wz),
+        1.0 - 2.0 * (xx + zz),
+        2.0 * (yz - wx),
+        2.0 * (xz - wy),
+        2.0 * (yz + wx),
+        1.0 - 2.0 * (xx + yy),
+    )
 
 
 def _mat_to_quat(m: tuple) -> tuple:
@@ -445,10 +501,16 @@ def _mat_mul(a: tuple, b: tuple) -> tuple:
     a0, a1, a2, a3, a4, a5, a6, a7, a8 = a
     b0, b1, b2, b3, b4, b5, b6, b7, b8 = b
     return (
-        a0 * b0 + a1 * b3 + a2 * b6, a0 * b1 + a1 * b4 + a2 * b7, a0 * b2 + a1 * b5 + a2 * b8,
-        a3 * b0 + a4 * b3 + a5 * b6, a3 * b1 + a4 * b4 + a5 * b7, a3 * b2 + a4 * b5 + a5 * b8,
-        a6 * b0 + a7 * b3 + a8 * b6, a6 * b1 + a7 * b4 + a8 * b7, a6 * b2 + a7 * b5 + a8 * b8,
-    )  # fmt: skip
+        a0 * b0 + a1 * b3 + a2 * b6,
+        a0 * b1 + a1 * b4 + a2 * b7,
+        a0 * b2 + a1 * b5 + a2 * b8,
+        a3 * b0 + a4 * b3 + a5 * b6,
+        a3 * b1 + a4 * b4 + a5 * b7,
+        a3 * b2 + a4 * b5 + a5 * b8,
+        a6 * b0 + a7 * b3 + a8 * b6,
+        a6 * b1 + a7 * b4 + a8 * b7,
+        a6 * b2 + a7 * b5 + a8 * b8,
+    )
 
 
 def _mat_mul_transposed(a: tuple, b: tuple) -> tuple:
@@ -456,10 +518,16 @@ def _mat_mul_transposed(a: tuple, b: tuple) -> tuple:
     a0, a1, a2, a3, a4, a5, a6, a7, a8 = a
     b0, b1, b2, b3, b4, b5, b6, b7, b8 = b
     return (
-        a0 * b0 + a1 * b1 + a2 * b2, a0 * b3 + a1 * b4 + a2 * b5, a0 * b6 + a1 * b7 + a2 * b8,
-        a3 * b0 + a4 * b1 + a5 * b2, a3 * b3 + a4 * b4 + a5 * b5, a3 * b6 + a4 * b7 + a5 * b8,
-        a6 * b0 + a7 * b1 + a8 * b2, a6 * b3 + a7 * b4 + a8 * b5, a6 * b6 + a7 * b7 + a8 * b8,
-    )  # fmt: skip
+        a0 * b0 + a1 * b1 + a2 * b2,
+        a0 * b3 + a1 * b4 + a2 * b5,
+        a0 * b6 + a1 * b7 + a2 * b8,
+        a3 * b0 + a4 * b1 + a5 * b2,
+        a3 * b3 + a4 * b4 + a5 * b5,
+        a3 * b6 + a4 * b7 + a5 * b8,
+        a6 * b0 + a7 * b1 + a8 * b2,
+        a6 * b3 + a7 * b4 + a8 * b5,
+        a6 * b6 + a7 * b7 + a8 * b8,
+    )
 
 
 def _mat_vec(m: tuple, v) -> tuple:

@@ -8,10 +8,11 @@ goal, else the hinge's, else its own; a three-bone end bone along its goal direc
 
 import math
 
+from .constants import COORDINATE_LIMIT, DEGENERATE, MIN_LENGTH
 from .errors import SolverError
-from .options import COORDINATE_LIMIT, MIN_LENGTH, ReachOptions
+from .options import ReachOptions
 from .rotation import quat_multiply, rotation_between
-from .two_bone import DEGENERATE, reach_distance
+from .two_bone import reach_distance
 
 
 def unit_normal(normal) -> tuple:

@@ -6,7 +6,7 @@ Chains come from the forward-kinematics model of test_local_rotation (any roll, 
 mirrored parent, bones scaled evenly, across their axis only, unevenly or by negative factors), with
 targets reachable, anywhere, on the root, where the tip is or far out of reach, and every option of the
 batch: reach mode, softness, stretch, bend limits, poles (on the root-target line too) with a mask,
-hinges (given, zero, off), the natural swivel, influence, goal rotations as quaternions or as scaled,
+hinges (given, zero, off), the end-plane swivel, influence, goal rotations as quaternions or as scaled,
 sheared or mirrored matrices, a toe, and planes the chains are held in. Hypothesis draws the structure;
 a seeded generator fills in the numbers.
 """
@@ -125,7 +125,7 @@ def chain_batches(draw, max_rows: int = 4) -> ChainBatch:
     extra["use_hinge"] = draw(st.sampled_from([True, False, "mask"]))
     if isinstance(extra["use_hinge"], str):
         extra["use_hinge"] = rng.random(n) < 0.5
-    extra["natural"] = rng.random(n) < 0.5 if draw(st.booleans()) else draw(st.booleans())
+    extra["end_plane"] = rng.random(n) < 0.5 if draw(st.booleans()) else draw(st.booleans())
     influence = draw(st.sampled_from([1.0, 0.0, "random"]))
     extra["influence"] = rng.uniform(0.0, 1.0, n) if influence == "random" else influence
 

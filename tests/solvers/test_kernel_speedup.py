@@ -25,13 +25,20 @@ TOLERANCE = 1e-12
 ROWS = 9000  #: more than one block of every blocked loop
 
 
+def for_previous(batch: ChainBatch) -> previous_chains.ChainBatch:
+    """``batch`` for the previous kernel, which called the end-plane swivel 'natural'."""
+    fields = asdict(batch)
+    fields["natural"] = fields.pop("end_plane")
+    return previous_chains.ChainBatch(**fields)
+
+
 def previous_solve(batch: ChainBatch):
-    return previous_chains.solve_chains(previous_chains.ChainBatch(**asdict(batch)))
+    return previous_chains.solve_chains(for_previous(batch))
 
 
 def refined(batch: ChainBatch) -> np.ndarray:
     """(N,) the chains whose first pose misses the solved joints, which the refinement solves again."""
-    chains = previous_chains._Chains(previous_chains.ChainBatch(**asdict(batch)))
+    chains = previous_chains._Chains(for_previous(batch))
     solved = chains.solve(chains.points)
     return np.linalg.norm(solved.posed - solved.points, axis=2).max(axis=1) > chains.noise * chains.size
 
@@ -53,8 +60,9 @@ def test_the_faster_kernel_solves_chains_as_the_previous_one(batch):
     rows = np.flatnonzero(~refined(batch))
     if len(rows):
         result = solve_chains(batch)
-        assert_results_agree(*(ChainResult(*(part[rows] for part in r)) for r in (result, expected)),
-                             take(batch, rows), TOLERANCE)  # fmt: skip
+        assert_results_agree(
+            *(ChainResult(*(part[rows] for part in r)) for r in (result, expected)), take(batch, rows), TOLERANCE
+        )
 
 
 def many_chains(k: int, seed: int) -> ChainBatch:
@@ -96,8 +104,10 @@ def test_positions_and_local_rotations_are_those_of_the_previous_kernel(k):
         end_rotation = None
     else:
         direction = batch.end_rotation[:, :, 1]
-        new, old = (solve(*(p[:, i] for i in range(4)), batch.target, direction) for solve in (
-            solve_three_bone_batch, previous_batch.solve_three_bone_batch))  # fmt: skip
+        new, old = (
+            solve(*(p[:, i] for i in range(4)), batch.target, direction)
+            for solve in (solve_three_bone_batch, previous_batch.solve_three_bone_batch)
+        )
         joints = [p[:, 0], new.knee, new.ankle, new.tip]
         assert (np.abs(new.tip - old.tip).max(axis=1) <= TOLERANCE * size[:, 0]).all()
         end_rotation = rm.matrix_to_quat(batch.end_rotation)

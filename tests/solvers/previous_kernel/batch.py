@@ -14,9 +14,9 @@ from typing import NamedTuple
 
 import numpy as np
 
+from solvers.constants import COORDINATE_LIMIT, DEGENERATE, MIN_LENGTH
 from solvers.errors import SolverError
-from solvers.options import COORDINATE_LIMIT, MIN_LENGTH, Reach
-from solvers.two_bone import DEGENERATE
+from solvers.options import Reach
 
 from . import soa
 

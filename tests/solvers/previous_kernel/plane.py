@@ -15,9 +15,8 @@ as in :mod:`.three_bone`.
 
 import numpy as np
 
+from solvers.constants import DEGENERATE, MIN_LENGTH
 from solvers.errors import SolverError
-from solvers.options import MIN_LENGTH
-from solvers.two_bone import DEGENERATE
 
 from . import rotation_modes, soa
 from .batch import ThreeBoneBatch, TwoBoneBatch, as_points, check_range, limb_inputs, reach_distances
