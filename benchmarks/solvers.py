@@ -370,7 +370,7 @@ def crossover_table(repeat: int) -> str:
         report.table(
             ("chains", "2 bones: batch µs", "2 bones: scalar µs", "3 bones: batch µs", "3 bones: scalar µs"), rows
         )
-        + f"\n\nMeasured: {found} chains; `solve` takes the scalar kernel up to SCALAR_LIMIT = {SCALAR_LIMIT}."
+        + f"\n\nMeasured: {found} chains; `solve_by_count` takes the scalar kernel up to SCALAR_LIMIT = {SCALAR_LIMIT}."
     )
 
 

@@ -2,9 +2,11 @@
 """Closed-form limb IK maths in float64. Imports nothing from Blender.
 
 What the add-on runs: :func:`solve_chains` solves a :class:`ChainBatch` (many limbs, or one limb
-set at many frames, joined by :func:`stack`) into a :class:`ChainResult`; :mod:`.planting` plants
-legs over a take; :mod:`.rotation_modes` converts rotations to and from each bone's mode. Numbers
-shared by all of them live in :mod:`.constants`. Every bad input raises :class:`SolverError`.
+set at many frames, joined by :func:`stack`) into a :class:`ChainResult`, and :func:`solve_by_count`
+does the same with the kernel that is faster for the number of limbs (:mod:`.scalar_chains`, the same
+solve in Python floats, for a character's few); :mod:`.planting` plants legs over a take;
+:mod:`.rotation_modes` converts rotations to and from each bone's mode. Numbers shared by all of them
+live in :mod:`.constants`. Every bad input raises :class:`SolverError`.
 
 The kernels behind :func:`solve_chains`, one limb at a time in pure Python floats (a few
 microseconds each) and over many limbs with numpy, tested against each other:
@@ -23,6 +25,7 @@ from .options import Reach, ReachOptions
 from .planar import PlanarAngles, two_bone_angles
 from .plane import solve_three_bone_plane, solve_two_bone_plane
 from .rotation import rotation_between
+from .scalar_chains import solve_by_count
 from .three_bone import ThreeBoneSolution, solve_three_bone
 from .two_bone import TwoBoneSolution, solve_two_bone
 
@@ -38,6 +41,7 @@ __all__ = [
     "chain_local_rotations",
     "rotation_between",
     "rotation_modes",
+    "solve_by_count",
     "solve_chains",
     "solve_three_bone",
     "solve_three_bone_batch",

@@ -11,7 +11,7 @@ scalar solvers the batch solvers are tested against (:mod:`.two_bone`, :mod:`.th
 a bone scaled unevenly across its axis) needs the refinement of :mod:`.refine`, and is handed to the
 batch kernel.
 
-:func:`solve` is the one entry: this kernel for up to :data:`SCALAR_LIMIT` chains, the batch kernel above.
+:func:`solve_by_count` is the one entry: this kernel for up to :data:`SCALAR_LIMIT` chains, the batch kernel above.
 """
 
 import math
@@ -29,12 +29,12 @@ from .rotation import quat_multiply, quat_rotate, rotation_between
 from .three_bone import solve_three_bone
 from .two_bone import solve_two_bone
 
-#: Up to this many chains :func:`solve` takes the scalar kernel: measured, the two kernels cost the same
+#: Up to this many chains :func:`solve_by_count` takes the scalar kernel: measured, the two kernels cost the same
 #: at 16 to 20 chains of two or three bones (benchmarks/solvers.py prints both).
 SCALAR_LIMIT = 16
 
 
-def solve(batch: ChainBatch) -> ChainResult:
+def solve_by_count(batch: ChainBatch) -> ChainResult:
     """Solve every chain of ``batch`` with the kernel that is faster for their number."""
     return solve_scalar(batch) if len(batch.matrices) <= SCALAR_LIMIT else solve_chains(batch)
 

@@ -12,7 +12,7 @@ from test_local_rotation import random_chain
 
 from solvers import SolverError
 from solvers.chains import ChainBatch, solve_chains, take
-from solvers.scalar_chains import SCALAR_LIMIT, solve, solve_scalar
+from solvers.scalar_chains import SCALAR_LIMIT, solve_by_count, solve_scalar
 
 
 def outcome(kernel, batch: ChainBatch):
@@ -44,7 +44,7 @@ def test_one_entry_solves_any_number_of_chains(rows):
         points=np.array([c.joints() for c in chains]),
         target=np.array([c.joints()[0] + rng.normal(size=3) for c in chains]),
     )
-    assert_results_agree(solve(batch), solve_chains(batch), batch, 1e-9)
+    assert_results_agree(solve_by_count(batch), solve_chains(batch), batch, 1e-9)
 
 
 def test_chains_that_need_the_refinement_are_solved_by_the_batch_kernel():
