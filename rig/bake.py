@@ -1,11 +1,12 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Bake solved limbs to keyframes: gather every frame, plant, solve all frames at once, key in bulk.
+"""Bake solved limbs to keyframes: read every frame, plant, solve all frames at once, key in bulk.
 
-Each frame is evaluated by Blender (animated targets, other armatures, constraints, drivers)
-with live solving paused, so what is read is the animated pose. The chains of all frames then go
-through one solve, and each limb bone's rotation channel (in its own mode, continuous over
-time) is keyed with whole-array writes. Only those channels change; every other key is left
-bit-identical, and a failure leaves the action as it was.
+The animated pose and the goals are read over the whole range at once (:mod:`.sampling`): from the
+F-curves in bulk when nothing else drives them and that agrees with Blender, else by letting Blender
+evaluate each frame with live solving paused. The chains of all frames then go through one solve,
+and each limb bone's rotation channel (in its own mode, continuous over time) is keyed with
+whole-array writes. Only those channels change; every other key is left bit-identical, and a failure
+leaves the action as it was.
 """
 
 import time
@@ -16,13 +17,12 @@ import bpy
 import numpy as np
 
 from ..solvers import rotation_modes
-from ..solvers.chains import stack
-from . import plant, solve, timeline
+from . import plant, sampling, solve
 from . import report as report_module
 from .actions import ActionEdit, check_editable
 from .errors import LimbError
 from .ground import Ground
-from .pose import AXIS_ANGLE, QUATERNION, by_mode, read_pose
+from .pose import AXIS_ANGLE, QUATERNION, by_mode
 
 CHANNEL_PATH = {QUATERNION: "rotation_quaternion", AXIS_ANGLE: "rotation_axis_angle"}
 
@@ -34,6 +34,8 @@ class BakeReport:
     keys: int = 0
     unreached: dict[str, int] = field(default_factory=dict)  #: limb -> frames its target was out of reach
     seconds: float = 0.0
+    path: str = ""  #: how the animation was read: "bulk" (F-curves evaluated at once) or "stepped" (frame by frame)
+    why: str = ""  #: a sentence saying how and why
 
 
 def frame_list(start: int, end: int, step: int) -> list[int]:
@@ -78,23 +80,24 @@ def bake(
         step,
     )
     planting = planned.planting
+    span = plant.take(obj, scene, frames[0], frames[-1]) if planting is not None else frames
+    sampled = sampling.sample(scene, planned, [*span, *frames], frames, progress)
+    rows = sampled.rows(frames)
+    pose = sampled.pose.frames(rows)
+    groups = solve.assemble(planned, pose, sampled.goals[rows])
     carried = None
-    if planting is None:
-        per_frame, poses, _ = _gather(scene, planned, frames, progress)
-    else:  # planting reads the whole take; the chains are gathered at the baked frames on the way
+    if planting is not None:  # planting reads the whole take
         ground = Ground(obj.limb_ik.ground, bpy.context.evaluated_depsgraph_get())
-        span = plant.take(obj, scene, frames[0], frames[-1])
-        per_frame, poses, samples = _gather(scene, planned, frames, progress, span)
+        samples = [plant.leg_sample(planting, sampled.pose.frame(row)) for row in sampled.rows(span)]
         analysis = plant.analyse(planting, span, samples, ground, scene)
         report_module.record(obj, planting, span, samples)  # what the foot report compares with, saved in the file
-        carried = [plant.apply(planting, g, p, analysis, f) for g, p, f in zip(per_frame, poses, frames)]
-    groups = [
-        solve.Group(first.size, first.limbs, first.chains, stack([frame[n].batch for frame in per_frame]), first.modes)
-        for n, first in enumerate(per_frame[0])
-    ]
+        carried = [
+            plant.apply(planting, solve.at_frame(groups, n, len(frames)), pose.frame(n), analysis, frame)
+            for n, frame in enumerate(frames)
+        ]
     results = solve.solve_groups(groups)
 
-    report = BakeReport(frames=len(frames), limbs=[limb.name for limb in planned.limbs])
+    report = BakeReport(len(frames), [limb.name for limb in planned.limbs], path=sampled.path, why=sampled.why)
     count = len(frames)
     for group, result in zip(groups, results):
         reached = result.reached.reshape(count, len(group.limbs))
@@ -103,7 +106,7 @@ def bake(
                 report.unreached[limb.name] = int((~column).sum())
     edit = ActionEdit(obj)
     try:
-        report.keys = _write(obj, edit, groups, results, frames, poses[0], carried)
+        report.keys = _write(obj, edit, groups, results, frames, pose.frame(0), carried)
     except Exception:
         edit.rollback()
         raise
@@ -111,24 +114,6 @@ def bake(
         obj.limb_ik.live = False
     report.seconds = time.perf_counter() - began
     return report
-
-
-def _gather(scene, planned, frames, progress, span=()):
-    """The goals and animated pose of the planned limbs at every frame of ``frames``; with ``span``
-    (planting), also the animated legs at every frame of it (:func:`.plant.leg_sample`)."""
-    obj, planting, baked = planned.obj, planned.planting, set(frames)
-
-    def read(depsgraph):
-        if depsgraph.scene.frame_current in baked:
-            groups, pose = solve.gather(planned, depsgraph)
-        else:
-            groups, pose = None, read_pose(obj, obj.evaluated_get(depsgraph))
-        return groups, pose, plant.leg_sample(planting, pose) if planting else None
-
-    stepped = sorted(baked.union(span))
-    read_at = dict(zip(stepped, timeline.step(scene, stepped, read, progress)))
-    per_frame, poses = [read_at[f][0] for f in frames], [read_at[f][1] for f in frames]
-    return per_frame, poses, [read_at[f][2] for f in span]
 
 
 def _write(obj, edit: ActionEdit, groups, results, frames, first_pose, carried=None) -> int:

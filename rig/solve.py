@@ -6,7 +6,7 @@ only in what they do with problems (report and stop, mark and skip, fail the fil
 the result goes (pose channels or keys).
 """
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 
 import bpy
 import numpy as np
@@ -18,7 +18,7 @@ from . import goals, plant
 from .chain import Chain, chain_of, check_armature, check_scale_inheritance
 from .choices import END_ROTATION_ITEMS, REACH_ITEMS, SWIVEL_ITEMS
 from .errors import LimbError
-from .pose import Pose, local_quaternions, read_pose, write_rotations
+from .pose import Pose, local_quaternions, over_frames, read_pose, write_rotations
 
 
 @dataclass
@@ -124,12 +124,30 @@ def gather(planned: Plan, depsgraph) -> tuple[list[Group], Pose]:
     """Read the pose and the goals of every planned limb at the current frame."""
     goals.check_evaluated(planned.obj, planned.limbs, planned.chains, depsgraph)
     obj = planned.obj
-    obj_eval = obj.evaluated_get(depsgraph)
-    pose = read_pose(obj, obj_eval)
+    pose = read_pose(obj, obj.evaluated_get(depsgraph))
+    goal_world = goals.world_matrices(goal_refs(planned), depsgraph)
+    return assemble(planned, over_frames([pose]), goal_world[None]), pose
+
+
+def goal_refs(planned: Plan) -> list[tuple]:
+    """Every target and pole of the planned chains once, as (object, bone name), in the order
+    :func:`assemble` takes their world matrices."""
+    refs = []
+    for chain in planned.chains:
+        refs += [goal for goal in (chain.target, chain.pole) if goal and goal not in refs]
+    return refs
+
+
+def assemble(planned: Plan, pose: Pose, goal_world: np.ndarray) -> list[Group]:
+    """The planned chains over F frames, from the pose over those frames (arrays with a leading axis of F)
+    and the world matrices ``goal_world`` (F, G, 4, 4) of :func:`goal_refs` there. Each group's rows are
+    its limbs frame after frame."""
+    obj = planned.obj
+    count = len(pose.world)
     check_scale_inheritance(planned.limbs, planned.chains, pose.matrices)
-    world = pose.world
-    to_armature = np.linalg.inv(world)
-    unit = abs(np.linalg.det(world[:3, :3])) ** (1.0 / 3.0)  # world length of one armature unit
+    unit = np.abs(np.linalg.det(pose.world[:, :3, :3])) ** (1.0 / 3.0)  # world length of one armature unit
+    goal = np.linalg.inv(pose.world)[:, None] @ goal_world  # armature space
+    refs = goal_refs(planned)
     settings = _limb_settings(obj.limb_ik.limbs)
     position = {limb.name: i for i, limb in enumerate(obj.limb_ik.limbs)}
     groups = []
@@ -142,59 +160,85 @@ def gather(planned: Plan, depsgraph) -> tuple[list[Group], Pose]:
         if not members:
             continue
         limbs, chains = [m[0] for m in members], [m[1] for m in members]
-        rows = [position[limb.name] for limb in limbs]
-        own = {name: values[rows] for name, values in settings.items()}
+        own = {name: values[[position[limb.name] for limb in limbs]] for name, values in settings.items()}
         index = np.array([c.indices for c in chains])
         written = np.array([c.written for c in chains])
         modes = [planned.modes[i] for i in written.ravel()]
-        local = local_quaternions(pose, written.ravel(), modes).reshape(*written.shape, 4)
-        matrices = pose.matrices[index]
-        last = matrices[:, -1]
-        tip = last[:, :3, 3] + last[:, :3, 1] * np.array([c.tip_length for c in chains])[:, None]
-        points = np.concatenate([matrices[:, :, :3, 3], tip[:, None]], axis=1)
-        target, end_rotation = tip.copy(), last[:, :3, :3].copy()
-        pole, pole_mask = np.zeros((len(limbs), 3)), np.zeros(len(limbs), bool)
+        local = local_quaternions(pose, written.ravel(), modes).reshape(count, *written.shape, 4)
+        matrices = pose.matrices[:, index]
+        last = matrices[:, :, -1]
+        tip = last[..., :3, 3] + last[..., :3, 1] * np.array([c.tip_length for c in chains])[:, None]
+        points = np.concatenate([matrices[..., :3, 3], tip[:, :, None]], axis=2)
+        target, end_rotation = tip.copy(), last[..., :3, :3].copy()
+        pole, pole_mask = np.zeros((count, len(limbs), 3)), np.zeros(len(limbs), bool)
         aimed = [row for row, chain in enumerate(chains) if chain.target]
         if aimed:
-            goal = to_armature @ goals.world_matrices([chains[r].target for r in aimed], depsgraph)
-            target[aimed] = goal[:, :3, 3]
+            aim = goal[:, [refs.index(chains[r].target) for r in aimed]]
+            target[:, aimed] = aim[..., :3, 3]
             turned = [i for i, row in enumerate(aimed) if own["end_rotation"][row] == END_ROTATION["TARGET"]]
             if turned:
                 turned_rows = [aimed[i] for i in turned]
-                end_rotation[turned_rows] = goals.end_rotations(goal[turned], own["target_offset"][turned_rows])
+                offsets = np.tile(own["target_offset"][turned_rows], (count, 1))
+                end_rotation[:, turned_rows] = goals.end_rotations(aim[:, turned].reshape(-1, 4, 4), offsets).reshape(
+                    count, len(turned), 3, 3
+                )
         poled = [row for row, chain in enumerate(chains) if chain.pole]
         if poled:
-            pole[poled] = (to_armature @ goals.world_matrices([chains[r].pole for r in poled], depsgraph))[:, :3, 3]
+            pole[:, poled] = goal[:, [refs.index(chains[r].pole) for r in poled], :3, 3]
             pole_mask[poled] = True
+
+        def rows(values):  # frame after frame, the limbs of each
+            return values.reshape(-1, *values.shape[2:])
+
+        def tiled(values):  # a setting per limb, the same at every frame
+            return np.tile(values, (count, *([1] * (np.ndim(values) - 1))))
+
         batch = ChainBatch(
-            matrices=matrices,
-            scales=pose.scale[index],
-            rotations=local[:, :size],
-            points=points,
-            target=target,
-            end_rotation=end_rotation if size == 3 else None,
-            pole=pole,
-            pole_mask=pole_mask,
-            hinge=np.array([c.hinge for c in chains]),
-            use_hinge=own["use_hinge"].astype(bool),
-            natural=own["swivel"] == SWIVEL["END_PLANE"],
-            influence=own["influence"],
+            matrices=rows(matrices),
+            scales=rows(pose.scale[:, index]),
+            rotations=rows(local[:, :, :size]),
+            points=rows(points),
+            target=rows(target),
+            end_rotation=rows(end_rotation) if size == 3 else None,
+            pole=rows(pole),
+            pole_mask=tiled(pole_mask),
+            hinge=tiled(np.array([c.hinge for c in chains])),
+            use_hinge=tiled(own["use_hinge"].astype(bool)),
+            natural=tiled(own["swivel"] == SWIVEL["END_PLANE"]),
+            influence=tiled(own["influence"]),
             options={
-                "mode": own["reach"],
-                "softness": own["softness"] / unit,
-                "max_stretch": own["max_stretch"],
-                "stretch_start": own["stretch_start"],
+                "mode": tiled(own["reach"]),
+                "softness": (own["softness"][None, :] / unit[:, None]).ravel(),
+                "max_stretch": tiled(own["max_stretch"]),
+                "stretch_start": tiled(own["stretch_start"]),
                 # Stored in single precision, 180° reads as slightly more than pi.
-                "min_bend": np.minimum(own["min_bend"], np.pi),
-                "max_bend": np.minimum(own["max_bend"], np.pi),
+                "min_bend": tiled(np.minimum(own["min_bend"], np.pi)),
+                "max_bend": tiled(np.minimum(own["max_bend"], np.pi)),
             },
         )
         if with_toe:  # planting sets the toe's goal; until then it keeps its animated turn
-            toes = written[:, -1]
-            batch.toe_matrices, batch.toe_scales = pose.matrices[toes], pose.scale[toes]
-            batch.toe_rotations, batch.toe_goal = local[:, -1], pose.matrices[toes][:, :3, :3]
+            toes = pose.matrices[:, written[:, -1]]
+            batch.toe_matrices, batch.toe_scales = rows(toes), rows(pose.scale[:, written[:, -1]])
+            batch.toe_rotations, batch.toe_goal = rows(local[:, :, -1]), rows(toes[..., :3, :3])
         groups.append(Group(size, limbs, chains, batch, modes))
-    return groups, pose
+    return groups
+
+
+def at_frame(groups: list[Group], frame: int, count: int) -> list[Group]:
+    """Frame ``frame`` of groups assembled over ``count`` frames, as views: what is written into them is
+    written into ``groups``."""
+
+    def part(values):
+        if isinstance(values, dict):
+            return {key: part(v) for key, v in values.items()}
+        if values is None or np.ndim(values) == 0:
+            return values
+        return values.reshape(count, -1, *values.shape[1:])[frame]
+
+    def batch(whole: ChainBatch) -> ChainBatch:
+        return ChainBatch(**{f.name: part(getattr(whole, f.name)) for f in fields(ChainBatch)})
+
+    return [Group(g.size, g.limbs, g.chains, batch(g.batch), g.modes) for g in groups]
 
 
 def _enum_values(items) -> dict[str, int]:
