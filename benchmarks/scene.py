@@ -145,6 +145,7 @@ def _limb_ik(lik, legs: LegScene) -> None:
     for leg in legs.legs:
         limb = lik.rig.limbs.add_limb(legs.rig, [leg.thigh, leg.shin, leg.foot], name=leg.foot.replace("foot", "leg"))
         limb.target = leg.target
+        limb.target_offset = (1.0, 0.0, 0.0, 0.0)  # the foot copies the target's rotation, as the Copy Rotation does
     legs.rig.limb_ik.live = True
 
 

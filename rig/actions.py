@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 import bpy
 import numpy as np
 
+from . import splice
 from .errors import LimbError
 
 SLOTTED = bpy.app.version >= (4, 4, 0)
@@ -31,9 +32,9 @@ KEY_FIELDS = (
     ("amplitude", 1, np.float32),
     ("period", 1, np.float32),
     ("type", 1, np.int32),
-    ("select_control_point", 1, np.int32),
-    ("select_left_handle", 1, np.int32),
-    ("select_right_handle", 1, np.int32),
+    ("select_control_point", 1, bool),
+    ("select_left_handle", 1, bool),
+    ("select_right_handle", 1, bool),
 )
 _KEYFRAME = bpy.types.Keyframe.bl_rna.properties
 # Values a key inserted in Blender gets; FCurveKeyframePoints.add() leaves some at zero.
@@ -129,6 +130,15 @@ def check_editable(obj: bpy.types.Object) -> None:
         )
 
 
+#: New keys' attributes by name, as :mod:`.splice` writes them one key at a time.
+NEW_KEY_ATTRIBUTES = {
+    name: next(item.identifier for item in _KEYFRAME[name].enum_items if item.value == value)
+    if _KEYFRAME[name].type == "ENUM" else (bool(value) if _KEYFRAME[name].type == "BOOLEAN" else value)
+    for name, value in NEW_KEY.items()
+}  # fmt: skip
+RANGE_SLACK = 1e-3  #: keys this close outside a replaced range are replaced too
+
+
 @dataclass
 class ActionEdit:
     """Key edits on one object's action that can be undone as a whole if anything fails midway."""
@@ -137,7 +147,9 @@ class ActionEdit:
     _created_action: bool = False
     _previous_slot: object = None
     _created: list = field(default_factory=list)  #: (data path, index) of F-curves this edit created
-    _saved: dict = field(default_factory=dict)  #: (data path, index) -> keys before the edit
+    #: (data path, index, what to put back), in the order the edits were made: every key before the edit, or
+    #: (first index, keys there now, keys there before) for a range spliced in place
+    _undo: list = field(default_factory=list)
 
     def __post_init__(self):
         data = self.obj.animation_data
@@ -145,28 +157,38 @@ class ActionEdit:
         _, self._created_action = ensure_action(self.obj)
 
     def fcurve(self, path: str, index: int, group: str) -> bpy.types.FCurve:
-        """The F-curve for ``path[index]``, created in ``group`` if missing; its keys are remembered."""
+        """The F-curve for ``path[index]``, created in ``group`` if missing."""
         curves = fcurves(self.obj, create=True)
         curve = curves.find(path, index=index)
         if curve is None:
             curve = _new_fcurve(self.obj, curves, path, index, group)
             self._created.append((path, index))
-        elif (path, index) not in self._saved:
-            self._saved[(path, index)] = read_keys(curve)
         return curve
 
     def replace_range(self, fcurve: bpy.types.FCurve, frames: np.ndarray, values: np.ndarray, start, end) -> None:
         """Key ``values`` at ``frames``, replacing the keys in [start, end]; all other keys stay bit-identical.
 
         New keys are Bézier with auto-clamped handles, which Blender computes; keys outside the
-        range keep every attribute, their handles included.
+        range keep every attribute, their handles included. The cost is in proportion to the range
+        and the keys it replaces, or to the whole curve when that is less.
         """
-        if len(fcurve.keyframe_points) == 0:
+        points = fcurve.keyframe_points
+        if len(points) == 0:
+            self._undo.append((fcurve.data_path, fcurve.array_index, read_keys(fcurve)))
             self._key_new(fcurve, frames, values)
             return
+        first, stop = splice.bounds(points, start - RANGE_SLACK, end + RANGE_SLACK)
+        if splice.cheaper(fcurve, points, first, stop, len(frames)):
+            keys = splice.new_keys(fcurves(self.obj), fcurve, points, first, stop, frames, values, NEW_KEY_ATTRIBUTES)
+            self._undo.append(
+                (fcurve.data_path, fcurve.array_index, (first, len(keys), splice.read(points, first, stop)))
+            )
+            splice.write(points, first, stop - first, keys)
+            return
         old = read_keys(fcurve)
+        self._undo.append((fcurve.data_path, fcurve.array_index, old))
         frame_of = old["co"][:, 0]
-        keep = (frame_of < start - 1e-3) | (frame_of > end + 1e-3)
+        keep = (frame_of < start - RANGE_SLACK) | (frame_of > end + RANGE_SLACK)
         count = int(keep.sum()) + len(frames)
         merged = {}
         for name, width, dtype in KEY_FIELDS:
@@ -187,21 +209,26 @@ class ActionEdit:
 
     @staticmethod
     def _key_new(fcurve: bpy.types.FCurve, frames: np.ndarray, values: np.ndarray) -> None:
-        """Key an F-curve that has no keys yet: the same keys, without merging."""
+        """Key an F-curve that has no keys yet: the same keys, without merging. A key added in bulk is
+        already Bézier, auto-clamped, eased automatically and of type Keyframe."""
         points = fcurve.keyframe_points
         points.add(len(frames))
         points.foreach_set("co", np.column_stack([frames, values]).astype(np.float32).ravel())
-        for name in ("interpolation", "handle_left_type", "handle_right_type", "easing", "back", "amplitude",
-                     "period", "type", "select_control_point"):  # fmt: skip
-            dtype = dict((f[0], f[2]) for f in KEY_FIELDS)[name]
-            points.foreach_set(name, np.full(len(frames), NEW_KEY[name], dtype))
+        for name in ("back", "amplitude", "period"):
+            points.foreach_set(name, np.full(len(frames), NEW_KEY[name], np.float32))
+        points.foreach_set("select_control_point", np.zeros(len(frames), bool))
         fcurve.update()
 
     def rollback(self) -> None:
         """Put the action back as it was before this edit."""
         curves = fcurves(self.obj)
-        for (path, index), keys in self._saved.items():
-            write_keys(curves.find(path, index=index), keys)
+        for path, index, before in reversed(self._undo):
+            curve = curves.find(path, index=index)
+            if isinstance(before, dict):
+                write_keys(curve, before)
+            else:
+                first, count, keys = before
+                splice.write(curve.keyframe_points, first, count, keys)
         for path, index in self._created:
             curve = curves.find(path, index=index)
             if curve is not None:

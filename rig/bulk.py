@@ -18,7 +18,8 @@ import numpy as np
 
 from ..solvers import SolverError, posing
 from . import actions, solve
-from .curves import Curves, evaluated, why_not
+from . import curves as curves_module
+from .curves import evaluated
 from .pose import AXIS_ANGLE, QUATERNION, Pose, by_mode
 
 OBJECT_CHANNELS = {
@@ -69,7 +70,7 @@ def evaluate(planned: solve.Plan, scene: bpy.types.Scene, frames) -> tuple[Pose,
             curves.append(curve)
             targets.append((n, *target))
     if curves:
-        values = Curves(curves).evaluate(frames)
+        values = curves_module.evaluate(curves, frames)
         for row, (n, channel, bone, component) in enumerate(targets):
             array = things[n].channels[channel]
             if bone is None:
@@ -211,7 +212,7 @@ def _static_channels(thing: _Thing, count: int) -> None:
 
 def _curves(thing: _Thing):
     """(F-curve, (channel, bone index or None, component)) for every F-curve animating a channel evaluated
-    here; raises :class:`NotBulk` for one animating anything else that matters, or one not covered."""
+    here; raises :class:`NotBulk` for one animating anything else that matters."""
     obj = thing.obj
     curves = actions.fcurves(obj)
     if curves is None:
@@ -239,33 +240,24 @@ def _curves(thing: _Thing):
             raise NotBulk(f"the F-curve {path}[{curve.array_index}] of '{obj.name}' animates a setting")
         else:
             continue
-        reason = why_not(curve)
-        if reason is not None:
-            raise NotBulk(f"the F-curve {path}[{curve.array_index}] of '{obj.name}' {reason}")
         yield curve, target
 
 
 def _world_matrices(things: list[_Thing], count: int) -> np.ndarray:
     """(F, things, 4, 4) world matrices of the things."""
-    local = np.empty((count, len(things), 4, 4))
+    c = {name: np.stack([t.channels["object " + name] for t in things], axis=1) for name in OBJECT_CHANNELS}
+    turn = np.empty((count, len(things), 3, 3))
+    for mode, rows in by_mode([t.obj.rotation_mode for t in things]).items():
+        if mode == AXIS_ANGLE:  # Blender keeps no delta rotation for this mode
+            turn[:, rows] = posing.rotation_matrices(c["rotation_axis_angle"][:, rows], mode)
+            continue
+        name = "rotation_quaternion" if mode == QUATERNION else "rotation_euler"
+        delta = posing.rotation_matrices(c["delta_" + name][:, rows], mode)
+        turn[:, rows] = delta @ posing.rotation_matrices(c[name][:, rows], mode)
+    local = posing.compose(c["location"] + c["delta_location"], turn, c["scale"] * c["delta_scale"])
     for n, thing in enumerate(things):
-        c, obj = thing.channels, thing.obj
-        mode = obj.rotation_mode
-        if mode == "QUATERNION":
-            turn = posing.rotation_matrices(c["object delta_rotation_quaternion"], mode) @ posing.rotation_matrices(
-                c["object rotation_quaternion"], mode
-            )
-        elif mode == "AXIS_ANGLE":
-            turn = posing.rotation_matrices(c["object rotation_axis_angle"], mode)
-        else:
-            turn = posing.rotation_matrices(c["object delta_rotation_euler"], mode) @ posing.rotation_matrices(
-                c["object rotation_euler"], mode
-            )
-        local[:, n] = posing.compose(
-            c["object location"] + c["object delta_location"], turn, c["object scale"] * c["object delta_scale"]
-        )
         if thing.parent >= 0:
-            local[:, n] = np.array(obj.matrix_parent_inverse, dtype=np.float64) @ local[:, n]
+            local[:, n] = np.array(thing.obj.matrix_parent_inverse, dtype=np.float64) @ local[:, n]
     return posing.down_tree([t.parent for t in things], local)
 
 

@@ -1,11 +1,13 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""F-curves evaluated at many frames at once, in numpy, the way Blender evaluates them.
+"""F-curves evaluated at many frames at once, exactly as Blender evaluates them.
 
-Covered exactly: constant, linear and Bézier keys (Blender's handle correction and cubic root included),
-constant and linear extrapolation, and a Cycles modifier alone on its curve (any mode, any count of
-cycles). :func:`why_not` names anything else (easing interpolations, other modifiers, sampled points), so
-the caller can let Blender evaluate the scene instead. Blender computes in single precision and this in
-float64: values agree to about 1e-7 of their size.
+Curves of the common kinds (constant, linear and Bézier keys, Blender's handle correction and choice of
+cubic root included; constant and linear extrapolation; a Cycles modifier alone on its curve, any mode,
+any count of cycles) are evaluated in numpy, all together, when they have no more keys than there are
+times to evaluate. Any other curve (easing interpolations, other modifiers, sampled points), and one
+whose keys outnumber the times (reading all of them would cost more), is evaluated by Blender's own
+``FCurve.evaluate`` at each time. Blender computes in single precision and numpy in float64: values
+agree to about 1e-7 of their size.
 """
 
 import bpy
@@ -27,34 +29,36 @@ def evaluated(fcurve: bpy.types.FCurve) -> bool:
     return not (fcurve.mute or not fcurve.is_valid or (group is not None and group.mute) or fcurve.is_empty)
 
 
-def why_not(fcurve: bpy.types.FCurve) -> str | None:
-    """What keeps ``fcurve`` from being evaluated here, as the end of a sentence; None if nothing."""
+def evaluate(fcurves, times) -> np.ndarray:
+    """(curves, times) values of ``fcurves`` at ``times``."""
+    times = np.asarray(times, dtype=np.float64)
+    out = np.empty((len(fcurves), len(times)))
+    in_numpy = [n for n, curve in enumerate(fcurves) if len(curve.keyframe_points) <= len(times) and _plain(curve)]
+    keys = Keys([fcurves[n] for n in in_numpy])
+    out[in_numpy] = keys.evaluate(times)
+    by_blender = set(range(len(fcurves))).difference(in_numpy)
+    by_blender.update(in_numpy[n] for n in np.flatnonzero(~keys.covered))
+    for n in by_blender:
+        out[n] = [fcurves[n].evaluate(time) for time in times.tolist()]
+    return out
+
+
+def _plain(fcurve: bpy.types.FCurve) -> bool:
+    """Whether ``fcurve`` has keys and no modifier but a Cycles one of the kind :class:`Keys` evaluates."""
     if len(fcurve.sampled_points):
-        return "holds sampled points"
-    modifiers = list(fcurve.modifiers)
-    for n, modifier in enumerate(modifiers):
-        if modifier.mute:
-            continue
-        if modifier.type != "CYCLES" or n > 0:
-            return f"has a {modifier.type.replace('_', ' ').title()} modifier"
-        if modifier.use_restricted_range or modifier.use_influence:
-            return "has a Cycles modifier with a restricted frame range or influence"
-    points = fcurve.keyframe_points
-    interpolation = np.empty(len(points), np.int32)
-    points.foreach_get("interpolation", interpolation)
-    other = np.setdiff1d(interpolation[:-1], list(_IPO.values()))  # the last key's interpolation is never used
-    if len(other):
-        name = next(item.identifier for item in _KEYFRAME["interpolation"].enum_items if item.value == other[0])
-        return f"has keys with {name.title()} interpolation"
-    frames = np.empty(2 * len(points), np.float32)
-    points.foreach_get("co", frames)
-    if (np.diff(frames[::2]) < 0.0).any():
-        return "has keys out of order"
-    return None
+        return False
+    modifiers = [m for m in fcurve.modifiers if not m.mute]
+    if not modifiers:
+        return True
+    first = modifiers[0]
+    return len(modifiers) == 1 and fcurve.modifiers[0] == first and first.type == "CYCLES" and not (
+        first.use_restricted_range or first.use_influence
+    )  # fmt: skip
 
 
-class Curves:
-    """The keys of several F-curves (each evaluated by Blender and passing :func:`why_not`), read in bulk."""
+class Keys:
+    """The keys of several F-curves without sampled points or modifiers other than Cycles, read in bulk;
+    ``covered`` tells which of them numpy evaluates (their keys' interpolations are covered, in order)."""
 
     def __init__(self, fcurves):
         counts = np.array([len(c.keyframe_points) for c in fcurves], int)
@@ -73,19 +77,26 @@ class Curves:
             points.foreach_get("interpolation", ipo[rows])
             self.linear[n] = curve.extrapolation == "LINEAR"
             for modifier in curve.modifiers:
-                if modifier.type == "CYCLES" and not modifier.mute:
+                if not modifier.mute:
                     self.cycles[n] = (CYCLE_MODES[modifier.mode_before], modifier.cycles_before,
                                       CYCLE_MODES[modifier.mode_after], modifier.cycles_after)  # fmt: skip
         self.x, self.y = co[:, 0].astype(np.float64), co[:, 1].astype(np.float64)
         self.left, self.right = left.astype(np.float64), right.astype(np.float64)
         self.ipo = ipo
+        curve = np.repeat(np.arange(len(fcurves)), counts)
+        last = np.zeros(total, bool)
+        last[self.starts + counts - 1] = True  # the last key's interpolation is never used
+        odd = ~((ipo == CONSTANT) | (ipo == LINEAR) | (ipo == BEZIER)) & ~last
+        odd[1:] |= (np.diff(self.x) < 0.0) & (curve[1:] == curve[:-1])
+        self.covered = np.bincount(curve[odd], minlength=len(fcurves)) == 0
 
     def evaluate(self, times) -> np.ndarray:
-        """(curves, times) values of every curve at every time of ``times``."""
+        """(curves, times) values of every curve at every time of ``times`` (meaningless for curves not
+        ``covered``)."""
         times = np.asarray(times, dtype=np.float64)
-        count = len(self.counts)
-        curve = np.repeat(np.arange(count), len(times))
-        time = np.tile(times, count)
+        covered = np.flatnonzero(self.covered)
+        curve = np.repeat(covered, len(times))
+        time = np.tile(times, len(covered))
         first, last = self.starts[curve], self.starts[curve] + self.counts[curve] - 1
         time, offset = self._cycle(curve, time, first, last)
         value = np.empty(len(time))
@@ -95,7 +106,9 @@ class Curves:
         value[after] = self._extrapolate(curve[after], time[after], last[after], -1)
         inside = ~(before | after)
         value[inside] = self._interpolate(curve[inside], time[inside])
-        return (value + offset).reshape(count, len(times))
+        out = np.full((len(self.counts), len(times)), np.nan)
+        out[covered] = (value + offset).reshape(len(covered), len(times))
+        return out
 
     def _cycle(self, curve, time, first, last):
         """The time each curve is read at under its Cycles modifier, and the value offset it adds."""
