@@ -91,10 +91,7 @@ def bake(
         samples = [plant.leg_sample(planting, sampled.pose.frame(row)) for row in sampled.rows(span)]
         analysis = plant.analyse(planting, span, samples, ground, scene)
         report_module.record(obj, planting, span, samples)  # what the foot report compares with, saved in the file
-        carried = [
-            plant.apply(planting, solve.at_frame(groups, n, len(frames)), pose.frame(n), analysis, frame)
-            for n, frame in enumerate(frames)
-        ]
+        carried = plant.apply(planting, groups, pose, analysis, frames)
     results = solve.solve_groups(groups)
 
     report = BakeReport(len(frames), [limb.name for limb in planned.limbs], path=sampled.path, why=sampled.why)
@@ -118,7 +115,7 @@ def bake(
 
 def _write(obj, edit: ActionEdit, groups, results, frames, first_pose, carried=None) -> int:
     """Key every chain bone's rotation (and stretch), and the pelvis' channels when planting carries
-    the body (``carried``: one :class:`.plant.Carried` per frame), over ``frames``; returns the
+    the body (``carried``: :class:`.plant.Carried` over the frames), over ``frames``; returns the
     number of keys."""
     count = len(frames)
     indices = np.concatenate([g.bones.ravel() for g in groups])
@@ -126,11 +123,11 @@ def _write(obj, edit: ActionEdit, groups, results, frames, first_pose, carried=N
     rotations = np.concatenate([r.rotations.reshape(count, -1, 4) for r in results], axis=1)  # (frames, bones, 4)
     y_scale = np.concatenate([r.y_scale.reshape(count, -1) for r in results], axis=1)
     locations = {}
-    if carried:
-        pelvis = carried[0].index
-        locations[pelvis] = np.array([c.location for c in carried])
-        if carried[0].rotation is not None:  # a pitching body: the pelvis turns too
-            turns = np.array([c.rotation for c in carried])
+    if carried is not None:
+        pelvis = carried.index
+        locations[pelvis] = carried.location
+        if carried.rotation is not None:  # a pitching body: the pelvis turns too
+            turns = carried.rotation
             indices = np.append(indices, pelvis)
             modes = [*modes, obj.pose.bones[pelvis].rotation_mode]
             rotations = np.concatenate([rotations, turns[:, None]], axis=1)

@@ -6,7 +6,7 @@ only in what they do with problems (report and stop, mark and skip, fail the fil
 the result goes (pose channels or keys).
 """
 
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 
 import bpy
 import numpy as np
@@ -224,23 +224,6 @@ def assemble(planned: Plan, pose: Pose, goal_world: np.ndarray) -> list[Group]:
     return groups
 
 
-def at_frame(groups: list[Group], frame: int, count: int) -> list[Group]:
-    """Frame ``frame`` of groups assembled over ``count`` frames, as views: what is written into them is
-    written into ``groups``."""
-
-    def part(values):
-        if isinstance(values, dict):
-            return {key: part(v) for key, v in values.items()}
-        if values is None or np.ndim(values) == 0:
-            return values
-        return values.reshape(count, -1, *values.shape[1:])[frame]
-
-    def batch(whole: ChainBatch) -> ChainBatch:
-        return ChainBatch(**{f.name: part(getattr(whole, f.name)) for f in fields(ChainBatch)})
-
-    return [Group(g.size, g.limbs, g.chains, batch(g.batch), g.modes) for g in groups]
-
-
 def _enum_values(items) -> dict[str, int]:
     """What ``foreach_get`` reads for each item of an enum setting: its position in the items."""
     return {item[0]: position for position, item in enumerate(items)}
@@ -278,7 +261,11 @@ def prepare(planned: Plan, depsgraph) -> tuple[list[Group], Pose, list[plant.Car
     if plan is None:
         return groups, pose, []
     analysis = plant.current(plan, depsgraph, pose)
-    return groups, pose, [plant.apply(plan, groups, pose, analysis, depsgraph.scene.frame_current_final)]
+    return (
+        groups,
+        pose,
+        [plant.apply(plan, groups, over_frames([pose]), analysis, [depsgraph.scene.frame_current_final]).at(0)],
+    )
 
 
 def solve_groups(groups: list[Group]) -> list[ChainResult]:
