@@ -100,13 +100,18 @@ def fcurves(obj: bpy.types.Object, create: bool = False):
     return bag.fcurves if bag is not None else None
 
 
-def _new_fcurve(obj: bpy.types.Object, curves, path: str, index: int, group: str) -> bpy.types.FCurve:
-    """A new F-curve in ``curves`` (from :func:`fcurves`), in the channel group ``group``."""
+def _new_fcurve(obj: bpy.types.Object, curves, path: str, index: int, group: str, groups=None) -> bpy.types.FCurve:
+    """A new F-curve in ``curves`` (from :func:`fcurves`), in the channel group ``group``; ``groups``: a dict
+    of the channelbag's groups by name, to reuse over many calls (4.4 on)."""
     if not SLOTTED:
         return curves.new(path, index=index, action_group=group)
     curve = curves.new(path, index=index)  # 4.4 and 4.5 take no group here
-    bag = _ensure_channelbag(obj.animation_data.action, obj.animation_data.action_slot)
-    curve.group = bag.groups.get(group) or bag.groups.new(group)
+    if groups is None:
+        groups = {}
+    if group not in groups:
+        bag = _ensure_channelbag(obj.animation_data.action, obj.animation_data.action_slot)
+        groups[group] = bag.groups.get(group) or bag.groups.new(group)
+    curve.group = groups[group]
     return curve
 
 
@@ -147,9 +152,11 @@ class ActionEdit:
     _created_action: bool = False
     _previous_slot: object = None
     _created: list = field(default_factory=list)  #: (data path, index) of F-curves this edit created
-    #: (data path, index, what to put back), in the order the edits were made: every key before the edit, or
-    #: (first index, keys there now, keys there before) for a range spliced in place
+    #: (data path, index, what to put back), in the order the edits were made: every key before the edit (None
+    #: for none), or (first index, keys there now, keys there before) for a range spliced in place
     _undo: list = field(default_factory=list)
+    _curves: dict | None = None  #: (data path, index) -> F-curve, once looked up
+    _groups: dict = field(default_factory=dict)  #: channel groups by name, once looked up (4.4 on)
 
     def __post_init__(self):
         data = self.obj.animation_data
@@ -159,9 +166,12 @@ class ActionEdit:
     def fcurve(self, path: str, index: int, group: str) -> bpy.types.FCurve:
         """The F-curve for ``path[index]``, created in ``group`` if missing."""
         curves = fcurves(self.obj, create=True)
-        curve = curves.find(path, index=index)
+        if self._curves is None:  # looked up once: finding a curve by path searches them all
+            self._curves = {(c.data_path, c.array_index): c for c in curves}
+        curve = self._curves.get((path, index))
         if curve is None:
-            curve = _new_fcurve(self.obj, curves, path, index, group)
+            curve = _new_fcurve(self.obj, curves, path, index, group, self._groups)
+            self._curves[(path, index)] = curve
             self._created.append((path, index))
         return curve
 
@@ -172,21 +182,20 @@ class ActionEdit:
         range keep every attribute, their handles included. The cost is in proportion to the range
         and the keys it replaces, or to the whole curve when that is less.
         """
-        points = fcurve.keyframe_points
+        points, channel = fcurve.keyframe_points, (fcurve.data_path, fcurve.array_index)
         if len(points) == 0:
-            self._undo.append((fcurve.data_path, fcurve.array_index, read_keys(fcurve)))
+            if channel not in self._created:  # a created curve goes as a whole
+                self._undo.append((*channel, None))
             self._key_new(fcurve, frames, values)
             return
         first, stop = splice.bounds(points, start - RANGE_SLACK, end + RANGE_SLACK)
         if splice.cheaper(fcurve, points, first, stop, len(frames)):
             keys = splice.new_keys(fcurves(self.obj), fcurve, points, first, stop, frames, values, NEW_KEY_ATTRIBUTES)
-            self._undo.append(
-                (fcurve.data_path, fcurve.array_index, (first, len(keys), splice.read(points, first, stop)))
-            )
+            self._undo.append((*channel, (first, len(keys), splice.read(points, first, stop))))
             splice.write(points, first, stop - first, keys)
             return
         old = read_keys(fcurve)
-        self._undo.append((fcurve.data_path, fcurve.array_index, old))
+        self._undo.append((*channel, old))
         frame_of = old["co"][:, 0]
         keep = (frame_of < start - RANGE_SLACK) | (frame_of > end + RANGE_SLACK)
         count = int(keep.sum()) + len(frames)
@@ -224,7 +233,9 @@ class ActionEdit:
         curves = fcurves(self.obj)
         for path, index, before in reversed(self._undo):
             curve = curves.find(path, index=index)
-            if isinstance(before, dict):
+            if before is None:
+                curve.keyframe_points.clear()
+            elif isinstance(before, dict):
                 write_keys(curve, before)
             else:
                 first, count, keys = before

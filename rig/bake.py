@@ -83,7 +83,7 @@ def bake(
     span = plant.take(obj, scene, frames[0], frames[-1]) if planting is not None else frames
     sampled = sampling.sample(scene, planned, [*span, *frames], frames, progress)
     rows = sampled.rows(frames)
-    pose = sampled.pose.frames(rows)
+    pose = sampled.pose if len(rows) == len(sampled.frames) else sampled.pose.frames(rows)
     groups = solve.assemble(planned, pose, sampled.goals[rows])
     carried = None
     if planting is not None:  # planting reads the whole take

@@ -44,6 +44,7 @@ class _Thing:
     parent: int = -1  #: position of its parent among the things, -1 for none
     bones: set[int] = field(default_factory=set)  #: pose bone indices needed (an armature's), ancestors included
     channels: dict = field(default_factory=dict)  #: channel name -> (F, width) or, for bones, (F, B, width)
+    posed: bool = False  #: whether an F-curve moves any of its needed bones
 
 
 def evaluate(planned: solve.Plan, scene: bpy.types.Scene, frames) -> tuple[Pose, np.ndarray, np.ndarray]:
@@ -72,11 +73,15 @@ def evaluate(planned: solve.Plan, scene: bpy.types.Scene, frames) -> tuple[Pose,
     if curves:
         values = curves_module.evaluate(curves, frames)
         for row, (n, channel, bone, component) in enumerate(targets):
-            array = things[n].channels[channel]
+            thing = things[n]
+            array = thing.channels[channel]
+            if not array.flags.writeable:  # still the value of every frame: each frame gets its own
+                array = thing.channels[channel] = array.copy()
             if bone is None:
                 array[:, component] = values[row]
             else:
                 array[:, bone, component] = values[row]
+                thing.posed = True
     try:
         world = _world_matrices(things, len(frames))
         poses = {n: _bone_matrices(thing) for n, thing in enumerate(things) if thing.bones}
@@ -197,17 +202,19 @@ def _moves(thing: _Thing, path: str) -> bool:
 
 
 def _static_channels(thing: _Thing, count: int) -> None:
-    """Every channel as it is now (the values of unanimated ones), repeated over ``count`` frames."""
+    """Every channel as it is now (the values of unanimated ones), the same (read-only) at ``count`` frames."""
     obj = thing.obj
     if thing.bones:
         bones = obj.pose.bones
         for name, width in BONE_CHANNELS.items():
             values = np.empty(len(bones) * width, np.float32)
             bones.foreach_get(name, values)
-            thing.channels[name] = np.repeat(values.astype(np.float64).reshape(1, -1, width), count, axis=0)
+            thing.channels[name] = np.broadcast_to(
+                values.astype(np.float64).reshape(1, -1, width), (count, len(bones), width)
+            )
     for name, width in OBJECT_CHANNELS.items():
         values = np.array(getattr(obj, name), np.float64).reshape(1, width)
-        thing.channels["object " + name] = np.repeat(values, count, axis=0)
+        thing.channels["object " + name] = np.broadcast_to(values, (count, width))
 
 
 def _curves(thing: _Thing):
@@ -263,8 +270,9 @@ def _world_matrices(things: list[_Thing], count: int) -> np.ndarray:
 
 def _bone_matrices(thing: _Thing) -> np.ndarray:
     """(F, B, 4, 4) armature-space pose matrices of the armature ``thing``: its needed bones composed, NaN
-    for the others."""
-    obj, c = thing.obj, thing.channels
+    for the others (composed once, and read-only, when no F-curve moves them)."""
+    obj, frames = thing.obj, len(thing.channels["location"])
+    c = {name: values if thing.posed else values[:1] for name, values in thing.channels.items()}
     needed = np.array(sorted(thing.bones), int)
     pose_bones = obj.pose.bones
     position = {index: n for n, index in enumerate(needed)}
@@ -282,4 +290,4 @@ def _bone_matrices(thing: _Thing) -> np.ndarray:
     )  # fmt: skip
     out = np.full((count, len(pose_bones), 4, 4), np.nan)
     out[:, needed] = posing.down_tree(parents, local)
-    return out
+    return np.broadcast_to(out, (frames, *out.shape[1:]))
