@@ -258,6 +258,8 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=3, help="fresh builds, each baked once (default 3)")
     parser.add_argument("--profile", action="store_true", help="also print a cProfile of Limb IK's bake, 100 legs")
     parser.add_argument("--skip", nargs="*", default=[], choices=["cases", "long", "boxing"], help="sections to skip")
+    parser.add_argument("--cases", nargs="+", default=[f"{legs}x{frames}" for legs, frames in CASES],
+                        help="legs x frames to bake (default: %(default)s)")  # fmt: skip
     args = parser.parse_args()
     lik = source_extension.enable()
     report.header(
@@ -275,7 +277,8 @@ def main() -> int:
     verdicts = []
     if "cases" not in args.skip:
         results = []
-        for legs, frames in CASES:
+        for case in args.cases:
+            legs, frames = (int(part) for part in case.split("x"))
             results += measure(lik, legs, frames, args.rounds)
         print(results_table(results), end="\n\n")
         table, verdicts = ratio_table(results)

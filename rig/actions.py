@@ -7,6 +7,7 @@ arrays, and an :class:`ActionEdit` remembers every F-curve it touches so a failu
 action back exactly as it was.
 """
 
+import functools
 from dataclasses import dataclass, field
 
 import bpy
@@ -144,6 +145,13 @@ NEW_KEY_ATTRIBUTES = {
 RANGE_SLACK = 1e-3  #: keys this close outside a replaced range are replaced too
 
 
+@functools.lru_cache(maxsize=8)
+def _new_key_arrays(count: int) -> tuple[tuple[str, np.ndarray], ...]:
+    """What :meth:`ActionEdit._key_new` sets on ``count`` keys besides where they are, made once per count."""
+    floats = tuple((name, np.full(count, NEW_KEY[name], np.float32)) for name in ("back", "amplitude", "period"))
+    return (*floats, ("select_control_point", np.zeros(count, bool)))
+
+
 @dataclass
 class ActionEdit:
     """Key edits on one object's action that can be undone as a whole if anything fails midway."""
@@ -151,11 +159,12 @@ class ActionEdit:
     obj: bpy.types.Object
     _created_action: bool = False
     _previous_slot: object = None
-    _created: list = field(default_factory=list)  #: (data path, index) of F-curves this edit created
+    _created: dict = field(default_factory=dict)  #: (data path, index) of F-curves this edit created, as keys
     #: (data path, index, what to put back), in the order the edits were made: every key before the edit (None
     #: for none), or (first index, keys there now, keys there before) for a range spliced in place
     _undo: list = field(default_factory=list)
     _curves: dict | None = None  #: (data path, index) -> F-curve, once looked up
+    _collection: object = None  #: the F-curves of the action (the slot's channelbag's from 4.4)
     _groups: dict = field(default_factory=dict)  #: channel groups by name, once looked up (4.4 on)
 
     def __post_init__(self):
@@ -165,14 +174,14 @@ class ActionEdit:
 
     def fcurve(self, path: str, index: int, group: str) -> bpy.types.FCurve:
         """The F-curve for ``path[index]``, created in ``group`` if missing."""
-        curves = fcurves(self.obj, create=True)
         if self._curves is None:  # looked up once: finding a curve by path searches them all
-            self._curves = {(c.data_path, c.array_index): c for c in curves}
+            self._collection = fcurves(self.obj, create=True)
+            self._curves = {(c.data_path, c.array_index): c for c in self._collection}
         curve = self._curves.get((path, index))
         if curve is None:
-            curve = _new_fcurve(self.obj, curves, path, index, group, self._groups)
+            curve = _new_fcurve(self.obj, self._collection, path, index, group, self._groups)
             self._curves[(path, index)] = curve
-            self._created.append((path, index))
+            self._created[(path, index)] = None
         return curve
 
     def replace_range(self, fcurve: bpy.types.FCurve, frames: np.ndarray, values: np.ndarray, start, end) -> None:
@@ -222,10 +231,11 @@ class ActionEdit:
         already Bézier, auto-clamped, eased automatically and of type Keyframe."""
         points = fcurve.keyframe_points
         points.add(len(frames))
-        points.foreach_set("co", np.column_stack([frames, values]).astype(np.float32).ravel())
-        for name in ("back", "amplitude", "period"):
-            points.foreach_set(name, np.full(len(frames), NEW_KEY[name], np.float32))
-        points.foreach_set("select_control_point", np.zeros(len(frames), bool))
+        co = np.empty((len(frames), 2), np.float32)
+        co[:, 0], co[:, 1] = frames, values
+        points.foreach_set("co", co.ravel())
+        for name, array in _new_key_arrays(len(frames)):
+            points.foreach_set(name, array)
         fcurve.update()
 
     def rollback(self) -> None:

@@ -29,6 +29,7 @@ OBJECT_CHANNELS = {
 BONE_CHANNELS = {"location": 3, "rotation_euler": 3, "rotation_quaternion": 4, "rotation_axis_angle": 4, "scale": 3}
 #: Object properties that change how Blender evaluates an object, which F-curves must not drive here.
 OBJECT_SETTINGS = ("rotation_mode", "constraints", "hide_viewport", "hide_render", "rigid_body", "limb_ik.")
+IDENTITY = (1.0, 0.0, 0.0, 0.0)
 _BONE_PATH = re.compile(r'pose\.bones\["((?:[^"\\]|\\.)*)"\]\.?(.*)')
 
 
@@ -259,8 +260,10 @@ def _world_matrices(things: list[_Thing], count: int) -> np.ndarray:
             turn[:, rows] = posing.rotation_matrices(c["rotation_axis_angle"][:, rows], mode)
             continue
         name = "rotation_quaternion" if mode == QUATERNION else "rotation_euler"
-        delta = posing.rotation_matrices(c["delta_" + name][:, rows], mode)
-        turn[:, rows] = delta @ posing.rotation_matrices(c[name][:, rows], mode)
+        turn[:, rows] = posing.rotation_matrices(c[name][:, rows], mode)
+        delta = c["delta_" + name][:, rows]
+        if (delta != (IDENTITY if mode == QUATERNION else 0.0)).any():
+            turn[:, rows] = posing.rotation_matrices(delta, mode) @ turn[:, rows]
     local = posing.compose(c["location"] + c["delta_location"], turn, c["scale"] * c["delta_scale"])
     for n, thing in enumerate(things):
         if thing.parent >= 0:
