@@ -83,6 +83,8 @@ class Keys:
         self.x, self.y = co[:, 0].astype(np.float64), co[:, 1].astype(np.float64)
         self.left, self.right = left.astype(np.float64), right.astype(np.float64)
         self.ipo = ipo
+        self.reach = float(np.abs(self.x).max(initial=0.0))  #: the farthest key from frame 0
+        self._segments = None
         curve = np.repeat(np.arange(len(fcurves)), counts)
         last = np.zeros(total, bool)
         last[self.starts + counts - 1] = True  # the last key's interpolation is never used
@@ -113,7 +115,7 @@ class Keys:
     def _cycle(self, curve, time, first, last):
         """The time each curve is read at under its Cycles modifier, and the value offset it adds."""
         offset = np.zeros(len(time))
-        cycled = np.flatnonzero(self.cycles[curve].any(axis=1))
+        cycled = np.flatnonzero(self.cycles.any(axis=1)[curve])
         if not len(cycled):
             return time, offset
         time = time.copy()
@@ -156,7 +158,7 @@ class Keys:
     def _interpolate(self, curve, time):
         """Values strictly between a curve's first and last keys."""
         # Every curve's keys shifted past the one before, so one sorted search finds each time's segment.
-        shift = 2.0 * max(np.abs(self.x).max(initial=0.0), np.abs(time).max(initial=0.0)) + 1.0
+        shift = 2.0 * max(self.reach, np.abs(time).max(initial=0.0)) + 1.0
         order = self.x + shift * np.repeat(np.arange(len(self.counts)), self.counts)
         after = np.searchsorted(order, time + shift * curve, side="left")
         before = after - 1
@@ -175,28 +177,28 @@ class Keys:
             (t[linear] - self.x[a[linear]]) / duration[linear]
         )
         bezier = ~held & ~linear
-        out[rest[bezier]] = _bezier(
-            np.column_stack([self.x[a[bezier]], self.y[a[bezier]]]),
-            self.right[a[bezier]],
-            self.left[b[bezier]],
-            np.column_stack([self.x[b[bezier]], self.y[b[bezier]]]),
-            t[bezier],
-        )
+        segment = a[bezier]
+        x, y, flat = self._bezier_segments()
+        t, found = _first_root(x[segment, 0] - t[bezier], *x[segment, 1:].T)
+        c0, c1, c2, c3 = y[segment].T
+        value = np.where(found, c0 + t * c1 + t * t * c2 + t * t * t * c3, 0.0)  # Blender gives 0 for no root
+        out[rest[bezier]] = np.where(flat[segment], c0, value)
         return out
 
-
-def _bezier(v1, v2, v3, v4, time) -> np.ndarray:
-    """The Bézier segments from key ``v1`` (its right handle ``v2``) to key ``v4`` (its left handle ``v3``)
-    at ``time``, each (n, 2) (frame, value), with Blender's handle correction and choice of root."""
-    flat = (np.abs(v1[:, 1] - v4[:, 1]) < FLT_EPSILON) & (np.abs(v2[:, 1] - v3[:, 1]) < FLT_EPSILON)
-    flat &= np.abs(v3[:, 1] - v4[:, 1]) < FLT_EPSILON
-    v2, v3 = _corrected(v1, v2, v4, +1), _corrected(v4, v3, v1, -1)
-    q0, q1, q2, q3 = v1[:, 0], v2[:, 0], v3[:, 0], v4[:, 0]
-    t, found = _first_root(q0 - time, 3.0 * (q1 - q0), 3.0 * (q0 - 2.0 * q1 + q2), q3 - q0 + 3.0 * (q1 - q2))
-    f1, f2, f3, f4 = v1[:, 1], v2[:, 1], v3[:, 1], v4[:, 1]
-    c1, c2, c3 = 3.0 * (f2 - f1), 3.0 * (f1 - 2.0 * f2 + f3), f4 - f1 + 3.0 * (f2 - f3)
-    value = np.where(found, f1 + t * c1 + t * t * c2 + t * t * t * c3, 0.0)  # Blender gives 0 when no root is found
-    return np.where(flat, v1[:, 1], value)
+    def _bezier_segments(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Per key, the Bézier segment to the next key (Blender's handle correction applied): (K, 4)
+        coefficients of its frame and of its value in the segment's parameter, and whether it is flat."""
+        if self._segments is None:
+            following = np.minimum(np.arange(len(self.x)) + 1, len(self.x) - 1)  # a curve's last key: unused
+            v1, v4 = np.column_stack([self.x, self.y]), np.column_stack([self.x[following], self.y[following]])
+            v2, v3 = self.right, self.left[following]
+            flat = (np.abs(v1[:, 1] - v4[:, 1]) < FLT_EPSILON) & (np.abs(v2[:, 1] - v3[:, 1]) < FLT_EPSILON)
+            flat &= np.abs(v3[:, 1] - v4[:, 1]) < FLT_EPSILON
+            v2, v3 = _corrected(v1, v2, v4, +1), _corrected(v4, v3, v1, -1)
+            x, y = (np.column_stack([p0, 3.0 * (p1 - p0), 3.0 * (p0 - 2.0 * p1 + p2), p3 - p0 + 3.0 * (p1 - p2)])
+                    for p0, p1, p2, p3 in ((v[:, i] for v in (v1, v2, v3, v4)) for i in (0, 1)))  # fmt: skip
+            self._segments = x, y, flat
+        return self._segments
 
 
 def _corrected(key, handle, other, toward) -> np.ndarray:
@@ -213,43 +215,46 @@ def _corrected(key, handle, other, toward) -> np.ndarray:
 def _first_root(c0, c1, c2, c3) -> tuple[np.ndarray, np.ndarray]:
     """The first root in [SMALL, 1.000001] of ``c0 + c1 t + c2 t^2 + c3 t^3``, in the order Blender's
     ``solve_cubic`` tries them, and whether there is one."""
-    n = len(c0)
-    candidates = np.full((n, 3), np.nan)
-    cubic = c3 != 0.0
-    with np.errstate(divide="ignore", invalid="ignore"):
-        a = c2 / c3 / 3.0
-        b, c = c1 / c3, c0 / c3
+    candidates = np.full((len(c0), 3), np.nan)
+    cubic = np.flatnonzero(c3 != 0.0)
+    if len(cubic):
+        a = c2[cubic] / c3[cubic] / 3.0
+        b, c = c1[cubic] / c3[cubic], c0[cubic] / c3[cubic]
         p = b / 3.0 - a * a
         q = (2.0 * a * a * a - a * b + c) / 2.0
         d = q * q + p * p * p
-        one = cubic & (d > 0.0)
-        t = np.sqrt(np.where(one, d, 0.0))
-        candidates[one, 0] = (np.cbrt(-q + t) + np.cbrt(-q - t) - a)[one]
-        double = cubic & (d == 0.0)
-        t = np.cbrt(-q)
-        candidates[double, 0] = (2.0 * t - a)[double]
-        candidates[double, 1] = (-t - a)[double]
-        three = cubic & (d < 0.0)
-        phi = np.arccos(np.clip(-q / np.sqrt(np.where(three, -p * p * p, 1.0)), -1.0, 1.0))
-        t = np.sqrt(np.where(three, -p, 0.0))
+        one = d > 0.0
+        t = np.sqrt(d[one])
+        candidates[cubic[one], 0] = np.cbrt(-q[one] + t) + np.cbrt(-q[one] - t) - a[one]
+        double = d == 0.0
+        t = np.cbrt(-q[double])
+        candidates[cubic[double], 0] = 2.0 * t - a[double]
+        candidates[cubic[double], 1] = -t - a[double]
+        three = d < 0.0
+        p, q, a = p[three], q[three], a[three]
+        phi = np.arccos(np.clip(-q / np.sqrt(-p * p * p), -1.0, 1.0))
+        t = np.sqrt(-p)
         cos_third = np.cos(phi / 3.0)
         sin_part = np.sqrt(np.maximum(3.0 - 3.0 * cos_third * cos_third, 0.0))
-        candidates[three, 0] = (2.0 * t * cos_third - a)[three]
-        candidates[three, 1] = (-t * (cos_third + sin_part) - a)[three]
-        candidates[three, 2] = (-t * (cos_third - sin_part) - a)[three]
-        quadratic = ~cubic & (c2 != 0.0)
-        discriminant = c1 * c1 - 4.0 * c2 * c0
-        two = quadratic & (discriminant > 0.0)
-        root = np.sqrt(np.where(two, discriminant, 0.0))
-        candidates[two, 0] = ((-c1 - root) / (2.0 * c2))[two]
-        candidates[two, 1] = ((-c1 + root) / (2.0 * c2))[two]
-        touching = quadratic & (discriminant == 0.0)
-        candidates[touching, 0] = (-c1 / (2.0 * c2))[touching]
-        linear = ~cubic & (c2 == 0.0) & (c1 != 0.0)
-        candidates[linear, 0] = (-c0 / c1)[linear]
-        constant = ~cubic & (c2 == 0.0) & (c1 == 0.0) & (c0 == 0.0)
-        candidates[constant, 0] = 0.0
+        rows = cubic[three]
+        candidates[rows, 0] = 2.0 * t * cos_third - a
+        candidates[rows, 1] = -t * (cos_third + sin_part) - a
+        candidates[rows, 2] = -t * (cos_third - sin_part) - a
+    lower = c3 == 0.0
+    quadratic = np.flatnonzero(lower & (c2 != 0.0))
+    if len(quadratic):
+        a, b, c = c2[quadratic], c1[quadratic], c0[quadratic]
+        discriminant = b * b - 4.0 * a * c
+        two = discriminant > 0.0
+        root = np.sqrt(discriminant[two])
+        candidates[quadratic[two], 0] = (-b[two] - root) / (2.0 * a[two])
+        candidates[quadratic[two], 1] = (-b[two] + root) / (2.0 * a[two])
+        touching = discriminant == 0.0
+        candidates[quadratic[touching], 0] = -b[touching] / (2.0 * a[touching])
+    linear = np.flatnonzero(lower & (c2 == 0.0) & (c1 != 0.0))
+    candidates[linear, 0] = -c0[linear] / c1[linear]
+    candidates[lower & (c2 == 0.0) & (c1 == 0.0) & (c0 == 0.0), 0] = 0.0
     valid = (candidates >= SMALL) & (candidates <= 1.000001)
     found = valid.any(axis=1)
     pick = np.argmax(valid, axis=1)
-    return np.where(found, candidates[np.arange(n), pick], 0.0), found
+    return np.where(found, candidates[np.arange(len(c0)), pick], 0.0), found
