@@ -58,7 +58,7 @@ def _bake(obj: bpy.types.Object, options: Options, progress: Progress) -> dict:
         return {"note": "No enabled limbs; nothing baked."}
     start, end = frame_range(options)
     report = api.bake(obj, frame_start=start, frame_end=end, progress=lambda done: progress((start, end), done))
-    return {"baked": report.limbs, "frames": [start, end], "keys": report.keys, "unreached": report.unreached}
+    return _baked(report, start, end)
 
 
 def _plant(obj: bpy.types.Object, options: Options, progress: Progress) -> dict:
@@ -68,7 +68,13 @@ def _plant(obj: bpy.types.Object, options: Options, progress: Progress) -> dict:
     report = api.plant(
         obj, options.ground, frame_start=start, frame_end=end, progress=lambda done: progress((start, end), done)
     )
-    return {"baked": report.limbs, "frames": [start, end], "keys": report.keys, "unreached": report.unreached}
+    return _baked(report, start, end)
+
+
+def _baked(report, start: int, end: int) -> dict:
+    """A bake's part of the report: what was keyed, and how the animation was read (``path``, ``why``)."""
+    return {"baked": report.limbs, "frames": [start, end], "keys": report.keys, "unreached": report.unreached,
+            "path": report.path, "why": report.why}  # fmt: skip
 
 
 def _check(obj: bpy.types.Object, options: Options, progress: Progress) -> dict:

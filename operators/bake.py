@@ -91,7 +91,7 @@ class LIMB_IK_OT_bake(bpy.types.Operator):
             text = f"Baked {names(report.limbs)}: {report.keys} keys over {report.frames} frames"
             if report.unreached:
                 text += "; out of reach on " + names(f"{k} ({v} frames)" for k, v in report.unreached.items())
-            return text
+            return f"{text}. {report.why}"
 
         return run(self, work)
 
