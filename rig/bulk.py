@@ -30,7 +30,10 @@ BONE_CHANNELS = {"location": 3, "rotation_euler": 3, "rotation_quaternion": 4, "
 #: Object properties that change how Blender evaluates an object, which F-curves must not drive here.
 OBJECT_SETTINGS = ("rotation_mode", "constraints", "hide_viewport", "hide_render", "rigid_body", "limb_ik.")
 IDENTITY = (1.0, 0.0, 0.0, 0.0)
-_BONE_PATH = re.compile(r'pose\.bones\["((?:[^"\\]|\\.)*)"\]\.?(.*)')
+#: A pose bone's path, its name in either quotes: the bone's name, and what follows.
+_BONE_PATH = re.compile(
+    r"""pose\.bones\[(?P<quote>["'])(?P<name>(?:(?!(?P=quote))[^\\]|\\.)*)(?P=quote)\]\.?(?P<rest>.*)"""
+)
 
 
 class NotBulk(Exception):
@@ -197,8 +200,8 @@ def _moves(thing: _Thing, path: str) -> bool:
     match = _BONE_PATH.fullmatch(path)
     if match is not None:
         return thing.obj.pose is not None and thing.obj.pose.bones.find(
-            bpy.utils.unescape_identifier(match[1])
-        ) in thing.bones and not match[2].startswith(("[", "bbone_"))  # fmt: skip
+            bpy.utils.unescape_identifier(match['name'])
+        ) in thing.bones and not match["rest"].startswith(("[", "bbone_"))  # fmt: skip
     return path in OBJECT_CHANNELS or path.startswith(OBJECT_SETTINGS)
 
 
@@ -232,10 +235,10 @@ def _curves(thing: _Thing):
         path = curve.data_path
         match = _BONE_PATH.fullmatch(path)
         if match is not None:
-            bone = pose_bones.find(bpy.utils.unescape_identifier(match[1])) if pose_bones is not None else -1
+            bone = pose_bones.find(bpy.utils.unescape_identifier(match["name"])) if pose_bones is not None else -1
             if bone not in thing.bones:
                 continue
-            channel = match[2]
+            channel = match["rest"]
             if channel not in BONE_CHANNELS:
                 if not channel.startswith(("[", "bbone_")):
                     raise NotBulk(f"the F-curve {path}[{curve.array_index}] of '{obj.name}' animates a setting of "
@@ -248,6 +251,9 @@ def _curves(thing: _Thing):
             raise NotBulk(f"the F-curve {path}[{curve.array_index}] of '{obj.name}' animates a setting")
         else:
             continue
+        width = {**OBJECT_CHANNELS, **BONE_CHANNELS}[target[0].removeprefix("object ")]
+        if not 0 <= curve.array_index < width:
+            raise NotBulk(f"the F-curve {path}[{curve.array_index}] of '{obj.name}' is on no element of its channel")
         yield curve, target
 
 
