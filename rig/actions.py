@@ -48,9 +48,9 @@ NEW_KEY = {
     "amplitude": _KEYFRAME["amplitude"].default,
     "period": _KEYFRAME["period"].default,
     "type": _KEYFRAME["type"].enum_items["KEYFRAME"].value,
-    "select_control_point": 0,
-    "select_left_handle": 0,
-    "select_right_handle": 0,
+    "select_control_point": 1,
+    "select_left_handle": 1,
+    "select_right_handle": 1,
 }
 
 
@@ -148,8 +148,7 @@ RANGE_SLACK = 1e-3  #: keys this close outside a replaced range are replaced too
 @functools.lru_cache(maxsize=8)
 def _new_key_arrays(count: int) -> tuple[tuple[str, np.ndarray], ...]:
     """What :meth:`ActionEdit._key_new` sets on ``count`` keys besides where they are, made once per count."""
-    floats = tuple((name, np.full(count, NEW_KEY[name], np.float32)) for name in ("back", "amplitude", "period"))
-    return (*floats, ("select_control_point", np.zeros(count, bool)))
+    return tuple((name, np.full(count, NEW_KEY[name], np.float32)) for name in ("back", "amplitude", "period"))
 
 
 @dataclass
@@ -228,7 +227,7 @@ class ActionEdit:
     @staticmethod
     def _key_new(fcurve: bpy.types.FCurve, frames: np.ndarray, values: np.ndarray) -> None:
         """Key an F-curve that has no keys yet: the same keys, without merging. A key added in bulk is
-        already Bézier, auto-clamped, eased automatically and of type Keyframe."""
+        already Bézier, auto-clamped, eased automatically, of type Keyframe and selected."""
         points = fcurve.keyframe_points
         points.add(len(frames))
         co = np.empty((len(frames), 2), np.float32)
