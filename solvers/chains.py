@@ -128,12 +128,8 @@ def solve_chains(batch: ChainBatch) -> ChainResult:
         [chains.rotations, np.asarray(batch.toe_rotations, dtype=np.float64)[:, None]], axis=1)  # fmt: skip
     influence = np.broadcast_to(np.asarray(batch.influence, dtype=np.float64), (chains.n,))
     blended = np.empty_like(ik.rotations)
-    partial = influence != 1.0  # at full influence the blend is the IK rotation, on the FK one's hemisphere
     for i in range(k):
-        fk = _unit(rotations[:, i])
-        blended[:, i] = _unit(rotation_modes.same_hemisphere(ik.rotations[:, i], fk))
-        if partial.any():
-            blended[partial, i] = rotation_modes.slerp(fk[partial], ik.rotations[partial, i], influence[partial])
+        blended[:, i] = rotation_modes.slerp(_unit(rotations[:, i]), ik.rotations[:, i], influence)
     y_scale = 1.0 + influence[:, None] * (ik.y_scale - 1.0)
     return ChainResult(blended, y_scale, solve.points, reached)
 
