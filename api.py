@@ -153,7 +153,8 @@ def check(obj: bpy.types.Object | str) -> dict[str, str]:
 def solve(obj: bpy.types.Object | str, limbs: list[str] | None = None) -> _solve.Report:
     """Solve the named limbs (default: every enabled one) at the current frame and write the pose.
 
-    Returns a report with ``solved`` and ``unreached`` limb names.
+    Returns a report with ``solved`` and ``unreached`` limb names, and ``off_plane``: for each limb held in
+    a plane (its ``plane`` setting) whose goal lay off it, how far (world units).
     """
     obj = _armature(obj)
     if limbs is None and not any(limb.enabled for limb in obj.limb_ik.limbs):  # as bake does
@@ -172,7 +173,8 @@ def bake(
 ) -> _bake.BakeReport:
     """Key the solved pose over a frame range (default: the scene's) on the limb bones' rotation
     channels only; every other key stays as it was. Returns a report with ``frames``, ``keys``,
-    ``unreached`` (limb -> frames out of reach) and ``seconds``.
+    ``unreached`` (limb -> frames out of reach), ``off_plane`` (limb -> frames its goal lay off the plane
+    the limb is held in, and the farthest it lay, in world units) and ``seconds``.
 
     ``progress``, if given, is called after each frame is read with the fraction of the range done
     (0 to 1); an exception it raises ends the bake with the scene as it was.

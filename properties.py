@@ -16,7 +16,7 @@ from bpy.props import (
 )
 
 from .rig import goals, live
-from .rig.choices import END_ROTATION_ITEMS, REACH_ITEMS, SWIVEL_ITEMS
+from .rig.choices import END_ROTATION_ITEMS, PLANE_ITEMS, REACH_ITEMS, SWIVEL_ITEMS
 
 
 def _target_changed(limb, _context):
@@ -123,6 +123,21 @@ class LIMB_IK_PG_limb(bpy.types.PropertyGroup):
         name="Max Bend", description="Largest angle between the two bones (180° = folding flat allowed)",
         default=math.pi, min=0.0, max=math.pi, subtype="ANGLE",
     )  # fmt: skip
+    plane: EnumProperty(
+        name="Plane",
+        description="Plane the limb stays in, through its first joint: the goal is projected into it and the "
+        "knee or elbow never leaves it, bending to the side its hinge (rest pose) bends to, or its pole's side; "
+        "for side-on characters and 2D cut-out rigs",
+        items=PLANE_ITEMS,
+        default="NONE",
+    )
+    plane_normal: FloatVectorProperty(
+        name="Plane Normal",
+        description="Normal of the Custom plane, in the armature's space",
+        size=3,
+        subtype="DIRECTION",
+        default=(0.0, 1.0, 0.0),
+    )
     plant: BoolProperty(
         name="Plant",
         description="This limb is a foot to plant on the rig's ground: it lands on the surface instead of the "

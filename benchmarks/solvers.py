@@ -181,7 +181,7 @@ def three_bone_quaternions(c: Chains) -> Callable[[], object]:
     return run
 
 
-def whole_chain_solve(c: Chains) -> Callable[[], object]:
+def whole_chain_solve(c: Chains, plane: np.ndarray | None = None) -> Callable[[], object]:
     """What the rig layer calls: rigid space, hinge, solve, write-back and influence blend."""
     k = c.matrices.shape[1]
     batch = ChainBatch(
@@ -192,8 +192,14 @@ def whole_chain_solve(c: Chains) -> Callable[[], object]:
         target=c.target,
         end_rotation=c.end_rotation if k == 3 else None,
         hinge=np.zeros((len(c.target), 3)),
+        plane=plane,
     )
     return lambda: solve_chains(batch)
+
+
+def whole_chain_solve_in_planes(c: Chains) -> Callable[[], object]:
+    """The same, every limb held in a plane through its first joint (random normals): :mod:`solvers.plane`."""
+    return whole_chain_solve(c, np.random.default_rng(SEED).normal(size=(len(c.target), 3)))
 
 
 BATCH_CASES = (
@@ -203,6 +209,8 @@ BATCH_CASES = (
     ("(c) three-bone, positions + local quaternions", 3, three_bone_quaternions, False, 10**6),
     ("(d) two-bone, `solve_chains` (rig path)", 2, whole_chain_solve, False, 10**5),
     ("(e) three-bone, `solve_chains` (rig path)", 3, whole_chain_solve, False, 10**5),
+    ("(f) two-bone in a plane, `solve_chains`", 2, whole_chain_solve_in_planes, False, 10**5),
+    ("(g) three-bone in a plane, `solve_chains`", 3, whole_chain_solve_in_planes, False, 10**5),
 )
 
 

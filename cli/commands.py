@@ -72,9 +72,13 @@ def _plant(obj: bpy.types.Object, options: Options, progress: Progress) -> dict:
 
 
 def _baked(report, start: int, end: int) -> dict:
-    """A bake's part of the report: what was keyed, and how the animation was read (``path``, ``why``)."""
-    return {"baked": report.limbs, "frames": [start, end], "keys": report.keys, "unreached": report.unreached,
+    """A bake's part of the report: what was keyed, how the animation was read (``path``, ``why``), and
+    goals off their limbs' planes."""
+    part = {"baked": report.limbs, "frames": [start, end], "keys": report.keys, "unreached": report.unreached,
             "path": report.path, "why": report.why}  # fmt: skip
+    if report.off_plane:
+        part["off_plane"] = {k: {"frames": n, "farthest": far} for k, (n, far) in report.off_plane.items()}
+    return part
 
 
 def _check(obj: bpy.types.Object, options: Options, progress: Progress) -> dict:

@@ -6,7 +6,7 @@ from bpy.props import BoolProperty, EnumProperty, IntProperty
 
 from ..rig.bake import bake
 from ..rig.errors import LimbError
-from .common import names, poll_armature, run
+from .common import length, names, poll_armature, run
 
 LIMB_CHOICES = (
     ("ENABLED", "Enabled", "Every enabled limb"),
@@ -91,6 +91,11 @@ class LIMB_IK_OT_bake(bpy.types.Operator):
             text = f"Baked {names(report.limbs)}: {report.keys} keys over {report.frames} frames"
             if report.unreached:
                 text += "; out of reach on " + names(f"{k} ({v} frames)" for k, v in report.unreached.items())
+            if report.off_plane:
+                text += "; goals off their planes on " + names(
+                    f"{k} ({frames} frames, up to {length(scene, far)})"
+                    for k, (frames, far) in report.off_plane.items()
+                )
             return f"{text}. {report.why}"
 
         return run(self, work)

@@ -3,6 +3,8 @@
 
 from collections.abc import Callable
 
+import bpy
+
 from ..rig.errors import LimbError
 
 
@@ -53,6 +55,12 @@ def limbs_to_use(obj, only_active: bool) -> list:
 
 def names(items) -> str:
     return ", ".join(items)
+
+
+def length(scene, value: float) -> str:
+    """A world distance in the scene's units, like "3.2 cm"."""
+    units = scene.unit_settings
+    return bpy.utils.units.to_string(units.system, "LENGTH", value * units.scale_length, precision=3)
 
 
 def counted(number: int, noun: str) -> str:

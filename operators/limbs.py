@@ -5,6 +5,7 @@ import bpy
 from bpy.props import BoolProperty, IntProperty, StringProperty
 
 from ..rig import limbs, switch
+from ..rig.choices import PLANE_ITEMS
 from ..rig.errors import LimbError
 from .common import counted, limbs_to_use, names, poll_armature, run
 
@@ -71,6 +72,10 @@ class LIMB_IK_OT_detect_limbs(bpy.types.Operator):
         found = [f"{names(limb.name for limb, h in added if h == how)} by {how}" for how in ("name", "shape")
                  if any(h == how for _, h in added)]  # fmt: skip
         message = f"Added {counted(len(added), 'limb')}: {'; '.join(found)}"
+        label = {item[0]: item[1] for item in PLANE_ITEMS}
+        planes = sorted({label[limb.plane] for limb, _ in added if limb.plane != "NONE"})
+        if planes:
+            message += f"; their bones lie in one plane, as in a 2D rig: Plane set to {names(planes)}"
         self.report({"INFO"}, f"{message}. Skipped {skipped_text}" if skipped else message)
         held = switch.held_by_ik(context.object, [limb for limb, _ in added])
         if held:

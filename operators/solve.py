@@ -6,13 +6,15 @@ from bpy.props import BoolProperty
 
 from ..rig import keys
 from ..rig.solve import solve_rig
-from .common import counted, limbs_to_use, names, poll_armature, run
+from .common import counted, length, limbs_to_use, names, poll_armature, run
 
 
-def _summary(report) -> str:
+def _summary(report, scene) -> str:
     text = f"Solved {counted(len(report.solved), 'limb')}"
     if report.unreached:
         text += f"; out of reach: {names(report.unreached)}"
+    if report.off_plane:
+        text += "; goals off their planes: " + names(f"{k} ({length(scene, v)})" for k, v in report.off_plane.items())
     return text
 
 
@@ -31,8 +33,10 @@ class LIMB_IK_OT_solve(bpy.types.Operator):
 
     def execute(self, context):
         obj = context.object
-        return run(self, lambda: _summary(
-            solve_rig(obj, context.evaluated_depsgraph_get(), limbs_to_use(obj, self.only_active))))  # fmt: skip
+        depsgraph = context.evaluated_depsgraph_get()
+        return run(
+            self, lambda: _summary(solve_rig(obj, depsgraph, limbs_to_use(obj, self.only_active)), context.scene)
+        )
 
 
 class LIMB_IK_OT_match_fk(bpy.types.Operator):
@@ -62,7 +66,9 @@ class LIMB_IK_OT_match_fk(bpy.types.Operator):
                 keys.key_rotations(obj, bones, context.scene.frame_current)
             for limb in chosen:
                 limb.enabled = False
-            return f"{_summary(report)}; matched FK and switched off {names(limb.name for limb in chosen)}"
+            return (
+                f"{_summary(report, context.scene)}; matched FK and switched off {names(limb.name for limb in chosen)}"
+            )
 
         return run(self, work)
 

@@ -100,6 +100,9 @@ class LIMB_IK_PT_limb(_LimbPanel, bpy.types.Panel):
             target = getattr(limb, goal)
             if target is not None and target.type == "ARMATURE":
                 layout.prop_search(limb, bone, target.data, "bones")
+        layout.prop(limb, "plane")
+        if limb.plane == "CUSTOM":
+            layout.prop(limb, "plane_normal", text="")
         if limb.end_bone:
             layout.prop(limb, "end_rotation")
             row = layout.row()

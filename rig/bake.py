@@ -33,6 +33,8 @@ class BakeReport:
     limbs: list[str] = field(default_factory=list)
     keys: int = 0
     unreached: dict[str, int] = field(default_factory=dict)  #: limb -> frames its target was out of reach
+    #: limb -> frames its goal lay off its plane, and the farthest it lay (world units)
+    off_plane: dict[str, tuple[int, float]] = field(default_factory=dict)
     seconds: float = 0.0
     path: str = ""  #: how the animation was read: "bulk" (F-curves evaluated at once) or "stepped" (frame by frame)
     why: str = ""  #: a sentence saying how and why
@@ -96,11 +98,15 @@ def bake(
 
     report = BakeReport(len(frames), [limb.name for limb in planned.limbs], path=sampled.path, why=sampled.why)
     count = len(frames)
+    lengths = solve.world_length(pose)[:, None]
     for group, result in zip(groups, results):
         reached = result.reached.reshape(count, len(group.limbs))
-        for limb, column in zip(group.limbs, reached.T):
+        away = result.off_plane.reshape(count, len(group.limbs)) * lengths
+        for limb, column, off in zip(group.limbs, reached.T, away.T):
             if not column.all():
                 report.unreached[limb.name] = int((~column).sum())
+            if off.any():
+                report.off_plane[limb.name] = (int(np.count_nonzero(off)), float(off.max()))
     edit = ActionEdit(obj)
     try:
         report.keys = _write(obj, edit, groups, results, frames, pose.frame(0), carried)

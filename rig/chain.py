@@ -84,6 +84,9 @@ def chain_of(obj: bpy.types.Object, limb) -> Chain:
                 f"Limb '{limb.name}': bone '{name}' has locked rotation; unlock it so Limb IK can rotate it."
             )
 
+    if getattr(limb, "plane", "NONE") == "CUSTOM" and not any(limb.plane_normal):
+        raise LimbError(f"Limb '{limb.name}': its Custom plane has no normal; give Plane Normal a direction.")
+
     heads = [np.array(bones[n].head_local, dtype=np.float64) for n in names]
     last = bones[names[-1]]
     points = heads + [np.array(last.tail_local, dtype=np.float64)]

@@ -27,3 +27,21 @@ SWIVEL_ITEMS = (
         "Without a pole, the knee swivels so the whole limb lies in one plane with the end bone",
     ),
 )
+PLANE_ITEMS = (
+    ("NONE", "None", "Solve in 3D: the knee or elbow may leave any plane"),
+    (
+        "SIDE",
+        "Side (XZ)",
+        "Keep the limb in the armature's XZ plane (normal along its Y axis), through the limb's first joint: "
+        "a character walking along X seen side-on, or a 2D cut-out rig drawn in Blender's front view",
+    ),
+    (
+        "FRONT",
+        "Front (YZ)",
+        "Keep the limb in the armature's YZ plane (normal along its X axis), through the limb's first joint: "
+        "the plane a character facing -Y swings its legs in",
+    ),
+    ("CUSTOM", "Custom", "Keep the limb in the plane through its first joint whose normal is Plane Normal"),
+)
+#: Each plane's normal in the armature's space, in the order of ``PLANE_ITEMS`` (the custom one is the limb's).
+PLANE_NORMALS = ((0.0, 0.0, 0.0), (0.0, 1.0, 0.0), (1.0, 0.0, 0.0), (0.0, 0.0, 0.0))

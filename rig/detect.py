@@ -12,6 +12,9 @@ By shape, for the bones no name claims: mirrored pairs of chains of two or more 
 branch off the same bone and hang downwards, at rest or in the pose shown. Those that reach down
 to the lowest part of the rig are legs (a quadruped's front limbs too), the others arms; a short
 last bone below a foot of comparable length is its toe.
+
+Limbs whose bones all lie in one plane, at rest and as animated, belong to a 2D cut-out rig
+(:func:`flat_plane`): they are held in that plane.
 """
 
 import re
@@ -41,6 +44,8 @@ _SEPARATORS = re.compile(r"[\s._:\-]+")
 _WORDS = re.compile(r"[A-Z]+(?=[A-Z][a-z]|\d|$)|[A-Z]?[a-z]+|\d+")  # camelCase and digits
 _SIDES = {"l": "L", "left": "L", "r": "R", "right": "R"}
 MAX_GAP = 2  #: helper bones allowed between two bones of a chain
+#: Bones lie in one plane when none of their ends is farther from it than this fraction of their extent.
+FLAT = 1e-3
 
 
 @dataclass(frozen=True)
@@ -291,6 +296,40 @@ class _Shape:
         if len(chain) >= 3:
             return FoundLimb(f"{kind}.{side}", chain[-3], chain[-2], chain[-1], "", "shape")
         return FoundLimb(f"{kind}.{side}", chain[0], chain[1], "", "", "shape")
+
+
+def flat_plane(obj: bpy.types.Object, limbs: list[FoundLimb], scene: bpy.types.Scene | None = None):
+    """The unit normal (armature space) of the one plane that the bones of two or more ``limbs`` lie in, at
+    rest, in the pose shown and at a few frames of ``scene``'s animation: a 2D cut-out rig. The armature's XZ
+    or YZ plane where they lie in that, else the plane that fits them best, its largest component positive.
+    None where they do not lie in one plane, or a limb is straight in every pose read (on a line, it says
+    nothing about a plane: two straight legs always lie in one)."""
+    if len(limbs) < 2:
+        return None
+    poses = _Shape(obj, scene).poses
+    chains = [[n for n in (limb.upper, limb.lower, limb.end) if n] for limb in limbs]
+    points = [np.array([end for pose in poses for name in chain for end in pose[name]]) for chain in chains]
+    if not all(_spread(p, _main_axes(p))[1] > FLAT * _extent(p) for p in points):
+        return None
+    every = np.concatenate(points)
+    for normal in ((0.0, 1.0, 0.0), (1.0, 0.0, 0.0), _main_axes(every)[2]):
+        if _spread(every, np.array([normal]))[0] <= FLAT * _extent(every):
+            return np.asarray(normal) * np.sign(normal[int(np.argmax(np.abs(normal)))])
+    return None
+
+
+def _main_axes(points: np.ndarray) -> np.ndarray:
+    """(3, 3) the directions the points spread along, most first: the last is their best plane's normal."""
+    return np.linalg.svd(points - points.mean(axis=0), full_matrices=False)[2]
+
+
+def _spread(points: np.ndarray, axes: np.ndarray) -> np.ndarray:
+    """How far the points reach from their centre along each of ``axes`` (unit rows)."""
+    return np.abs((points - points.mean(axis=0)) @ axes.T).max(axis=0)
+
+
+def _extent(points: np.ndarray) -> float:
+    return float(np.linalg.norm(points - points.mean(axis=0), axis=1).max())
 
 
 def _parse_side(bone_name: str) -> tuple[str] | None:

@@ -4,9 +4,10 @@
 from dataclasses import dataclass
 
 import bpy
+import numpy as np
 from mathutils import Matrix
 
-from . import detect, goals, switch
+from . import choices, detect, goals, switch
 from .chain import chain_of, check_armature
 from .errors import LimbError
 
@@ -111,13 +112,17 @@ def detect_limbs(
     Returns the added limbs with what found each (``(limb, "name" or "shape")``), and the limbs
     found but not added with the reason for each. With ``scene``, shapes are also read at a few
     frames of its animation (a limb lifted at rest may reach the ground as it moves).
-    ``with_targets`` gives each added limb a target Empty at its tip, as Add Limb does.
+    ``with_targets`` gives each added limb a target Empty at its tip, as Add Limb does. When every limb
+    found lies in one plane, at rest and as animated (a 2D cut-out rig), the added ones are held in it
+    (:func:`set_plane`).
     """
     check_armature(obj)
     added, skipped = [], {}
     used = {b for limb in obj.limb_ik.limbs for b in (limb.upper_bone, limb.lower_bone, limb.end_bone) if b}
     names = {limb.name for limb in obj.limb_ik.limbs}
-    for found in detect.find_limbs(obj, scene):
+    found_limbs = detect.find_limbs(obj, scene)
+    plane = detect.flat_plane(obj, found_limbs, scene)
+    for found in found_limbs:
         bones = [b for b in (found.upper, found.lower, found.end) if b]
         if found.name in names or used & set(bones):
             skipped[found.name] = "already set up"
@@ -127,9 +132,21 @@ def detect_limbs(
         except LimbError as error:  # named like a limb, but not a usable chain
             skipped[found.name] = str(error)
             continue
+        if plane is not None:
+            set_plane(limb, plane)
         added.append((limb, found.how))
         used |= set(bones)
     return added, skipped
+
+
+def set_plane(limb, normal) -> None:
+    """Hold ``limb`` in the plane with the unit ``normal`` (armature space): Side or Front where that is
+    the armature's XZ or YZ plane, else Custom."""
+    for item, axis in zip(choices.PLANE_ITEMS, choices.PLANE_NORMALS):
+        if any(axis) and abs(float(np.dot(normal, axis))) >= 1.0 - 1e-9:
+            limb.plane = item[0]
+            return
+    limb.plane, limb.plane_normal = "CUSTOM", tuple(normal)
 
 
 def remove_limb(obj: bpy.types.Object, index: int) -> None:

@@ -16,7 +16,7 @@ from ..solvers.chains import ChainBatch, ChainResult, solve_chains
 from ..solvers.options import Reach
 from . import goals, plant
 from .chain import Chain, chain_of, check_armature, check_scale_inheritance
-from .choices import END_ROTATION_ITEMS, REACH_ITEMS, SWIVEL_ITEMS
+from .choices import END_ROTATION_ITEMS, PLANE_ITEMS, PLANE_NORMALS, REACH_ITEMS, SWIVEL_ITEMS
 from .errors import LimbError
 from .pose import Pose, local_quaternions, over_frames, read_pose, write_rotations
 
@@ -58,6 +58,7 @@ class Report:
     solved: list[str] = field(default_factory=list)
     unreached: list[str] = field(default_factory=list)
     problems: dict[str, str] = field(default_factory=dict)
+    off_plane: dict[str, float] = field(default_factory=dict)  #: limb -> how far its goal lay off its plane (world)
 
 
 def plan(obj: bpy.types.Object, limbs=None) -> Plan:
@@ -101,7 +102,7 @@ def signature(obj: bpy.types.Object) -> tuple:
     limbs = tuple(
         (limb.name, limb.enabled, limb.upper_bone, limb.lower_bone, limb.end_bone, goal(limb.target),
          limb.target_bone, limb.target_name, goal(limb.pole), limb.pole_bone, limb.pole_name, limb.plant,
-         limb.toe_bone)
+         limb.toe_bone, limb.plane, tuple(limb.plane_normal))
         for limb in settings.limbs
     )  # fmt: skip
     bones, pose_bones = obj.data.bones, obj.pose.bones
@@ -145,7 +146,7 @@ def assemble(planned: Plan, pose: Pose, goal_world: np.ndarray) -> list[Group]:
     obj = planned.obj
     count = len(pose.world)
     check_scale_inheritance(planned.limbs, planned.chains, pose.matrices)
-    unit = np.abs(np.linalg.det(pose.world[:, :3, :3])) ** (1.0 / 3.0)  # world length of one armature unit
+    unit = world_length(pose)
     goal = np.linalg.inv(pose.world)[:, None] @ goal_world  # armature space
     refs = goal_refs(planned)
     settings = _limb_settings(obj.limb_ik.limbs)
@@ -215,6 +216,7 @@ def assemble(planned: Plan, pose: Pose, goal_world: np.ndarray) -> list[Group]:
                 "min_bend": tiled(np.minimum(own["min_bend"], np.pi)),
                 "max_bend": tiled(np.minimum(own["max_bend"], np.pi)),
             },
+            plane=None if (plane := _plane_normals(own)) is None else tiled(plane),
         )
         if with_toe:  # planting sets the toe's goal; until then it keeps its animated turn
             toes = pose.matrices[:, written[:, -1]]
@@ -229,12 +231,13 @@ def _enum_values(items) -> dict[str, int]:
     return {item[0]: position for position, item in enumerate(items)}
 
 
-END_ROTATION, SWIVEL = _enum_values(END_ROTATION_ITEMS), _enum_values(SWIVEL_ITEMS)
+END_ROTATION, SWIVEL, PLANE = _enum_values(END_ROTATION_ITEMS), _enum_values(SWIVEL_ITEMS), _enum_values(PLANE_ITEMS)
+_PLANE_NORMALS = np.array(PLANE_NORMALS)
 assert [_enum_values(REACH_ITEMS)[mode.name] for mode in Reach] == [mode.value for mode in Reach]
 _SETTINGS = (
     ("reach", np.int64), ("end_rotation", np.int64), ("swivel", np.int64), ("use_hinge", np.int64),
     ("softness", np.float64), ("max_stretch", np.float64), ("stretch_start", np.float64),
-    ("influence", np.float64), ("min_bend", np.float64), ("max_bend", np.float64),
+    ("influence", np.float64), ("min_bend", np.float64), ("max_bend", np.float64), ("plane", np.int64),
 )  # fmt: skip
 
 
@@ -248,7 +251,22 @@ def _limb_settings(limbs) -> dict[str, np.ndarray]:
     offsets = np.empty(4 * len(limbs), np.float32)
     limbs.foreach_get("target_offset", offsets)
     out["target_offset"] = offsets.reshape(-1, 4).astype(np.float64)
+    normals = np.empty(3 * len(limbs), np.float32)
+    limbs.foreach_get("plane_normal", normals)
+    out["plane_normal"] = normals.reshape(-1, 3).astype(np.float64)
     return out
+
+
+def _plane_normals(own: dict[str, np.ndarray]) -> np.ndarray | None:
+    """(n, 3) each limb's plane normal in the armature's space, zero for none; None when no limb has a plane."""
+    custom = (own["plane"] == PLANE["CUSTOM"])[:, None]
+    normals = np.where(custom, own["plane_normal"], _PLANE_NORMALS[own["plane"]])
+    return normals if normals.any() else None
+
+
+def world_length(pose: Pose) -> float | np.ndarray:
+    """World length of one unit of the armature's space; (F,) over F frames."""
+    return np.abs(np.linalg.det(pose.world[..., :3, :3])) ** (1.0 / 3.0)
 
 
 def prepare(planned: Plan, depsgraph) -> tuple[list[Group], Pose, list[plant.Carried]]:
@@ -326,8 +344,10 @@ def solve_rig(obj: bpy.types.Object, depsgraph, limbs=None, strict: bool = True)
     results = solve_groups(groups)
     write(obj, pose, groups, results, carried)
     for group, result in zip(groups, results):
-        for limb, reached in zip(group.limbs, result.reached):
+        for limb, reached, off_plane in zip(group.limbs, result.reached, result.off_plane):
             report.solved.append(limb.name)
             if not reached:
                 report.unreached.append(limb.name)
+            if off_plane:
+                report.off_plane[limb.name] = float(off_plane) * world_length(pose)
     return report

@@ -3,7 +3,8 @@
 
 Scalar solvers (pure Python floats, a few microseconds each): :func:`solve_two_bone`,
 :func:`solve_three_bone`, :func:`two_bone_angles`, :func:`rotation_between`. The same maths
-over many limbs with numpy: :func:`solve_two_bone_batch`, :func:`solve_three_bone_batch`.
+over many limbs with numpy: :func:`solve_two_bone_batch`, :func:`solve_three_bone_batch`, and for limbs
+held in a plane :func:`solve_two_bone_plane`, :func:`solve_three_bone_plane`.
 From new joint positions to local bone rotations: :func:`chain_local_rotations`; rotation-mode
 conversions live in :mod:`.rotation_modes`. Every bad input raises :class:`SolverError`.
 """
@@ -13,6 +14,7 @@ from .errors import SolverError
 from .local_rotation import chain_local_rotations
 from .options import Reach, ReachOptions
 from .planar import PlanarAngles, two_bone_angles
+from .plane import solve_three_bone_plane, solve_two_bone_plane
 from .rotation import rotation_between
 from .three_bone import ThreeBoneSolution, solve_three_bone
 from .two_bone import TwoBoneSolution, solve_two_bone
@@ -28,7 +30,9 @@ __all__ = [
     "rotation_between",
     "solve_three_bone",
     "solve_three_bone_batch",
+    "solve_three_bone_plane",
     "solve_two_bone",
     "solve_two_bone_batch",
+    "solve_two_bone_plane",
     "two_bone_angles",
 ]

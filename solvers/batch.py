@@ -58,12 +58,14 @@ def solve_two_bone_batch(
 ) -> TwoBoneBatch:
     """:func:`.two_bone.solve_two_bone` for N limbs. ``pole_mask`` marks the rows whose pole is used
     (all rows when ``pole`` is given without a mask)."""
-    points = {"root": _points("root", root), "knee": _points("knee", knee), "end": _points("end", end),
-              "target": _points("target", target)}  # fmt: skip
+    points = {"root": as_points("root", root), "knee": as_points("knee", knee), "end": as_points("end", end),
+              "target": as_points("target", target)}  # fmt: skip
     n = len(points["root"])
     if any(len(p) != n for p in points.values()):
         raise SolverError("root, knee, end and target must have the same number of rows")
-    limbs = _limbs(n, pole, pole_mask, hinge, plane, mode, softness, max_stretch, stretch_start, min_bend, max_bend)
+    limbs = limb_inputs(
+        n, pole, pole_mask, hinge, plane, mode, softness, max_stretch, stretch_start, min_bend, max_bend
+    )
 
     out_knee, out_end = np.empty((n, 3)), np.empty((n, 3))
     reached, stretch, held = np.empty(n, bool), np.empty(n), np.empty(n, bool)
@@ -80,17 +82,17 @@ def solve_three_bone_batch(
     root, knee, ankle, tip, target, end_direction, pole=None, pole_mask=None, hinge=None, natural=True, **options
 ) -> ThreeBoneBatch:
     """:func:`.three_bone.solve_three_bone` for N limbs; ``natural`` is a bool or an (N,) mask."""
-    ankle, tip = _points("ankle", ankle), _points("tip", tip)
+    ankle, tip = as_points("ankle", ankle), as_points("tip", tip)
     n = len(ankle)
     if len(tip) != n:
         raise SolverError("ankle and tip must have the same number of rows")
-    root, knee = _points("root", root), _points("knee", knee)
+    root, knee = as_points("root", root), as_points("knee", knee)
     if len(root) != n or len(knee) != n:
         raise SolverError("root, knee, end and target must have the same number of rows")
-    points = {"root": root, "knee": knee, "ankle": ankle, "tip": tip, "target": _points("target", target, n),
-              "end direction": _points("end direction", end_direction, n)}  # fmt: skip
+    points = {"root": root, "knee": knee, "ankle": ankle, "tip": tip, "target": as_points("target", target, n),
+              "end direction": as_points("end direction", end_direction, n)}  # fmt: skip
     natural = _settings(natural, n, bool)
-    limbs = _limbs(n, pole, pole_mask, hinge, None, **options)
+    limbs = limb_inputs(n, pole, pole_mask, hinge, None, **options)
 
     out_knee, out_ankle, out_tip = np.empty((n, 3)), np.empty((n, 3)), np.empty((n, 3))
     reached, stretch, held = np.empty(n, bool), np.empty(n), np.empty(n, bool)
@@ -104,7 +106,7 @@ def solve_three_bone_batch(
             raise SolverError(f"end bone must have non-zero length (row {rows.start + int(np.argmin(end_length))})")
         # The end bone along its direction with its tip on the target: the ankle's goal (see the scalar solver).
         wrist_goal = soa.sub(t, soa.scale(direction, end_length))
-        _check_range("target", wrist_goal, rows.start)  # the two-bone solve's target
+        check_range("target", wrist_goal, rows.start)  # the two-bone solve's target
         in_plane = _block(natural, rows)
         plane = direction if in_plane.all() else soa.where(in_plane, direction, (0.0, 0.0, 0.0))
         pole_block, use_pole, hinge_block, _, settings = limbs.block(rows)
@@ -119,7 +121,7 @@ def solve_three_bone_batch(
     return ThreeBoneBatch(out_knee, out_ankle, out_tip, reached, stretch, held)
 
 
-class _Limbs(NamedTuple):
+class LimbInputs(NamedTuple):
     """The optional inputs and the settings of N limbs, validated, handed out a block at a time."""
 
     pole: np.ndarray | None  #: (N, 3) or None
@@ -139,8 +141,8 @@ class _Limbs(NamedTuple):
         )
 
 
-def _limbs(n: int, pole, pole_mask, hinge, plane, mode=Reach.EXTEND, softness=0.0, max_stretch=1.0,
-           stretch_start=1.0, min_bend=0.0, max_bend=np.pi) -> _Limbs:  # fmt: skip
+def limb_inputs(n: int, pole, pole_mask, hinge, plane, mode=Reach.EXTEND, softness=0.0, max_stretch=1.0,
+                stretch_start=1.0, min_bend=0.0, max_bend=np.pi) -> LimbInputs:  # fmt: skip
     """Validated optional inputs and settings of n limbs; the defaults are those of the public solvers."""
     use_pole = None if pole is None else _settings(pole_mask if pole_mask is not None else True, n, bool)
     settings = {
@@ -154,12 +156,12 @@ def _limbs(n: int, pole, pole_mask, hinge, plane, mode=Reach.EXTEND, softness=0.
     _check_settings(settings)
 
     def optional(name, value):
-        return None if value is None else _points(name, value, n)
+        return None if value is None else as_points(name, value, n)
 
-    return _Limbs(optional("pole", pole), use_pole, optional("hinge", hinge), optional("plane", plane), settings)
+    return LimbInputs(optional("pole", pole), use_pole, optional("hinge", hinge), optional("plane", plane), settings)
 
 
-def _points(name: str, value, rows: int | None = None) -> np.ndarray:
+def as_points(name: str, value, rows: int | None = None) -> np.ndarray:
     """``value`` as an (N, 3) float64 array; one 3-vector is broadcast to ``rows`` rows where given.
     Its coordinates are checked block by block, by :func:`_split`."""
     array = np.asarray(value, dtype=np.float64)
@@ -176,11 +178,11 @@ def _points(name: str, value, rows: int | None = None) -> np.ndarray:
 def _split(name: str, points: np.ndarray, rows: slice) -> soa.Vec:
     """The block ``rows`` of (N, 3) ``points`` as three component arrays, checked finite and in range."""
     columns = soa.components(points[rows])
-    _check_range(name, columns, rows.start)
+    check_range(name, columns, rows.start)
     return tuple(columns)
 
 
-def _check_range(name: str, columns, first_row: int) -> None:
+def check_range(name: str, columns, first_row: int) -> None:
     """Raise unless every coordinate of a block of points, (3, B) or three arrays, is finite and in range."""
     # One maximum over the block (NaN propagates through it); the culprit's row only on failure.
     if not np.abs(columns).max(initial=0.0) < COORDINATE_LIMIT:
@@ -240,7 +242,7 @@ def _solve_block(a, b, c, t, pole, use_pole, hinge, plane, s, first_row):
     if not aim_ok.all():
         d = soa.where(aim_ok, d, _current_aim(a, b, c))
 
-    length, stretch, reached, held = _reach_distance(distance, upper, lower, s)
+    length, stretch, reached, held = reach_distances(distance, upper, lower, s)
     along, radius = _circle(length, upper * stretch, lower * stretch)
     u = _swivel(d, a, upper_bone, pole, use_pole, hinge, plane, DEGENERATE * (upper + lower))
     new_knee = tuple(a[i] + along * d[i] + radius * u[i] for i in range(3))
@@ -259,7 +261,7 @@ def _current_aim(a, b, c) -> soa.Vec:
     return soa.where(end_ok, to_end, across)
 
 
-def _reach_distance(distance, upper, lower, s):
+def reach_distances(distance, upper, lower, s):
     """Vectorised :func:`.two_bone.reach_distance`; ``held`` marks HOLD rows out of range. The stretch
     is the scalar 1.0 where no row of the block stretches."""
     shortest, longest = _bend_range(upper, lower, s)

@@ -14,20 +14,24 @@ armature's space:
    is solved again with the lengths they take (:mod:`.refine`), and a chain is reported reached
    only if its posed effector is on the target;
 4. influence blends each bone from its animated (FK) rotation to the IK one.
+
+A chain given a plane is solved in it (:mod:`.plane`): its goal projected into the plane through its
+first joint, its end bone's goal orientation turned into the plane, and reached there.
 """
 
 from dataclasses import dataclass, field, fields
+from functools import partial
 from typing import NamedTuple
 
 import numpy as np
 
-from . import rotation_modes, soa
+from . import plane, rotation_modes, soa
 from .batch import solve_three_bone_batch, solve_two_bone_batch
 from .errors import SolverError
 from .forward import posed_points
 from .local_rotation import LocalRotations, chain_local_rotations
 from .options import Reach
-from .refine import consistent
+from .refine import consistent, scatter
 
 #: A current bend whose normal is shorter than this fraction of ``upper * lower`` counts as straight.
 STRAIGHT = 1e-6
@@ -52,7 +56,8 @@ class ChainBatch:
     current bend. Settings are scalars or (N,) arrays; ``softness`` is in armature units.
     ``toe_matrices``, ``toe_scales``, ``toe_rotations`` and ``toe_goal`` (three-bone chains, all
     or none): a bone below the end bone that takes the goal orientation ``toe_goal`` too, as
-    a toe staying flat on the ground while its foot rolls.
+    a toe staying flat on the ground while its foot rolls. ``plane`` (N, 3): the normal of the plane
+    each chain is held in, through its first joint; zero rows (or None): none.
     """
 
     matrices: np.ndarray
@@ -72,6 +77,7 @@ class ChainBatch:
     toe_scales: np.ndarray | None = None
     toe_rotations: np.ndarray | None = None
     toe_goal: np.ndarray | None = None
+    plane: np.ndarray | None = None
 
 
 def stack(batches: list[ChainBatch]) -> ChainBatch:
@@ -94,29 +100,32 @@ def stack(batches: list[ChainBatch]) -> ChainBatch:
 
 def take(batch: ChainBatch, rows: np.ndarray) -> ChainBatch:
     """The batch of the given rows of ``batch``; settings shared by all rows stay shared."""
+    return ChainBatch(**{f.name: _rows(getattr(batch, f.name), rows) for f in fields(ChainBatch)})
 
-    def part(value):
-        if isinstance(value, dict):
-            return {key: part(v) for key, v in value.items()}
-        if value is None or np.ndim(value) == 0:
-            return value
-        return np.asarray(value)[rows]
 
-    return ChainBatch(**{f.name: part(getattr(batch, f.name)) for f in fields(ChainBatch)})
+def _rows(value, rows: np.ndarray):
+    """The given rows of a per-chain array, or of each in a dict; shared settings (scalars, None) as they are."""
+    if isinstance(value, dict):
+        return {key: _rows(v, rows) for key, v in value.items()}
+    if value is None or np.ndim(value) == 0:
+        return value
+    return np.asarray(value)[rows]
 
 
 class ChainResult(NamedTuple):
     rotations: np.ndarray  #: (N, k, 4) new local rotations, influence applied (k + 1 with a toe)
     y_scale: np.ndarray  #: (N, k) factor for each bone's local Y scale (k + 1 with a toe)
     points: np.ndarray  #: (N, k + 1, 3) solved joints (at full influence)
-    reached: np.ndarray  #: (N,) bool
+    reached: np.ndarray  #: (N,) bool: on the target, or for a chain in a plane on the target's projection
+    off_plane: np.ndarray  #: (N,) how far the target lay off the chain's plane; 0 within the reach tolerance
 
 
 def solve_chains(batch: ChainBatch) -> ChainResult:
     """Solve every chain of ``batch``; raises :class:`.SolverError` on bad input.
 
-    A chain is reported reached only if the pose written puts its effector on the target, to
-    :data:`REACHED` of the chain's length, as :func:`.forward.posed_points` finds it.
+    A chain is reported reached only if the pose written puts its effector on the target (for a chain
+    in a plane, the target's projection), to :data:`REACHED` of the chain's length, as
+    :func:`.forward.posed_points` finds it.
     """
     chains = _Chains(batch)
     solve = consistent(chains, chains.solve(chains.points))
@@ -131,7 +140,8 @@ def solve_chains(batch: ChainBatch) -> ChainResult:
     for i in range(k):
         blended[:, i] = rotation_modes.slerp(_unit(rotations[:, i]), ik.rotations[:, i], influence)
     y_scale = 1.0 + influence[:, None] * (ik.y_scale - 1.0)
-    return ChainResult(blended, y_scale, solve.points, reached)
+    off_plane = np.where(chains.off_plane > REACHED * chains.size, chains.off_plane, 0.0)
+    return ChainResult(blended, y_scale, solve.points, reached, off_plane)
 
 
 class _Solved(NamedTuple):
@@ -187,6 +197,26 @@ class _Chains:
         self.size = np.linalg.norm(np.diff(points, axis=1), axis=2).sum(axis=1)  #: the chain's length
         if batch.toe_matrices is not None and k != 3:
             raise SolverError("only three-bone chains carry a toe")
+        self._hold_in_planes(batch.plane)
+
+    def _hold_in_planes(self, normals) -> None:
+        """The chains given a plane (``flat``), their normals in the armature (``normal``) and in the rigid
+        space, where a plane's normal maps by the transpose; their targets projected, and how far off."""
+        self.flat, self.off_plane = np.zeros(self.n, bool), np.zeros(self.n)
+        if normals is None:
+            return
+        normals = np.asarray(normals, dtype=np.float64)
+        if normals.shape != (self.n, 3) or not np.isfinite(normals).all():
+            raise SolverError(f"plane normals must be finite and (N, 3) = {(self.n, 3)}, not {normals.shape}")
+        self.flat = np.abs(normals).max(axis=1) > 0.0
+        if not self.flat.any():
+            return
+        rows = self.flat
+        self.normal, self.rigid_normal = normals, np.einsum("nji,nj->ni", self.rigid, normals)
+        projected, offset = plane.project(self.target[rows], self.points[rows, 0], normals[rows])
+        self.target = self.target.copy()
+        self.target[rows] = projected
+        self.off_plane[rows] = np.abs(offset)
 
     noise = LENGTH_NOISE
 
@@ -246,16 +276,17 @@ class _Chains:
         target = self.local(self.target)
         end_rotation = None
         if k == 2:
-            solved = solve_two_bone_batch(joints[0], joints[1], joints[2], target, **common)
+            solved = self._solve_rows(solve_two_bone_batch, plane.solve_two_bone_plane, [*joints, target], common)
             new_local = [joints[0], solved.knee, solved.end]
         else:
             if batch.end_rotation is None:
                 raise SolverError("three-bone chains need an end rotation")
-            end_rotation = _orientations(batch.end_rotation)
+            end_rotation = self._into_planes(_orientations(batch.end_rotation), self.points[:, 3] - self.points[:, 2])
             # The end bone's tail runs along its Y axis, or against it when its own Y scale is negative.
             along = rotation_modes.quat_to_matrix(end_rotation)[:, :, 1] * np.sign(self.scales[:, 2, 1:2])
             end_direction = np.einsum("nij,nj->ni", self.to_rigid, along)
-            solved = solve_three_bone_batch(*joints, target, end_direction, natural=batch.natural, **common)
+            solid = partial(solve_three_bone_batch, natural=batch.natural)
+            solved = self._solve_rows(solid, plane.solve_three_bone_plane, [*joints, target, end_direction], common)
             self.end_direction = end_direction / np.linalg.norm(end_direction, axis=1, keepdims=True)
             new_local = [joints[0], solved.knee, solved.ankle, solved.tip]
         origin = self.points[:, 0]
@@ -271,11 +302,31 @@ class _Chains:
             rotations = np.concatenate([rotations, np.asarray(batch.toe_rotations, dtype=np.float64)[:, None]], axis=1)
             points = np.concatenate([points, toe_tip], axis=1)
             written = np.concatenate([new_points, toe_tip], axis=1)
-            end_rotation = np.stack([end_rotation, _orientations(batch.toe_goal)], axis=1)
+            toe_goal = self._into_planes(_orientations(batch.toe_goal), new_points[:, 3] - new_points[:, 2])
+            end_rotation = np.stack([end_rotation, toe_goal], axis=1)
         ik = chain_local_rotations(matrices, scales, rotations, points, written, end_rotation, stretching)
         posed = posed_points(self.matrices, self.scales, self.rotations, self.points, ik.rotations[:, :k],
                              ik.y_scale[:, :k])  # fmt: skip
         return _Solved(new_points, solved.reached, ik, posed)
+
+    def _solve_rows(self, solid, planar, arrays: list[np.ndarray], settings: dict):
+        """``solid`` (a 3D batch solver) for the chains without a plane, ``planar`` (its :mod:`.plane` form) for
+        those with one, given rigid-space ``arrays`` (N, 3) and ``settings``."""
+        if not self.flat.any():
+            return solid(*arrays, **settings)
+        rows = np.flatnonzero(self.flat)
+        in_planes = planar(*(a[rows] for a in arrays), self.rigid_normal[rows], **_rows(settings, rows))
+        return in_planes if len(rows) == self.n else scatter(solid(*arrays, **settings), in_planes, rows)
+
+    def _into_planes(self, orientations: np.ndarray, fallback: np.ndarray) -> np.ndarray:
+        """Armature-space orientations (N, 4), those of the chains with a plane turned to lay their Y axis in
+        it (:func:`.plane.turned_into_plane`; ``fallback``: the direction laid in where Y is the normal)."""
+        if not self.flat.any():
+            return orientations
+        rows = self.flat
+        turned = orientations.copy()
+        turned[rows] = plane.turned_into_plane(orientations[rows], self.normal[rows], fallback[rows])
+        return turned
 
 
 def _orientations(value) -> np.ndarray:

@@ -27,13 +27,13 @@ def consistent(chains, solved):
     rows = np.flatnonzero(miss > chains.noise * chains.size)
     if len(rows) == 0:
         return solved
-    return _scatter(solved, _solve(chains.subset(rows)), rows)
+    return scatter(solved, _solve(chains.subset(rows)), rows)
 
 
-def _scatter(whole, part, rows):
+def scatter(whole, part, rows):
     """``whole`` (a tuple of arrays, or of such tuples) with ``part`` in its ``rows``."""
     if isinstance(whole, tuple):
-        return type(whole)(*(_scatter(w, p, rows) for w, p in zip(whole, part)))
+        return type(whole)(*(scatter(w, p, rows) for w, p in zip(whole, part)))
     whole = whole.copy()
     whole[rows] = part
     return whole
