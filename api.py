@@ -6,6 +6,7 @@ Usable from Blender's Python console, a ``--python`` script, the ``bpy`` wheel o
 how problems surface: every function raises :class:`LimbIKError` with a sentence naming the
 limb, bone or object at fault, and leaves the scene as it was. A rig is given as its armature
 object or by the object's name; like the operators, every function refuses one in Edit Mode.
+Functions that evaluate the rig take the ``scene`` to evaluate it in; default: the current one.
 Frames and steps are whole numbers (``int``); ``solve`` and ``bake`` refuse a rig with no enabled
 limbs (or none of those named).
 
@@ -27,11 +28,12 @@ from collections.abc import Callable
 import bpy
 
 from .rig import bake as _bake
-from .rig import detect as _detect
 from .rig import limbs as _limbs
 from .rig import report as _report
 from .rig import solve as _solve
 from .rig import switch as _switch
+from .rig import timeline as _timeline
+from .rig.chain import check_armature
 from .rig.errors import LimbIKError
 
 __all__ = [
@@ -58,12 +60,23 @@ def _armature(obj: bpy.types.Object | str) -> bpy.types.Object:
         obj = found
     if not isinstance(obj, bpy.types.Object):
         raise LimbIKError(f"Expected an armature object or its name, not {obj!r}.")
-    if obj.type != "ARMATURE":
-        raise LimbIKError(f"'{obj.name}' is a {obj.type.lower()}, not an armature.")
+    check_armature(obj)
     if obj.mode == "EDIT":  # as the operators refuse it
-        raise LimbIKError(f"Armature '{obj.name}' is in Edit Mode; leave it first: its pose is not up to date while "
-                          "bones are edited.")  # fmt: skip
+        raise LimbIKError(
+            f"Armature '{obj.name}' is in Edit Mode; leave it first: its pose is not up to date while bones are edited."
+        )
     return obj
+
+
+def _depsgraph(scene: bpy.types.Scene | None):
+    """The evaluated dependency graph of ``scene`` (default: the current one; another scene's first
+    view layer), up to date."""
+    context = bpy.context
+    if scene is None or scene == context.scene:
+        return context.evaluated_depsgraph_get()
+    if not isinstance(scene, bpy.types.Scene):
+        raise LimbIKError(f"Expected a scene, not {scene!r}.")
+    return _timeline.evaluated(scene.view_layers[0])
 
 
 def _frames(**given) -> tuple[int | None, ...]:
@@ -74,19 +87,9 @@ def _frames(**given) -> tuple[int | None, ...]:
     return tuple(None if value is None else int(value) for value in given.values())
 
 
-def _limbs_named(obj: bpy.types.Object, names) -> list | None:
-    if names is None:
-        return None
-    if isinstance(names, str):  # one limb's name
-        names = [names]
-    limbs = obj.limb_ik.limbs
-    missing = [name for name in names if name not in limbs]
-    if missing:
-        raise LimbIKError(f"Armature '{obj.name}' has no limb named '{missing[0]}'.")
-    return [limbs[name] for name in names]
-
-
-def detect_limbs(obj: bpy.types.Object | str, with_targets: bool = False) -> dict[str, str]:
+def detect_limbs(
+    obj: bpy.types.Object | str, with_targets: bool = False, scene: bpy.types.Scene | None = None
+) -> dict[str, str]:
     """Find arms and legs (by bone name, else by shape) and add those not set up yet; returns the
     names added, each with what found it. ``with_targets`` gives each a target Empty at its tip.
 
@@ -97,7 +100,7 @@ def detect_limbs(obj: bpy.types.Object | str, with_targets: bool = False) -> dic
     rig's IK/FK switch is at FK: see :func:`held_by_ik` and :func:`switch_to_fk`.
     """
     obj = _armature(obj)
-    added, _ = _limbs.detect_limbs(obj, bpy.context.scene, with_targets)
+    added, _ = _limbs.detect_limbs(obj, _depsgraph(scene), with_targets)
     return {limb.name: how for limb, how in added}
 
 
@@ -116,8 +119,7 @@ def switch_to_fk(obj: bpy.types.Object | str, limbs: list[str] | str | None = No
     """Set the IK/FK switch of the named limbs (default: all) to FK, so the deform bones follow the
     bones Limb IK poses; returns the limbs switched. Refused when a switch is keyed or driven."""
     obj = _armature(obj)
-    chosen = _limbs_named(obj, limbs)
-    return [limb.name for limb in _switch.switch_to_fk(obj, obj.limb_ik.limbs if chosen is None else chosen)]
+    return [limb.name for limb in _switch.switch_to_fk(obj, _limbs.chosen(obj, limbs, "ALL"))]
 
 
 def add_limb(obj: bpy.types.Object | str, bones: list[str], name: str = "", with_target: bool = False) -> str:
@@ -139,7 +141,7 @@ def remove_limb(obj: bpy.types.Object | str, name: str) -> None:
     _limbs.remove_limb(obj, index)
 
 
-def check(obj: bpy.types.Object | str) -> dict[str, str]:
+def check(obj: bpy.types.Object | str, scene: bpy.types.Scene | None = None) -> dict[str, str]:
     """Every enabled limb that cannot be solved as set up, with the reason; empty when all can.
     Planted legs are planted over the take to find out: a foot with no ground under it is a problem.
 
@@ -147,19 +149,19 @@ def check(obj: bpy.types.Object | str) -> dict[str, str]:
     {'arm.R': "Limb 'arm.R': bone 'hand.R' does not exist in armature 'rig'."}
     """
     obj = _armature(obj)
-    return _solve.check(obj, bpy.context.evaluated_depsgraph_get())
+    return _solve.check(obj, _depsgraph(scene))
 
 
-def solve(obj: bpy.types.Object | str, limbs: list[str] | None = None) -> _solve.Report:
+def solve(
+    obj: bpy.types.Object | str, limbs: list[str] | None = None, scene: bpy.types.Scene | None = None
+) -> _solve.Report:
     """Solve the named limbs (default: every enabled one) at the current frame and write the pose.
 
     Returns a report with ``solved`` and ``unreached`` limb names, and ``off_plane``: for each limb held in
     a plane (its ``plane`` setting) whose goal lay off it, how far (world units).
     """
     obj = _armature(obj)
-    if limbs is None and not any(limb.enabled for limb in obj.limb_ik.limbs):  # as bake does
-        raise LimbIKError(f"Armature '{obj.name}' has no enabled limbs to solve.")
-    return _solve.solve_rig(obj, bpy.context.evaluated_depsgraph_get(), _limbs_named(obj, limbs))
+    return _solve.solve_rig(obj, _depsgraph(scene), _limbs.chosen(obj, limbs))
 
 
 def bake(
@@ -170,6 +172,7 @@ def bake(
     step: int = 1,
     turn_off_live: bool = True,
     progress: Callable[[float], None] | None = None,
+    scene: bpy.types.Scene | None = None,
 ) -> _bake.BakeReport:
     """Key the solved pose over a frame range (default: the scene's) on the limb bones' rotation
     channels only; every other key stays as it was. Returns a report with ``frames``, ``keys``,
@@ -181,7 +184,8 @@ def bake(
     """
     obj = _armature(obj)
     frame_start, frame_end, step = _frames(frame_start=frame_start, frame_end=frame_end, step=step)
-    return _bake.bake(obj, _limbs_named(obj, limbs), frame_start, frame_end, step, turn_off_live, progress)
+    depsgraph = _depsgraph(scene)
+    return _bake.bake(obj, depsgraph, _limbs.chosen(obj, limbs), frame_start, frame_end, step, turn_off_live, progress)
 
 
 def plant(
@@ -192,6 +196,7 @@ def plant(
     frame_end: int | None = None,
     step: int = 1,
     progress: Callable[[float], None] | None = None,
+    scene: bpy.types.Scene | None = None,
 ) -> _bake.BakeReport:
     """Plant the legs' feet on the ground and bake the result: the planted legs and the pelvis are
     keyed, nothing else.
@@ -207,6 +212,7 @@ def plant(
     """
     obj = _armature(obj)
     frame_start, frame_end, step = _frames(frame_start=frame_start, frame_end=frame_end, step=step)
+    depsgraph = _depsgraph(scene)
     settings = obj.limb_ik
     before = (settings.ground, {limb.name: limb.plant for limb in settings.limbs})
     try:
@@ -215,23 +221,10 @@ def plant(
             if collection is None:
                 raise LimbIKError(f"There is no collection named '{ground}' to use as ground.")
             settings.ground = collection
-        chosen = _limbs_named(obj, limbs)
-        if chosen is None:
-            chosen = [limb for limb in settings.limbs if limb.plant and limb.enabled] or [
-                limb for limb in settings.limbs if "leg" in limb.name.lower() and limb.end_bone and limb.enabled
-            ]
-            if not chosen:
-                raise LimbIKError(f"Armature '{obj.name}' has no legs with a foot to plant; add or detect them first.")
-        for limb in chosen:
-            if not limb.end_bone:
-                raise LimbIKError(f"Limb '{limb.name}' has no foot to plant; planting needs thigh, shin and foot.")
-            if not _detect.reaches_ground(obj, limb.toe_bone or limb.end_bone, bpy.context.scene):
-                raise LimbIKError(
-                    f"Limb '{limb.name}' has no foot on the ground side: its end bone '{limb.end_bone}' never comes "
-                    "near the rig's lowest point; plant legs only."
-                )
+        legs = _limbs.to_plant(obj, limbs, depsgraph)
+        for limb in legs:
             limb.plant = True
-        return _bake.bake(obj, chosen, frame_start, frame_end, step, progress=progress)
+        return _bake.bake(obj, depsgraph, legs, frame_start, frame_end, step, progress=progress)
     except Exception:
         settings.ground = before[0]
         for limb in settings.limbs:
@@ -239,7 +232,12 @@ def plant(
         raise
 
 
-def foot_report(obj: bpy.types.Object | str, frame_start: int | None = None, frame_end: int | None = None) -> dict:
+def foot_report(
+    obj: bpy.types.Object | str,
+    frame_start: int | None = None,
+    frame_end: int | None = None,
+    scene: bpy.types.Scene | None = None,
+) -> dict:
     """How the planted feet stand over a frame range (default: the scene's) as they play back now,
     against the take as authored (as the last planting bake read it, else the animation with live
     solving paused). Per foot: ``contact_frames``, ``ball_height_median`` and ``ball_height_p95``
@@ -253,4 +251,4 @@ def foot_report(obj: bpy.types.Object | str, frame_start: int | None = None, fra
     """
     obj = _armature(obj)
     frame_start, frame_end = _frames(frame_start=frame_start, frame_end=frame_end)
-    return _report.foot_report(obj, bpy.context.scene, frame_start, frame_end).as_dict()
+    return _report.foot_report(obj, _depsgraph(scene), frame_start, frame_end).as_dict()

@@ -60,17 +60,21 @@ class LIMB_IK_PG_limb(bpy.types.PropertyGroup):
     )
     # Blender clears a pointer whose object is deleted without calling its update; the
     # remembered name tells a deleted target from one that was never set.
-    target_name: StringProperty(name="Target Name", description="Name of the target when it was set",
-                                options={"HIDDEN"})  # fmt: skip
-    target_bone: StringProperty(name="Target Bone", description="Bone of the target armature to reach for",
-                                update=_take_offset)  # fmt: skip
+    target_name: StringProperty(
+        name="Target Name", description="Name of the target when it was set", options={"HIDDEN"}
+    )
+    target_bone: StringProperty(
+        name="Target Bone", description="Bone of the target armature to reach for", update=_take_offset
+    )
     target_offset: FloatVectorProperty(
         name="Target Offset",
         description="Rotation of the end bone in the target's frame, taken when the target was set, so the end "
         "bone keeps its turn then and turns with the target after; set the target again to take it anew. "
         "(1, 0, 0, 0): the end bone copies the target's rotation",
-        size=4, subtype="QUATERNION", default=(1.0, 0.0, 0.0, 0.0),
-    )  # fmt: skip
+        size=4,
+        subtype="QUATERNION",
+        default=(1.0, 0.0, 0.0, 0.0),
+    )
     pole: PointerProperty(
         name="Pole",
         type=bpy.types.Object,
@@ -79,36 +83,58 @@ class LIMB_IK_PG_limb(bpy.types.PropertyGroup):
     )
     pole_name: StringProperty(name="Pole Name", description="Name of the pole when it was set", options={"HIDDEN"})
     pole_bone: StringProperty(name="Pole Bone", description="Bone of the pole armature the knee points toward")
-    reach: EnumProperty(name="Reach", description="What the limb does when its target is out of range",
-                        items=REACH_ITEMS, default="EXTEND")  # fmt: skip
+    reach: EnumProperty(
+        name="Reach",
+        description="What the limb does when its target is out of range",
+        items=REACH_ITEMS,
+        default="EXTEND",
+    )
     softness: FloatProperty(
         name="Softness",
         description="Distance over which the limb eases into full extension, so the knee never snaps straight "
         "(0 = off)",
-        default=0.0, min=0.0, soft_max=0.2, subtype="DISTANCE", unit="LENGTH",
-    )  # fmt: skip
+        default=0.0,
+        min=0.0,
+        soft_max=0.2,
+        subtype="DISTANCE",
+        unit="LENGTH",
+    )
     max_stretch: FloatProperty(
-        name="Max Stretch", description="Largest factor Stretch may scale the bones by",
-        default=1.25, min=1.0, soft_max=2.0,
-    )  # fmt: skip
+        name="Max Stretch",
+        description="Largest factor Stretch may scale the bones by",
+        default=1.25,
+        min=1.0,
+        soft_max=2.0,
+    )
     stretch_start: FloatProperty(
         name="Stretch Start",
         description="Fraction of full reach at which Stretch begins scaling the bones (1 = only when straight; "
         "never below the shortest reach)",
-        default=1.0, min=0.5, max=1.0, subtype="FACTOR",
-    )  # fmt: skip
+        default=1.0,
+        min=0.5,
+        max=1.0,
+        subtype="FACTOR",
+    )
     influence: FloatProperty(
-        name="Influence", description="Blend from the animated pose (0) to the IK result (1)",
-        default=1.0, min=0.0, max=1.0, subtype="FACTOR",
-    )  # fmt: skip
+        name="Influence",
+        description="Blend from the animated pose (0) to the IK result (1)",
+        default=1.0,
+        min=0.0,
+        max=1.0,
+        subtype="FACTOR",
+    )
     end_rotation: EnumProperty(
-        name="End Rotation", description="Rotation the end bone of a three-bone limb takes",
-        items=END_ROTATION_ITEMS, default="TARGET",
-    )  # fmt: skip
+        name="End Rotation",
+        description="Rotation the end bone of a three-bone limb takes",
+        items=END_ROTATION_ITEMS,
+        default="TARGET",
+    )
     swivel: EnumProperty(
-        name="Swivel", description="How a three-bone limb without a pole chooses where the knee points",
-        items=SWIVEL_ITEMS, default="LEAST_MOTION",
-    )  # fmt: skip
+        name="Swivel",
+        description="How a three-bone limb without a pole chooses where the knee points",
+        items=SWIVEL_ITEMS,
+        default="LEAST_MOTION",
+    )
     use_hinge: BoolProperty(
         name="Hinge",
         description="The knee or elbow only bends to the side its rest pose bends to (or its animated pose, "
@@ -116,13 +142,21 @@ class LIMB_IK_PG_limb(bpy.types.PropertyGroup):
         default=True,
     )
     min_bend: FloatProperty(
-        name="Min Bend", description="Smallest angle between the two bones (0 = straight allowed)",
-        default=0.0, min=0.0, max=math.pi, subtype="ANGLE",
-    )  # fmt: skip
+        name="Min Bend",
+        description="Smallest angle between the two bones (0 = straight allowed)",
+        default=0.0,
+        min=0.0,
+        max=math.pi,
+        subtype="ANGLE",
+    )
     max_bend: FloatProperty(
-        name="Max Bend", description="Largest angle between the two bones (180° = folding flat allowed)",
-        default=math.pi, min=0.0, max=math.pi, subtype="ANGLE",
-    )  # fmt: skip
+        name="Max Bend",
+        description="Largest angle between the two bones (180° = folding flat allowed)",
+        default=math.pi,
+        min=0.0,
+        max=math.pi,
+        subtype="ANGLE",
+    )
     plane: EnumProperty(
         name="Plane",
         description="Plane the limb stays in, through its first joint: the goal is projected into it and the "
@@ -181,19 +215,30 @@ class LIMB_IK_PG_rig(bpy.types.PropertyGroup):
         "of the planted legs",
     )
     floor_height: FloatProperty(
-        name="Authored Floor", description="Height of the flat floor the animation was made on",
-        default=0.0, subtype="DISTANCE", unit="LENGTH",
-    )  # fmt: skip
+        name="Authored Floor",
+        description="Height of the flat floor the animation was made on",
+        default=0.0,
+        subtype="DISTANCE",
+        unit="LENGTH",
+    )
     max_foot_angle: FloatProperty(
-        name="Max Foot Angle", description="Steepest slope a foot on the ground tips to follow",
-        default=math.radians(40.0), min=0.0, max=math.radians(89.0), subtype="ANGLE",
-    )  # fmt: skip
+        name="Max Foot Angle",
+        description="Steepest slope a foot on the ground tips to follow",
+        default=math.radians(40.0),
+        min=0.0,
+        max=math.radians(89.0),
+        subtype="ANGLE",
+    )
     smoothing_time: FloatProperty(
         name="Smoothing",
         description="Time over which the body's rise and fall with the ground, and a lowering of the hips, "
         "are smoothed (centred, so without lag)",
-        default=0.15, min=0.0, soft_max=1.0, subtype="TIME_ABSOLUTE", unit="TIME_ABSOLUTE",
-    )  # fmt: skip
+        default=0.15,
+        min=0.0,
+        soft_max=1.0,
+        subtype="TIME_ABSOLUTE",
+        unit="TIME_ABSOLUTE",
+    )
     use_foot_lock: BoolProperty(
         name="Foot Lock",
         description="Hold each foot where it stands while the animation has it standing, removing slide; "
@@ -203,16 +248,29 @@ class LIMB_IK_PG_rig(bpy.types.PropertyGroup):
     contact_height: FloatProperty(
         name="Contact Height",
         description="A sole point this close to the height it rests at in the animation is on the ground",
-        default=0.03, min=0.0, soft_max=0.2, subtype="DISTANCE", unit="LENGTH",
-    )  # fmt: skip
+        default=0.03,
+        min=0.0,
+        soft_max=0.2,
+        subtype="DISTANCE",
+        unit="LENGTH",
+    )
     contact_speed: FloatProperty(
-        name="Contact Speed", description="A sole point on the ground and slower than this (per second) stands",
-        default=0.3, min=0.0, soft_max=2.0, unit="VELOCITY",
-    )  # fmt: skip
+        name="Contact Speed",
+        description="A sole point on the ground and slower than this (per second) stands",
+        default=0.3,
+        min=0.0,
+        soft_max=2.0,
+        unit="VELOCITY",
+    )
     release_time: FloatProperty(
-        name="Release", description="Time over which a locked foot eases back to its animation after lift-off",
-        default=0.1, min=0.0, soft_max=0.5, subtype="TIME_ABSOLUTE", unit="TIME_ABSOLUTE",
-    )  # fmt: skip
+        name="Release",
+        description="Time over which a locked foot eases back to its animation after lift-off",
+        default=0.1,
+        min=0.0,
+        soft_max=0.5,
+        subtype="TIME_ABSOLUTE",
+        unit="TIME_ABSOLUTE",
+    )
 
     @property
     def active_limb(self) -> LIMB_IK_PG_limb | None:

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 BENCHMARKS = Path(__file__).resolve().parent
-sys.path[:0] = [str(BENCHMARKS.parent), str(BENCHMARKS.parent / "tools")]
+sys.path[:0] = [str(BENCHMARKS.parent), str(BENCHMARKS.parent / "tools"), str(BENCHMARKS.parent / "tests" / "blender")]
 
 import source_extension  # noqa: E402
 
@@ -31,6 +31,7 @@ source_extension.isolate_user_resources()  # before the first `import bpy`
 import bpy  # noqa: E402, I001
 import numpy as np  # noqa: E402
 import report  # noqa: E402
+import rigs  # noqa: E402
 import scene  # noqa: E402
 
 CASES = ((2, 250), (20, 250), (100, 250), (20, 2500))  #: (legs, frames)
@@ -66,12 +67,18 @@ def play_all(frames: tuple[int, int]) -> None:
         bpy.context.scene.frame_set(frame)
 
 
+def limb_ik_bake(lik, legs: scene.LegScene, frames: tuple[int, int]):
+    """Limb IK's bake of the frames, as the Bake operator runs it; its report."""
+    depsgraph = bpy.context.evaluated_depsgraph_get()
+    return lik.rig.bake.bake(legs.rig, depsgraph, frame_start=frames[0], frame_end=frames[1])
+
+
 def prepare_blender_bake(legs: scene.LegScene) -> None:
     """Pose Mode on the rig with exactly the leg bones selected, as an animator would call Bake Action."""
     bpy.context.view_layer.objects.active = legs.rig
     legs.rig.select_set(True)
     bpy.ops.object.mode_set(mode="POSE")
-    scene.select_bones(legs, legs.bones)
+    rigs.select_bones(legs.rig, legs.bones, legs.bones[-1])
 
 
 def blender_bake(frames: tuple[int, int]) -> None:
@@ -91,7 +98,7 @@ def timed_bake(lik, legs: int, frames: tuple[int, int], bake: str) -> tuple[floa
     if bake == "PLAY":
         play_all(frames)
     elif bake == "LIMB_IK":
-        path = lik.rig.bake.bake(built.rig, frame_start=frames[0], frame_end=frames[1]).path
+        path = limb_ik_bake(lik, built, frames).path
     else:
         blender_bake(frames)
     return time.perf_counter() - began, built, path
@@ -204,7 +211,7 @@ def long_action_bakes(lik, rounds: int) -> tuple[list[str], bool]:
                 prepare_blender_bake(built)
             began = time.perf_counter()
             if bake == "LIMB_IK":
-                result = lik.rig.bake.bake(built.rig, frame_start=LONG_RANGE[0], frame_end=LONG_RANGE[1])
+                result = limb_ik_bake(lik, built, LONG_RANGE)
                 path, keys = result.path, result.keys
             else:
                 blender_bake(LONG_RANGE)
@@ -248,9 +255,7 @@ def boxing(lik) -> list[str]:
 def profile_bake(lik, legs: int, frames: int, top: int = 25) -> str:
     """cProfile of one Limb IK bake, limited to the extension's and numpy's functions."""
     built = scene.build(legs, "LIMB_IK", lik, (1, frames))
-    return report.profile(
-        lambda: lik.rig.bake.bake(built.rig, frame_start=1, frame_end=frames), r"limb_ik|numpy|frame_set", top
-    )
+    return report.profile(lambda: limb_ik_bake(lik, built, (1, frames)), r"limb_ik|numpy|frame_set", top)
 
 
 def main() -> int:

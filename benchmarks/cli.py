@@ -40,8 +40,19 @@ RUNS = (("detect", ()), ("bake", ()), ("bake", ("--frames", "1:250")))
 def timed_run(subcommand: str, extra, inputs: Path, jobs: int, scratch: Path) -> tuple[float, dict]:
     """Seconds for the whole command over ``inputs/*.blend``, and its JSON report."""
     output, json_report = Path(tempfile.mkdtemp(dir=scratch)), scratch / "report.json"
-    command = [sys.executable, str(LAUNCHER), subcommand, str(inputs / "*.blend"), *extra, "--output-dir", str(output),
-               "--jobs", str(jobs), "--json", str(json_report)]  # fmt: skip
+    command = [
+        sys.executable,
+        str(LAUNCHER),
+        subcommand,
+        str(inputs / "*.blend"),
+        *extra,
+        "--output-dir",
+        str(output),
+        "--jobs",
+        str(jobs),
+        "--json",
+        str(json_report),
+    ]
     began = time.perf_counter()
     done = subprocess.run(command, capture_output=True, text=True)
     seconds = time.perf_counter() - began
@@ -85,16 +96,24 @@ def main() -> int:
                 baseline.setdefault(label, best)
                 ok = sum(entry["status"] == "ok" for entry in result["files"])
                 per_file = sorted(entry["seconds"] for entry in result["files"] if entry["status"] == "ok")
-                rows.append([
-                    f"`{label}`", jobs, f"{ok} ok, {len(result['files']) - ok} failed", f"{best:.1f}",
-                    f"{60.0 * len(paths) / best:.0f}", f"{baseline[label] / best:.2f}x",
-                    f"{per_file[len(per_file) // 2]:.2f}",
-                ])  # fmt: skip
-        print(report.table(
-            ["Command", "--jobs", "Files", "Seconds", "Files per minute", "Speed-up", "Median s per file"],
-            rows,
-            [False, True, False, True, True, True, True],
-        ))  # fmt: skip
+                rows.append(
+                    [
+                        f"`{label}`",
+                        jobs,
+                        f"{ok} ok, {len(result['files']) - ok} failed",
+                        f"{best:.1f}",
+                        f"{60.0 * len(paths) / best:.0f}",
+                        f"{baseline[label] / best:.2f}x",
+                        f"{per_file[len(per_file) // 2]:.2f}",
+                    ]
+                )
+        print(
+            report.table(
+                ["Command", "--jobs", "Files", "Seconds", "Files per minute", "Speed-up", "Median s per file"],
+                rows,
+                [False, True, False, True, True, True, True],
+            )
+        )
         print("\nMedian s per file: the file's own time in the process that did it.")
     bpy.ops.wm.read_homefile(app_template="")
     sys.stdout.flush()

@@ -86,11 +86,38 @@ def main() -> int:
 
         startup = seconds([*launcher, "bake", "--help"], args.rounds)
         task_report = folder / "task.json"
-        task = seconds([*launcher, "--background", "--command", "limb_ik", "bake", str(leg), "--output-dir",
-                        str(folder / "out"), "--frames", "1:6", "--json", str(task_report)], args.rounds)  # fmt: skip
+        task = seconds(
+            [
+                *launcher,
+                "--background",
+                "--command",
+                "limb_ik",
+                "bake",
+                str(leg),
+                "--output-dir",
+                str(folder / "out"),
+                "--frames",
+                "1:6",
+                "--json",
+                str(task_report),
+            ],
+            args.rounds,
+        )
         batch_json = folder / "batch.json"
-        seconds([*launcher, "bake", str(many / "*.blend"), "--output-dir", str(folder / "batch"), "--frames", "1:6",
-                 "--json", str(batch_json)], 1)  # fmt: skip
+        seconds(
+            [
+                *launcher,
+                "bake",
+                str(many / "*.blend"),
+                "--output-dir",
+                str(folder / "batch"),
+                "--frames",
+                "1:6",
+                "--json",
+                str(batch_json),
+            ],
+            1,
+        )
         in_batch = statistics.median(entry["seconds"] for entry in json.loads(batch_json.read_text())["files"])
 
         # 10,000 per-file reports like the real one, then merged as the farm's last task does.
@@ -110,8 +137,11 @@ def main() -> int:
 
         def openjd_summary(count: int) -> subprocess.CompletedProcess:
             files = json.dumps([f"/shots/sh{n:05}.blend" for n in range(count)])
-            return subprocess.run([str(OPENJD), "summary", str(TEMPLATE), "-p", f"Files={files}", "-p",
-                                   "OutputDir=/out"], capture_output=True, text=True)  # fmt: skip
+            return subprocess.run(
+                [str(OPENJD), "summary", str(TEMPLATE), "-p", f"Files={files}", "-p", "OutputDir=/out"],
+                capture_output=True,
+                text=True,
+            )
 
         began = time.perf_counter()
         largest = openjd_summary(1024)
@@ -121,30 +151,41 @@ def main() -> int:
         lines = (too_many.stdout + too_many.stderr).splitlines()
         refusal = next((line.strip() for line in lines if "1024" in line), "")
 
-        node = subprocess.run(["node", "-e", FLAMENCO, str(ROOT / "farm" / "flamenco" / "limb_ik.js"), str(FILES)],
-                              capture_output=True, text=True, check=True)  # fmt: skip
+        node = subprocess.run(
+            ["node", "-e", FLAMENCO, str(ROOT / "farm" / "flamenco" / "limb_ik.js"), str(FILES)],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
         flamenco_seconds, flamenco_tasks = float(node.stdout.split()[0]), node.stdout.split()[1]
 
     report.header(
         "Farm tasks: one process per file",
-        ["The bpy launcher stands in for Blender; median of "
-         f"{args.rounds} runs. A small file (a leg, 6 frames) so start-up shows."],
-    )  # fmt: skip
-    merged_mb = merged_size / 1e6
-    print(report.table(
-        ["Measured", "Seconds"],
         [
-            ["Process start-up alone (Python, bpy, extension; `bake --help`)", f"{startup:.2f}"],
-            ["One farm task: `bake` of one file with its report", f"{task:.2f}"],
-            ["The same file inside one process doing 20 (its own time)", f"{in_batch:.2f}"],
-            ["Per-task overhead (task minus the file's own time)", f"{task - in_batch:.2f}"],
-            [f"Merging {FILES:,} per-file reports in Python ({merged_mb:.1f} MB merged)", f"{merge_seconds:.2f}"],
-            [f"The merge task on {FILES:,} reports (launcher start-up included)", f"{merge_task:.2f}"],
-            ["`openjd summary`: a job of 1,024 files (the most one list range takes)", f"{openjd_seconds:.2f}"],
-            [f"Flamenco job type compiling {FILES:,} files ({flamenco_tasks} tasks, node)", f"{flamenco_seconds:.2f}"],
+            "The bpy launcher stands in for Blender; median of "
+            f"{args.rounds} runs. A small file (a leg, 6 frames) so start-up shows."
         ],
-        [False, True],
-    ))  # fmt: skip
+    )
+    merged_mb = merged_size / 1e6
+    print(
+        report.table(
+            ["Measured", "Seconds"],
+            [
+                ["Process start-up alone (Python, bpy, extension; `bake --help`)", f"{startup:.2f}"],
+                ["One farm task: `bake` of one file with its report", f"{task:.2f}"],
+                ["The same file inside one process doing 20 (its own time)", f"{in_batch:.2f}"],
+                ["Per-task overhead (task minus the file's own time)", f"{task - in_batch:.2f}"],
+                [f"Merging {FILES:,} per-file reports in Python ({merged_mb:.1f} MB merged)", f"{merge_seconds:.2f}"],
+                [f"The merge task on {FILES:,} reports (launcher start-up included)", f"{merge_task:.2f}"],
+                ["`openjd summary`: a job of 1,024 files (the most one list range takes)", f"{openjd_seconds:.2f}"],
+                [
+                    f"Flamenco job type compiling {FILES:,} files ({flamenco_tasks} tasks, node)",
+                    f"{flamenco_seconds:.2f}",
+                ],
+            ],
+            [False, True],
+        )
+    )
     print(f"\n1,025 files: {refusal or 'accepted'}")
     overhead = task - in_batch
     print(

@@ -19,6 +19,7 @@ from pathlib import Path
 
 BENCHMARKS = Path(__file__).resolve().parent
 sys.path.insert(1, str(BENCHMARKS.parent / "tools"))
+sys.path.insert(1, str(BENCHMARKS.parent / "tests" / "blender"))
 
 import source_extension  # noqa: E402
 
@@ -144,8 +145,19 @@ def results_table(results: list[Result]) -> str:
         over = "—" if r.setup == "FK" else f"{ik_cost(r, fk[r.legs]) * 1e6:.1f}"
         handlers = f"{r.handlers.best * 1e3:.3f}"
         tip, angle = ("—", "—") if r.errors is None else (f"{r.errors[0] * 1e3:.3f}", f"{r.errors[1]:.3f}")
-        rows.append((r.legs, LABELS[r.setup], f"{r.frame.best * 1e3:.2f}", f"{r.frame.median * 1e3:.2f}",
-                     report.percent(r.frame.spread), over, handlers, tip, angle))  # fmt: skip
+        rows.append(
+            (
+                r.legs,
+                LABELS[r.setup],
+                f"{r.frame.best * 1e3:.2f}",
+                f"{r.frame.median * 1e3:.2f}",
+                report.percent(r.frame.spread),
+                over,
+                handlers,
+                tip,
+                angle,
+            )
+        )
     return report.table(
         (
             "legs",
@@ -157,7 +169,7 @@ def results_table(results: list[Result]) -> str:
             "in Limb IK handlers, ms/frame",
             "max tip error, mm",
             "max foot angle error, °",
-        ),  # fmt: skip
+        ),
         rows,
         right=[True, False, True, True, True, True, True, True, True],
     )
@@ -174,13 +186,15 @@ def ratio_table(results: list[Result]) -> tuple[str, bool]:
         if legs == max(r.legs for r in results):
             passed = ratio >= GOAL
             goal = f">= {GOAL:g}x: {report.verdict(passed)}"
-        rows.append((
-            legs,
-            f"{ratio:.2f}x",
-            "—" if itasc is None else f"{ik_cost(itasc, fk) / ik_cost(ours, fk):.2f}x",
-            f"{legacy.frame.best / ours.frame.best:.2f}x",
-            goal,
-        ))  # fmt: skip
+        rows.append(
+            (
+                legs,
+                f"{ratio:.2f}x",
+                "—" if itasc is None else f"{ik_cost(itasc, fk) / ik_cost(ours, fk):.2f}x",
+                f"{legacy.frame.best / ours.frame.best:.2f}x",
+                goal,
+            )
+        )
     table = report.table(
         (
             "legs",
@@ -188,7 +202,7 @@ def ratio_table(results: list[Result]) -> tuple[str, bool]:
             "iTaSC IK cost / Limb IK cost",
             "Legacy / Limb IK, whole frame",
             "goal",
-        ),  # fmt: skip
+        ),
         rows,
         right=[True, True, True, True, False],
     )
@@ -232,12 +246,17 @@ def main() -> int:
     print(results_table(results), end="\n\n")
     table, passed = ratio_table(results)
     print(table, end="\n\n")
-    print(f"Goal: Limb IK at least {GOAL:g}x faster than Blender's IK constraint at {max(args.sizes)} legs: "
-          f"{report.verdict(passed)}", flush=True)  # fmt: skip
+    print(
+        f"Goal: Limb IK at least {GOAL:g}x faster than Blender's IK constraint at {max(args.sizes)} legs: "
+        f"{report.verdict(passed)}",
+        flush=True,
+    )
     for r in results:
         if r.errors is not None and r.errors[0] > REACHED:
-            print(f"WARNING: {LABELS[r.setup]} at {r.legs} legs leaves a foot {r.errors[0] * 1e3:.1f} mm off its "
-                  "target: its timing is not comparable.")  # fmt: skip
+            print(
+                f"WARNING: {LABELS[r.setup]} at {r.legs} legs leaves a foot {r.errors[0] * 1e3:.1f} mm off its "
+                "target: its timing is not comparable."
+            )
     if args.profile:
         print(f"\n### cProfile, Limb IK live, {max(args.sizes)} legs, {len(frames())} frames\n")
         print("```\n" + profile_live(lik, max(args.sizes)) + "```", flush=True)

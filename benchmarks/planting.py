@@ -44,12 +44,21 @@ def row(name: str, ground: str) -> list:
     limits = measure.LIMITS if clips.CLIPS[name].kind == "human" else measure.QUADRUPED_LIMITS
     missed = measure.over(f, limits)
     return [
-        name, ground, f"{measure.fps():.0f}", len(frames), f["contact_frames"],
-        f"{1e3 * f['ball_height_p95']:.1f}", f"{1e3 * f['ball_height_median']:.1f}", f"{1e3 * f['deepest']:.1f}",
-        f"{f['pitch_p95_deg']:.1f}", f"{f['knee_pop_deg']:.1f}",
+        name,
+        ground,
+        f"{measure.fps():.0f}",
+        len(frames),
+        f["contact_frames"],
+        f"{1e3 * f['ball_height_p95']:.1f}",
+        f"{1e3 * f['ball_height_median']:.1f}",
+        f"{1e3 * f['deepest']:.1f}",
+        f"{f['pitch_p95_deg']:.1f}",
+        f"{f['knee_pop_deg']:.1f}",
         "–" if clips.CLIPS[name].in_place else f"{1e3 * f['stance_slide']:.1f}",
-        f"{1e3 * f['pelvis_drop']:.0f}", f"{result['seconds']:.2f}", ", ".join(missed) or "–",
-    ]  # fmt: skip
+        f"{1e3 * f['pelvis_drop']:.0f}",
+        f"{result['seconds']:.2f}",
+        ", ".join(missed) or "–",
+    ]
 
 
 def live_cost(lik, name: str = "boxing", ground: str = "step") -> list[str]:
@@ -96,8 +105,22 @@ def main() -> int:
             f"limits: {LIMITS}",
         ),
     )
-    headings = ["clip", "ground", "fps", "frames", "contacts", "ball p95", "ball median", "deepest", "pitch",
-                "knee", "slide", "pelvis", "plant s", "beyond the limits"]  # fmt: skip
+    headings = [
+        "clip",
+        "ground",
+        "fps",
+        "frames",
+        "contacts",
+        "ball p95",
+        "ball median",
+        "deepest",
+        "pitch",
+        "knee",
+        "slide",
+        "pelvis",
+        "plant s",
+        "beyond the limits",
+    ]
     rows = []
     for name in args.only:
         for ground in HUMAN_GROUNDS if clips.CLIPS[name].kind == "human" else QUADRUPED_GROUNDS:

@@ -1,20 +1,21 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """The benchmark scene: N legs chasing N animated Empties, driven by Limb IK, by Blender's IK, or by nothing.
 
-One armature holds N/2 characters side by side, each a hip bone with two legs shaped like the
-tests' ``leg_armature``: thigh → shin → foot, bent forward at the knee. Every leg has its own
+One armature holds N/2 characters side by side, each a hip bone with two legs built as the
+tests build theirs (``rigs.add_leg``): thigh → shin → foot, bent forward at the knee. Every leg has its own
 target Empty, keyed over 250 frames on a stepping path that stays within reach and turns the
 foot a little. The same scene is built for every set-up, so the only difference between them
 is what drives the legs:
 
 - ``FK``: nothing (the cost of evaluating the scene at all);
-- ``LIMB_IK``: one Limb IK limb per leg, target = the Empty, live solving on;
+- ``LIMB_IK``: one Limb IK limb per leg, target = the Empty (the foot copies its rotation, as
+  with a target Create Targets makes), live solving on;
 - ``LEGACY`` / ``ITASC``: Blender's IK constraint on each shin (chain of 2), and a Copy Rotation
   on each foot, with that armature IK solver. Blender's IK puts the shin's tail on its target, so
   its target is the ankle: a child Empty of the target, one foot length behind it along the
   foot (Rigify does the same with its foot bones). Every set-up has these ankle Empties.
 
-Import after ``bpy`` is set up (``tools/source_extension.py``).
+Import after ``bpy`` is set up (``tools/source_extension.py``), with ``tests/blender`` on the path.
 """
 
 import math
@@ -22,6 +23,7 @@ from dataclasses import dataclass
 
 import bpy
 import numpy as np
+import rigs
 from mathutils import Euler, Quaternion, Vector
 
 FRAMES = (1, 250)
@@ -91,14 +93,9 @@ def _armature(characters: int) -> tuple[bpy.types.Object, list[tuple[str, str, s
         hips = bones.new(f"c{c:03d}_hips")
         hips.head, hips.tail = (x0, 0.0, 1.0), (x0, 0.0, 1.15)
         for side, x in (("L", x0 + 0.1), ("R", x0 - 0.1)):
-            thigh, shin, foot = (bones.new(f"c{c:03d}_{part}.{side}") for part in ("thigh", "shin", "foot"))
-            thigh.head, thigh.tail = (x, 0.0, 0.95), (x, -0.04, 0.5)
-            shin.head, shin.tail = thigh.tail, (x, 0.0, 0.08)
-            foot.head, foot.tail = shin.tail, (x, -0.14, 0.02)
-            thigh.parent = hips
-            shin.parent, shin.use_connect = thigh, True
-            foot.parent, foot.use_connect = shin, True
-            chains.append((thigh.name, shin.name, foot.name))
+            names = tuple(f"c{c:03d}_{part}.{side}" for part in ("thigh", "shin", "foot"))
+            rigs.add_leg(bones, hips, names, x)
+            chains.append(names)
     bpy.ops.object.mode_set(mode="OBJECT")
     return obj, chains
 
@@ -146,7 +143,7 @@ def _limb_ik(lik, legs: LegScene) -> None:
     for leg in legs.legs:
         limb = lik.rig.limbs.add_limb(legs.rig, [leg.thigh, leg.shin, leg.foot], name=leg.foot.replace("foot", "leg"))
         limb.target = leg.target
-        limb.target_offset = (1.0, 0.0, 0.0, 0.0)  # the foot copies the target's rotation, as the Copy Rotation does
+        limb.target_offset = lik.solvers.constants.IDENTITY  # the foot copies the target's rotation, like Copy Rotation
     legs.rig.limb_ik.live = True
 
 
@@ -201,11 +198,3 @@ def _unit_columns(m: np.ndarray) -> np.ndarray:
 def check_frames(count: int = 6, frames: tuple[int, int] = FRAMES) -> list[int]:
     """A few frames spread over the range, for accuracy checks."""
     return [int(round(f)) for f in np.linspace(frames[0], frames[1], count)]
-
-
-def select_bones(legs: LegScene, names) -> None:
-    """Select exactly the pose bones ``names`` (5.0 keeps selection on the pose bone, 4.2 on the bone)."""
-    wanted = set(names)
-    for pose_bone in legs.rig.pose.bones:
-        owner = pose_bone if hasattr(pose_bone, "select") else pose_bone.bone
-        owner.select = pose_bone.name in wanted

@@ -29,13 +29,14 @@ import numpy as np  # noqa: E402
 import report  # noqa: E402
 
 from solvers import (  # noqa: E402
+    ChainBatch,
     chain_local_rotations,
+    solve_chains,
     solve_three_bone,
     solve_three_bone_batch,
     solve_two_bone,
     solve_two_bone_batch,
 )
-from solvers.chains import ChainBatch, solve_chains  # noqa: E402
 from solvers.rotation_modes import matrix_to_quat, quat_to_matrix  # noqa: E402
 
 SCALAR_GOAL_US = 3.0  #: issue goal: a scalar two-bone solve in at most this many µs
@@ -153,7 +154,7 @@ def scalar_cases(rng: np.random.Generator, count: int = 100) -> dict[str, Callab
         "two-bone, plain": solve_plain,
         "two-bone, with hinge": solve_hinged,
         "two-bone, with pole": solve_poled,
-        "three-bone (natural swivel)": solve_three,
+        "three-bone (end-plane swivel)": solve_three,
     }
 
 
@@ -237,8 +238,17 @@ def batch_table(repeat: int, sizes: tuple[int, ...]) -> str:
             timing = time_call(builder(chains), n, repeat if n < 10**6 else 3, 0.2)
             rate, median = 1.0 / timing.best, 1.0 / timing.median
             status = f">= {BATCH_GOAL / 1e6:g} M/s: {report.verdict(rate >= BATCH_GOAL)}" if goal else "—"
-            rows.append((label, f"{n:,}", f"{rate / 1e6:.2f}", f"{median / 1e6:.2f}",
-                         f"{timing.best * 1e9:.0f}", report.percent(timing.spread), status))  # fmt: skip
+            rows.append(
+                (
+                    label,
+                    f"{n:,}",
+                    f"{rate / 1e6:.2f}",
+                    f"{median / 1e6:.2f}",
+                    f"{timing.best * 1e9:.0f}",
+                    report.percent(timing.spread),
+                    status,
+                )
+            )
             del chains
     return report.table(
         (

@@ -52,9 +52,11 @@ class _Batch:
         self.args, self.worker, self.stop = args, worker, stop
         frames = getattr(args, "frames", None)
         self.options = Options(
-            frames[0] if frames else None, frames[1] if frames else None, getattr(args, "dry_run", False),
+            frames[0] if frames else None,
+            frames[1] if frames else None,
+            getattr(args, "dry_run", False),
             getattr(args, "ground", None),
-        )  # fmt: skip
+        )
         self.items = files.expand(args.files)
         paths = [item for item in self.items if isinstance(item, str)]
         self.outputs, unwritable = files.outputs(paths, args)
@@ -70,8 +72,9 @@ class _Batch:
         for entry in [*(item for item in self.items if isinstance(item, dict)), *self.entries.values()]:
             self._print(entry)
         if self.jobs > 1 and self.worker is None:
-            print("Note: --jobs needs the Blender executable (or the bpy launcher); doing one file at a time.",
-                  flush=True)  # fmt: skip
+            print(
+                "Note: --jobs needs the Blender executable (or the bpy launcher); doing one file at a time.", flush=True
+            )
             self.jobs = 1
         if self.jobs > 1:
             # The children do the work; this process only hands out the files and follows their reports.
@@ -123,18 +126,25 @@ class _Batch:
     def relay(self, progress: dict) -> None:
         """A child's progress, printed here."""
         with self.lock:
-            console.print_progress(progress["path"], progress["armature"], tuple(progress["frames"]),
-                                   progress["fraction"])  # fmt: skip
+            console.print_progress(
+                progress["path"], progress["armature"], tuple(progress["frames"]), progress["fraction"]
+            )
 
     def report(self, status: int | None) -> dict:
         """The JSON report; ``status`` None while files are still being done."""
         frames = getattr(self.args, "frames", None)
         report = {
-            "command": self.args.subcommand, "blender": bpy.app.version_string, "limb_ik": version(),
-            "dry_run": self.options.dry_run, "frames": list(frames) if frames else None, "jobs": self.jobs,
-            "exit_status": status, "stopped": self.stop.name if self.stop else None,
-            "seconds": round(time.perf_counter() - self.began, 3), "files": self._listed(),
-        }  # fmt: skip
+            "command": self.args.subcommand,
+            "blender": bpy.app.version_string,
+            "limb_ik": version(),
+            "dry_run": self.options.dry_run,
+            "frames": list(frames) if frames else None,
+            "jobs": self.jobs,
+            "exit_status": status,
+            "stopped": self.stop.name if self.stop else None,
+            "seconds": round(time.perf_counter() - self.began, 3),
+            "files": self._listed(),
+        }
         if self.args.from_parent:
             report["progress"] = self.progress
         return report

@@ -7,6 +7,8 @@ from dataclasses import dataclass
 import bpy
 
 from .. import api
+from ..rig import limbs
+from ..rig.timeline import frame_range
 
 
 @dataclass(frozen=True)
@@ -27,14 +29,14 @@ Progress = Callable[[tuple[int, int], float], None]
 class Subcommand:
     """One entry of the command table.
 
-    ``run`` does one armature and returns its part of the report (``detected``, ``baked``,
-    ``problems``, …); it raises :class:`api.LimbIKError` when the armature cannot be done, which
-    fails the file. While it bakes it calls its ``progress`` argument, whose exceptions pass
-    through. ``changes`` tells from that part whether the file was modified.
+    ``run`` does one armature, in the scene it was found in, and returns its part of the report
+    (``detected``, ``baked``, ``problems``, …); it raises :class:`api.LimbIKError` when the armature
+    cannot be done, which fails the file. While it bakes it calls its ``progress`` argument, whose
+    exceptions pass through. ``changes`` tells from that part whether the file was modified.
     """
 
     help: str
-    run: Callable[[bpy.types.Object, Options, Progress], dict]
+    run: Callable[[bpy.types.Object, bpy.types.Scene, Options, Progress], dict]
     needs_limbs: bool  #: only armatures with limbs are done; a file without any fails
     writes: bool  #: saves files: takes --output-dir / --in-place / --dry-run
     uses_frames: bool  #: takes --frames
@@ -42,31 +44,16 @@ class Subcommand:
     changes: Callable[[dict], bool] = lambda part: False
 
 
-def _detect(obj: bpy.types.Object, options: Options, progress: Progress) -> dict:
-    return {"detected": api.detect_limbs(obj)}
+def _detect(obj: bpy.types.Object, scene: bpy.types.Scene, options: Options, progress: Progress) -> dict:
+    return {"detected": api.detect_limbs(obj, scene=scene)}
 
 
-def frame_range(options: Options) -> tuple[int, int]:
-    """``--frames``, else the current scene's range."""
-    scene = bpy.context.scene
-    start = scene.frame_start if options.frame_start is None else options.frame_start
-    return start, scene.frame_end if options.frame_end is None else options.frame_end
-
-
-def _bake(obj: bpy.types.Object, options: Options, progress: Progress) -> dict:
+def _bake(obj: bpy.types.Object, scene: bpy.types.Scene, options: Options, progress: Progress) -> dict:
     if not any(limb.enabled for limb in obj.limb_ik.limbs):
         return {"note": "No enabled limbs; nothing baked."}
-    start, end = frame_range(options)
-    report = api.bake(obj, frame_start=start, frame_end=end, progress=lambda done: progress((start, end), done))
-    return _baked(report, start, end)
-
-
-def _plant(obj: bpy.types.Object, options: Options, progress: Progress) -> dict:
-    if not any(limb.plant or ("leg" in limb.name.lower() and limb.end_bone) for limb in obj.limb_ik.limbs):
-        return {"note": "No legs with a foot to plant; nothing baked."}
-    start, end = frame_range(options)
-    report = api.plant(
-        obj, options.ground, frame_start=start, frame_end=end, progress=lambda done: progress((start, end), done)
+    start, end = frame_range(scene, options.frame_start, options.frame_end)
+    report = api.bake(
+        obj, frame_start=start, frame_end=end, progress=lambda done: progress((start, end), done), scene=scene
     )
     return _baked(report, start, end)
 
@@ -81,10 +68,25 @@ def _baked(report, start: int, end: int) -> dict:
     return part
 
 
-def _check(obj: bpy.types.Object, options: Options, progress: Progress) -> dict:
-    part = {"problems": api.check(obj)}
+def _plant(obj: bpy.types.Object, scene: bpy.types.Scene, options: Options, progress: Progress) -> dict:
+    if not any(limb.plant or limbs.is_leg(obj, limb) for limb in obj.limb_ik.limbs):
+        return {"note": "No legs with a foot to plant; nothing baked."}
+    start, end = frame_range(scene, options.frame_start, options.frame_end)
+    report = api.plant(
+        obj,
+        options.ground,
+        frame_start=start,
+        frame_end=end,
+        progress=lambda done: progress((start, end), done),
+        scene=scene,
+    )
+    return _baked(report, start, end)
+
+
+def _check(obj: bpy.types.Object, scene: bpy.types.Scene, options: Options, progress: Progress) -> dict:
+    part = {"problems": api.check(obj, scene)}
     if not part["problems"] and obj.limb_ik.ground is not None and any(limb.plant for limb in obj.limb_ik.limbs):
-        part["feet"] = api.foot_report(obj, *frame_range(options))
+        part["feet"] = api.foot_report(obj, *frame_range(scene, options.frame_start, options.frame_end), scene)
     return part
 
 

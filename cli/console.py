@@ -20,8 +20,10 @@ def print_entry(entry: dict, subcommand: str, dry_run: bool, count: int, total: 
     name = os.path.basename(entry["path"])
     position = f"[{count:>{len(str(total))}}/{total}]"
     if entry["status"] != "ok":
-        print(f"{position} {'FAILED' if entry['status'] == 'failed' else 'stopped':7} {name}: {entry['error']}",
-              flush=True)  # fmt: skip
+        print(
+            f"{position} {'FAILED' if entry['status'] == 'failed' else 'stopped':7} {name}: {entry['error']}",
+            flush=True,
+        )
         return
     details = [f"{part['name']}: {_armature_summary(part, subcommand)}" for part in entry["armatures"]]
     if entry["written"]:

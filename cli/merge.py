@@ -56,8 +56,14 @@ def merge(paths: list[Path]) -> dict:
             for key in SHARED:
                 if report.get(key) not in shared[key]:
                     shared[key].append(report.get(key))
-        reports.append({"path": str(path), "exit_status": None if report is None else report.get("exit_status"),
-                        "files": 0 if report is None else len(report["files"]), "error": error})  # fmt: skip
+        reports.append(
+            {
+                "path": str(path),
+                "exit_status": None if report is None else report.get("exit_status"),
+                "files": 0 if report is None else len(report["files"]),
+                "error": error,
+            }
+        )
     _fail_shared_outputs(files)
     merged = {key: values[0] if len(values) == 1 else None for key, values in shared.items()}
     if len(shared["command"]) > 1:  # reports of different commands: merged, but not a valid whole
@@ -68,8 +74,13 @@ def merge(paths: list[Path]) -> dict:
     failed = any(entry.get("status") != "ok" for entry in files) or any(
         entry["error"] or entry["exit_status"] != 0 for entry in reports
     )
-    merged.update(jobs=len(reports), exit_status=1 if failed or not reports else 0, seconds=round(seconds, 3),
-                  reports=reports, files=files)  # fmt: skip
+    merged.update(
+        jobs=len(reports),
+        exit_status=1 if failed or not reports else 0,
+        seconds=round(seconds, 3),
+        reports=reports,
+        files=files,
+    )
     return merged
 
 
@@ -83,8 +94,10 @@ def _fail_shared_outputs(files: list[dict]) -> None:
         if len(entries) > 1:
             for entry in entries:
                 others = ", ".join(f"'{e['path']}'" for e in entries if e is not entry)
-                entry.update(status="failed", error=f"Its output '{output}' was also written for {others}; "
-                             "only the last one written is there.")  # fmt: skip
+                entry.update(
+                    status="failed",
+                    error=f"Its output '{output}' was also written for {others}; only the last one written is there.",
+                )
 
 
 def print_summary(merged: dict) -> None:
@@ -96,8 +109,10 @@ def print_summary(merged: dict) -> None:
     for entry in failed:
         print(f"FAILED  {os.path.basename(entry.get('path', '?'))}: {entry.get('error')}", flush=True)
     total = len(merged["files"])
-    print(f"{total - len(failed)} of {total} files done, {len(failed)} failed "
-          f"({len(merged['reports'])} reports merged).", flush=True)  # fmt: skip
+    print(
+        f"{total - len(failed)} of {total} files done, {len(failed)} failed ({len(merged['reports'])} reports merged).",
+        flush=True,
+    )
 
 
 def write(path: str, report: dict) -> None:

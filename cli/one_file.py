@@ -6,7 +6,6 @@ import os
 import time
 import traceback
 from collections.abc import Callable
-from contextlib import contextmanager
 
 import bpy
 
@@ -40,26 +39,6 @@ def _armatures_by_scene() -> list[tuple[bpy.types.Scene, list[bpy.types.Object]]
     return out
 
 
-@contextmanager
-def _current(scene: bpy.types.Scene):
-    """Make ``scene`` the current one for a while: a bake evaluates the frames of the current scene."""
-    window = bpy.context.window or next(iter(bpy.context.window_manager.windows), None)
-    previous = window.scene if window is not None else None
-    if window is not None:
-        window.scene = scene
-    override = {"window": window} if window is not None else {"scene": scene, "view_layer": scene.view_layers[0]}
-    try:
-        with bpy.context.temp_override(**override):
-            # A scene opened in the background has no dependency graph yet, and Blender 4.2's
-            # frame_set() only animates scenes that have one: a bake would read the saved pose,
-            # not the animated one, at its first frame. Build and evaluate it now.
-            bpy.context.view_layer.update()
-            yield
-    finally:
-        if window is not None:
-            window.scene = previous
-
-
 def _run_armatures(name: str, command: Subcommand, options: Options, entry: dict, progress: Progress) -> None:
     """Run ``command`` on every armature of the open file into ``entry``; raise LimbIKError to fail it."""
     by_scene = _armatures_by_scene()
@@ -71,21 +50,18 @@ def _run_armatures(name: str, command: Subcommand, options: Options, entry: dict
         if not by_scene:
             raise api.LimbIKError(f"No armature in '{name}' has limbs; run the detect subcommand first.")
     for scene, armatures in by_scene:
-        with _current(scene):
-            for obj in armatures:
-                part = {"name": obj.name, "scene": scene.name, "detected": {}, "baked": [], "problems": {}}
-                entry["armatures"].append(part)
-                try:
-                    part.update(command.run(obj, options, functools.partial(progress, obj.name)))
-                except api.LimbIKError as error:
-                    text = str(error)
-                    raise api.LimbIKError(
-                        text if f"'{obj.name}'" in text else f"Armature '{obj.name}': {text}"
-                    ) from None
-                finally:
-                    part["limbs"] = [limb.name for limb in obj.limb_ik.limbs]
-                if command.changes(part):
-                    entry["changed"] = True
+        for obj in armatures:
+            part = {"name": obj.name, "scene": scene.name, "detected": {}, "baked": [], "problems": {}}
+            entry["armatures"].append(part)
+            try:
+                part.update(command.run(obj, scene, options, functools.partial(progress, obj.name)))
+            except api.LimbIKError as error:
+                text = str(error)
+                raise api.LimbIKError(text if f"'{obj.name}'" in text else f"Armature '{obj.name}': {text}") from None
+            finally:
+                part["limbs"] = [limb.name for limb in obj.limb_ik.limbs]
+            if command.changes(part):
+                entry["changed"] = True
     problems = [(part["name"], text) for part in entry["armatures"] for text in part["problems"].values()]
     if problems:
         armature, first = problems[0]
@@ -126,7 +102,11 @@ def process_file(path: str, output: str | None, subcommand: str, options: Option
         entry.update(status="failed", error=str(error), output=None, written=False)
     except Exception as error:  # a Blender or Limb IK bug on this file must not stop the batch
         traceback.print_exc()
-        entry.update(status="failed", error=f"'{name}' failed unexpectedly: {type(error).__name__}: {_message(error)}",
-                     output=None, written=False)  # fmt: skip
+        entry.update(
+            status="failed",
+            error=f"'{name}' failed unexpectedly: {type(error).__name__}: {_message(error)}",
+            output=None,
+            written=False,
+        )
     entry["seconds"] = round(time.perf_counter() - began, 3)
     return entry

@@ -10,8 +10,16 @@ from pathlib import Path
 
 def entry(path: str, output: str | None = None, error: str | None = None) -> dict:
     """A file's part of the report; failed when ``error`` is given."""
-    return {"path": path, "status": "failed" if error else "ok", "error": error, "output": None if error else output,
-            "written": False, "changed": False, "armatures": [], "seconds": 0.0}  # fmt: skip
+    return {
+        "path": path,
+        "status": "failed" if error else "ok",
+        "error": error,
+        "output": None if error else output,
+        "written": False,
+        "changed": False,
+        "armatures": [],
+        "seconds": 0.0,
+    }
 
 
 def not_done(path: str, reason: str) -> dict:

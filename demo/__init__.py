@@ -1,7 +1,9 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Inputs for the demo and the planting tests: procedural gaits keyed on Rigify's human metarig
-(:mod:`demo.motion`) and the ground they are tried on (:mod:`demo.terrain`).
+"""The demo, and what the planting tests and benchmarks share with it: real motion to plant
+(:mod:`demo.clips`), the grounds it is planted on (:mod:`demo.grounds`), the independent measure
+(:mod:`demo.measure`), the demo itself (:mod:`demo.plant_walk`) and its filmstrip
+(:mod:`demo.filmstrip`).
 
-Not part of the extension: nothing here plants feet. Import it from a ``bpy`` session with the
-repository root on ``sys.path``.
+Not part of the extension: it plants feet only through the extension's API. Import it from a
+``bpy`` session with the repository root on ``sys.path``.
 """

@@ -39,34 +39,83 @@ class Clip:
 
 
 CLIPS = {
-    "boxing": Clip("assimp-testmodels/Boxing_Toes.bvh", 0.01,
-                   _pair(("{side}Hip", "{side}Knee", "{side}Ankle", "{side}Toes"), ("Left", "Right")), "Hips"),
+    "boxing": Clip(
+        "assimp-testmodels/Boxing_Toes.bvh",
+        0.01,
+        _pair(("{side}Hip", "{side}Knee", "{side}Ankle", "{side}Toes"), ("Left", "Right")),
+        "Hips",
+    ),
     "walk": Clip("pybullet-deepmimic/dm_humanoid3d_walk_x4.bvh", 1.0, _DEEPMIMIC, "root"),
     "run": Clip("pybullet-deepmimic/dm_humanoid3d_run_x4.bvh", 1.0, _DEEPMIMIC, "root"),
     "jump": Clip("pybullet-deepmimic/dm_humanoid3d_jump.bvh", 1.0, _DEEPMIMIC, "root"),
     "turn_left": Clip("pybullet-deepmimic/dm_walker_turn_left0.bvh", 1.0, _DEEPMIMIC, "root"),
     "turn_right": Clip("pybullet-deepmimic/dm_walker_turn_right0.bvh", 1.0, _DEEPMIMIC, "root"),
-    "horse_walk": Clip("0ad-data/0ad_horse_walk.bvh", 0.5, {
-        **{f"front.{s}": (f"{c}_arm", f"{c}_forearm", f"{c}_hand", f"{c}_hoof") for s, c in (("L", "l"), ("R", "r"))},
-        **{f"hind.{s}": (f"{c}_leg", f"{c}_shin", f"{c}_foot", f"{c}_hoof_back") for s, c in (("L", "l"), ("R", "r"))},
-    }, "root", "quadruped", in_place=True),
-    "horse_trot": Clip("0ad-data/0ad_horse_trot.bvh", 0.5, {
-        **{f"front.{s}": (f"{c}_arm", f"{c}_forearm", f"{c}_hand", f"{c}_hoof") for s, c in (("L", "l"), ("R", "r"))},
-        **{f"hind.{s}": (f"{c}_leg", f"{c}_shin", f"{c}_foot", f"{c}_hoof_back") for s, c in (("L", "l"), ("R", "r"))},
-    }, "root", "quadruped", in_place=True),
+    "horse_walk": Clip(
+        "0ad-data/0ad_horse_walk.bvh",
+        0.5,
+        {
+            **{
+                f"front.{s}": (f"{c}_arm", f"{c}_forearm", f"{c}_hand", f"{c}_hoof")
+                for s, c in (("L", "l"), ("R", "r"))
+            },
+            **{
+                f"hind.{s}": (f"{c}_leg", f"{c}_shin", f"{c}_foot", f"{c}_hoof_back")
+                for s, c in (("L", "l"), ("R", "r"))
+            },
+        },
+        "root",
+        "quadruped",
+        in_place=True,
+    ),
+    "horse_trot": Clip(
+        "0ad-data/0ad_horse_trot.bvh",
+        0.5,
+        {
+            **{
+                f"front.{s}": (f"{c}_arm", f"{c}_forearm", f"{c}_hand", f"{c}_hoof")
+                for s, c in (("L", "l"), ("R", "r"))
+            },
+            **{
+                f"hind.{s}": (f"{c}_leg", f"{c}_shin", f"{c}_foot", f"{c}_hoof_back")
+                for s, c in (("L", "l"), ("R", "r"))
+            },
+        },
+        "root",
+        "quadruped",
+        in_place=True,
+    ),
     # The converter invented the elephant's end sites: its front "soles" rest 7 cm under the
     # model's floor, its hind ones 17 cm above. The authored floor is where the front ones rest.
-    "elephant": Clip("0ad-data/0ad_elephant_asian_walk.bvh", 0.5, {
-        **{f"front.{s}": (f"Elephantidae_Arm_{s}", f"Elephantidae_Forearm_{s}", f"Elephantidae_Hand_{s}", None)
-           for s in "LR"},
-        **{f"hind.{s}": (f"Elephantidae_Leg_{s}", f"Elephantidae_Shin_{s}", f"Elephantidae_Foot_{s}", None)
-           for s in "LR"},
-    }, "Elephantidae_Vertebrae_Lumbar", "quadruped", floor=-0.073, in_place=True),
-    "wolf": Clip("0ad-data/0ad_wolf_walk.bvh", 0.5, {
-        **{f"front.{s}": (f"FrontLeg1_{s}", f"FrontLeg2_{s}", f"FrontLeg3_{s}", f"FrontToe_{s}") for s in "LR"},
-        **{f"hind.{s}": (f"BackLeg1_{s}", f"BackLeg2_{s}", f"BackLeg3_{s}", f"BackToe_{s}") for s in "LR"},
-    }, "psa_origin", "quadruped", in_place=True),
-}  # fmt: skip
+    "elephant": Clip(
+        "0ad-data/0ad_elephant_asian_walk.bvh",
+        0.5,
+        {
+            **{
+                f"front.{s}": (f"Elephantidae_Arm_{s}", f"Elephantidae_Forearm_{s}", f"Elephantidae_Hand_{s}", None)
+                for s in "LR"
+            },
+            **{
+                f"hind.{s}": (f"Elephantidae_Leg_{s}", f"Elephantidae_Shin_{s}", f"Elephantidae_Foot_{s}", None)
+                for s in "LR"
+            },
+        },
+        "Elephantidae_Vertebrae_Lumbar",
+        "quadruped",
+        floor=-0.073,
+        in_place=True,
+    ),
+    "wolf": Clip(
+        "0ad-data/0ad_wolf_walk.bvh",
+        0.5,
+        {
+            **{f"front.{s}": (f"FrontLeg1_{s}", f"FrontLeg2_{s}", f"FrontLeg3_{s}", f"FrontToe_{s}") for s in "LR"},
+            **{f"hind.{s}": (f"BackLeg1_{s}", f"BackLeg2_{s}", f"BackLeg3_{s}", f"BackToe_{s}") for s in "LR"},
+        },
+        "psa_origin",
+        "quadruped",
+        in_place=True,
+    ),
+}
 HUMANS = [name for name, clip in CLIPS.items() if clip.kind == "human"]
 QUADRUPEDS = [name for name, clip in CLIPS.items() if clip.kind == "quadruped"]
 
@@ -82,9 +131,12 @@ def load(name: str) -> tuple[bpy.types.Object, range]:
     returns the armature and the clip's frames."""
     clip = CLIPS[name]
     bpy.ops.import_anim.bvh(
-        filepath=str(path(clip)), global_scale=clip.scale, rotate_mode="NATIVE",
-        update_scene_fps=True, update_scene_duration=True,
-    )  # fmt: skip
+        filepath=str(path(clip)),
+        global_scale=clip.scale,
+        rotate_mode="NATIVE",
+        update_scene_fps=True,
+        update_scene_duration=True,
+    )
     rig = bpy.context.object
     first, last = (int(round(f)) for f in rig.animation_data.action.frame_range)
     scene = bpy.context.scene

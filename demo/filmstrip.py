@@ -74,8 +74,9 @@ class Rendered:
     bytes: int  #: of the file
 
 
-def contact_frames(rig: bpy.types.Object, feet: list[str], frames: range, count: int = 5,
-                   floor: float = 0.0, height: float = 0.03) -> list[int]:  # fmt: skip
+def contact_frames(
+    rig: bpy.types.Object, feet: list[str], frames: range, count: int = 5, floor: float = 0.0, height: float = 0.03
+) -> list[int]:
     """``count`` frames spread along the walk, each in the middle of a stance of one of the ``feet``
     (bone names) as animated: its tail within ``height`` of the authored ``floor`` and at its slowest."""
     scene = bpy.context.scene
@@ -130,8 +131,15 @@ def _point(rig: bpy.types.Object, spec: str) -> Vector:
     return bone.head.lerp(bone.tail, float(fraction or 0.0))
 
 
-def render(path: Path, rows: list[tuple[str, Snapshot]], ground: bpy.types.Collection, width: int = 1000,
-           samples: int = 16, elevation: float = math.radians(9.0), body=BODY) -> Rendered:  # fmt: skip
+def render(
+    path: Path,
+    rows: list[tuple[str, Snapshot]],
+    ground: bpy.types.Collection,
+    width: int = 1000,
+    samples: int = 16,
+    elevation: float = math.radians(9.0),
+    body=BODY,
+) -> Rendered:
     """Render ``rows`` (label, snapshot), the first on top, each over its own strip of the ground in
     ``ground``, into the image ``path`` (PNG, or JPEG if it ends in .jpg) with Cycles on the CPU.
     Everything made for it is removed afterwards and the scene's settings put back."""
@@ -230,8 +238,11 @@ def _ground_object(name: str, strip: np.ndarray, bottom: np.ndarray, made) -> No
     """A mesh of the strip with a front face (toward the camera) down to ``bottom``."""
     rows, columns, _ = strip.shape
     vertices = [tuple(p) for p in strip.reshape(-1, 3)] + [tuple(p) for p in bottom]
-    faces = [(r * columns + k, r * columns + k + 1, (r + 1) * columns + k + 1, (r + 1) * columns + k)
-             for r in range(rows - 1) for k in range(columns - 1)]  # fmt: skip
+    faces = [
+        (r * columns + k, r * columns + k + 1, (r + 1) * columns + k + 1, (r + 1) * columns + k)
+        for r in range(rows - 1)
+        for k in range(columns - 1)
+    ]
     front = rows * columns
     faces += [(k, front + k, front + k + 1, k + 1) for k in range(columns - 1)]
     obj = _mesh_object(name, vertices, faces, _material(f"{name} ground", (0.55, 0.53, 0.5), made), made)
@@ -269,10 +280,15 @@ def _capsule(head: np.ndarray, tail: np.ndarray, radius: float, segments: int = 
             ring = math.cos(latitude) * (math.cos(turn) * side + math.sin(turn) * other)
             vertices.append(tuple(centre + radius * (ring + math.sin(latitude) * axis)))
     faces = [
-        (r * segments + k, r * segments + (k + 1) % segments, (r + 1) * segments + (k + 1) % segments,
-         (r + 1) * segments + k)
-        for r in range(len(latitudes) - 1) for k in range(segments)
-    ]  # fmt: skip
+        (
+            r * segments + k,
+            r * segments + (k + 1) % segments,
+            (r + 1) * segments + (k + 1) % segments,
+            (r + 1) * segments + k,
+        )
+        for r in range(len(latitudes) - 1)
+        for k in range(segments)
+    ]
     return vertices, faces
 
 
@@ -362,13 +378,23 @@ def _settings(scene, samples: int, path: Path) -> None:
 
 
 _SAVED = (
-    ("render", "engine"), ("render", "filepath"), ("render", "resolution_x"), ("render", "resolution_y"),
-    ("render", "resolution_percentage"), ("render", "film_transparent"), ("view_settings", "view_transform"),
-    ("render.image_settings", "file_format"), ("render.image_settings", "color_mode"),
-    ("render.image_settings", "quality"), ("render.image_settings", "compression"),
-    ("cycles", "device"), ("cycles", "samples"), ("cycles", "use_adaptive_sampling"), ("cycles", "use_denoising"),
+    ("render", "engine"),
+    ("render", "filepath"),
+    ("render", "resolution_x"),
+    ("render", "resolution_y"),
+    ("render", "resolution_percentage"),
+    ("render", "film_transparent"),
+    ("view_settings", "view_transform"),
+    ("render.image_settings", "file_format"),
+    ("render.image_settings", "color_mode"),
+    ("render.image_settings", "quality"),
+    ("render.image_settings", "compression"),
+    ("cycles", "device"),
+    ("cycles", "samples"),
+    ("cycles", "use_adaptive_sampling"),
+    ("cycles", "use_denoising"),
     ("cycles", "max_bounces"),
-)  # fmt: skip
+)
 
 
 def _owner(scene, path: str):

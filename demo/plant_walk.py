@@ -64,16 +64,26 @@ def plot(path: Path, before: dict, after: dict, frames: range, fps: float) -> No
     time = np.array(frames) / fps
     figure, axes = plt.subplots(3, 1, figsize=(10, 8), sharex=True)
     for n, (axis, side) in enumerate(zip(axes, ("left", "right"))):
-        axis.fill_between(time, after["under_balls"][:, n], np.nanmin(after["under_balls"]) - 0.05, color="0.85",
-                          label="surface under the foot")  # fmt: skip
+        axis.fill_between(
+            time,
+            after["under_balls"][:, n],
+            np.nanmin(after["under_balls"]) - 0.05,
+            color="0.85",
+            label="surface under the foot",
+        )
         axis.plot(time, before["balls"][:, n, 2], "--", color="tab:red", label="animated foot tip (flat floor)")
         axis.plot(time, after["balls"][:, n, 2], color="tab:blue", label="planted foot tip")
         axis.set_ylabel(f"{side} foot (m)")
         axis.legend(loc="upper left", fontsize=8)
-    axes[2].plot(time, before["pelvis"][:, 2] - clips.CLIPS[CLIP].floor, "--", color="tab:red",
-                 label="animated, above the floor")  # fmt: skip
-    axes[2].plot(time, after["pelvis"][:, 2] - after["under_pelvis"], color="tab:blue",
-                 label="planted, above the ground under it")  # fmt: skip
+    axes[2].plot(
+        time, before["pelvis"][:, 2] - clips.CLIPS[CLIP].floor, "--", color="tab:red", label="animated, above the floor"
+    )
+    axes[2].plot(
+        time,
+        after["pelvis"][:, 2] - after["under_pelvis"],
+        color="tab:blue",
+        label="planted, above the ground under it",
+    )
     axes[2].set_ylabel("pelvis height (m)")
     axes[2].set_xlabel("time (s)")
     axes[2].legend(loc="lower left", fontsize=8)
@@ -96,8 +106,10 @@ def main(argv: list[str]) -> int:
     scene = bpy.context.scene
     fps = scene.render.fps / scene.render.fps_base
     found = lik.api.detect_limbs(rig)
-    print(f"Blender {bpy.app.version_string}; {len(frames)} frames at {fps:.0f} fps; limbs found: "
-          + ", ".join(f"{name} (by {how})" for name, how in found.items()))  # fmt: skip
+    print(
+        f"Blender {bpy.app.version_string}; {len(frames)} frames at {fps:.0f} fps; limbs found: "
+        + ", ".join(f"{name} (by {how})" for name, how in found.items())
+    )
     for limb in rig.limb_ik.limbs:
         limb.plant = "leg" in limb.name
     rig.limb_ik.ground = ground

@@ -98,8 +98,13 @@ def legs(obj: bpy.types.Object, plane: str) -> np.ndarray:
     for frame in FRAMES:
         scene.frame_set(frame)
         bones = obj.evaluated_get(bpy.context.evaluated_depsgraph_get()).pose.bones
-        out.append([[tuple(bones[n].head) for n in (limb.upper_bone, limb.lower_bone, limb.end_bone)]
-                    + [tuple(bones[limb.end_bone].tail)] for limb in obj.limb_ik.limbs])  # fmt: skip
+        out.append(
+            [
+                [tuple(bones[n].head) for n in (limb.upper_bone, limb.lower_bone, limb.end_bone)]
+                + [tuple(bones[limb.end_bone].tail)]
+                for limb in obj.limb_ik.limbs
+            ]
+        )
     obj.limb_ik.live = False
     return np.array(out)
 
@@ -121,8 +126,10 @@ def picture(path: Path) -> dict[str, float]:
     goals = tips + np.array([offset(frame) for frame in FRAMES])[:, None]
 
     figure, (front, side) = plt.subplots(1, 2, figsize=(6.4, 4.0), sharey=True)
-    style = {"NONE": dict(color="tab:red", linestyle="--", label="Plane: None (3D)"),
-             "SIDE": dict(color="tab:blue", label="Plane: Side (XZ)")}  # fmt: skip
+    style = {
+        "NONE": dict(color="tab:red", linestyle="--", label="Plane: None (3D)"),
+        "SIDE": dict(color="tab:blue", label="Plane: Side (XZ)"),
+    }
     shown = FRAMES[::4]
     for plane, points in solved.items():
         for n, frame in enumerate(shown):
@@ -156,8 +163,10 @@ def main(argv: list[str]) -> int:
     source_extension.enable()
     path = Path(argv[0]) if argv else ROOT / "docs" / "plane.png"
     away = picture(path)
-    print(f"{path}: {path.stat().st_size / 1024:.0f} KB; knees and feet off the legs' planes: "
-          + ", ".join(f"{plane} {1000.0 * distance:.1f} mm" for plane, distance in away.items()))  # fmt: skip
+    print(
+        f"{path}: {path.stat().st_size / 1024:.0f} KB; knees and feet off the legs' planes: "
+        + ", ".join(f"{plane} {1000.0 * distance:.1f} mm" for plane, distance in away.items())
+    )
     return 0
 
 

@@ -5,7 +5,7 @@ import bpy
 from bpy.props import BoolProperty, EnumProperty, IntProperty
 
 from ..rig.bake import bake
-from ..rig.errors import LimbError
+from ..rig.limbs import chosen
 from .common import length, names, poll_armature, run
 
 LIMB_CHOICES = (
@@ -13,21 +13,6 @@ LIMB_CHOICES = (
     ("SELECTED", "Selected", "Enabled limbs with a selected bone"),
     ("ACTIVE", "Active", "The active limb only"),
 )
-
-
-def chosen_limbs(context, which: str) -> list:
-    settings = context.object.limb_ik
-    if which == "ACTIVE":
-        if settings.active_limb is None:
-            raise LimbError(f"Armature '{context.object.name}' has no active limb.")
-        return [settings.active_limb]
-    limbs = [limb for limb in settings.limbs if limb.enabled]
-    if which == "SELECTED":
-        selected = {pb.name for pb in context.selected_pose_bones or []}
-        limbs = [limb for limb in limbs if selected & {limb.upper_bone, limb.lower_bone, limb.end_bone}]
-        if not limbs:
-            raise LimbError("No enabled limb has a selected bone; select bones of the limbs to bake in Pose Mode.")
-    return limbs
 
 
 class LIMB_IK_OT_bake(bpy.types.Operator):
@@ -40,13 +25,18 @@ class LIMB_IK_OT_bake(bpy.types.Operator):
 
     limbs: EnumProperty(name="Limbs", description="Which limbs to bake", items=LIMB_CHOICES, default="ENABLED")
     # The range is the scene's unless given; the dialog shows it filled in, as Blender's Bake Action does.
-    frame_start: IntProperty(name="Start", description="First frame to bake (default: the scene's)",
-                             options={"SKIP_SAVE"})  # fmt: skip
-    frame_end: IntProperty(name="End", description="Last frame to bake (default: the scene's)",
-                           options={"SKIP_SAVE"})  # fmt: skip
+    frame_start: IntProperty(
+        name="Start", description="First frame to bake (default: the scene's)", options={"SKIP_SAVE"}
+    )
+    frame_end: IntProperty(name="End", description="Last frame to bake (default: the scene's)", options={"SKIP_SAVE"})
     # No hard minimum: Blender would quietly raise a step of 0 to 1, where the bake refuses it with a sentence.
-    step: IntProperty(name="Step", description="Key every this many frames (the last frame is always keyed)",
-                      default=1, soft_min=1, soft_max=10)  # fmt: skip
+    step: IntProperty(
+        name="Step",
+        description="Key every this many frames (the last frame is always keyed)",
+        default=1,
+        soft_min=1,
+        soft_max=10,
+    )
     turn_off_live: BoolProperty(
         name="Turn Off Live",
         description="Switch the rig's live solving off afterwards, so the keys play back as baked",
@@ -74,9 +64,11 @@ class LIMB_IK_OT_bake(bpy.types.Operator):
         layout.prop(self, "turn_off_live")
 
     def execute(self, context):
-        scene, window_manager = context.scene, context.window_manager
-        start, end = (getattr(self if self.properties.is_property_set(name) else scene, name)
-                      for name in ("frame_start", "frame_end"))  # fmt: skip
+        window_manager = context.window_manager
+        start, end = (
+            getattr(self, name) if self.properties.is_property_set(name) else None
+            for name in ("frame_start", "frame_end")
+        )
 
         def progress(done: float) -> None:
             window_manager.progress_update(int(100 * done))
@@ -84,8 +76,18 @@ class LIMB_IK_OT_bake(bpy.types.Operator):
         def work():
             window_manager.progress_begin(0, 100)
             try:
-                limbs = chosen_limbs(context, self.limbs)
-                report = bake(context.object, limbs, start, end, self.step, self.turn_off_live, progress)
+                selected = [pose_bone.name for pose_bone in context.selected_pose_bones or []]
+                limbs = chosen(context.object, which=self.limbs, selected_bones=selected)
+                report = bake(
+                    context.object,
+                    context.evaluated_depsgraph_get(),
+                    limbs,
+                    start,
+                    end,
+                    self.step,
+                    self.turn_off_live,
+                    progress,
+                )
             finally:
                 window_manager.progress_end()
             text = f"Baked {names(report.limbs)}: {report.keys} keys over {report.frames} frames"
@@ -93,7 +95,7 @@ class LIMB_IK_OT_bake(bpy.types.Operator):
                 text += "; out of reach on " + names(f"{k} ({v} frames)" for k, v in report.unreached.items())
             if report.off_plane:
                 text += "; goals off their planes on " + names(
-                    f"{k} ({frames} frames, up to {length(scene, far)})"
+                    f"{k} ({frames} frames, up to {length(context.scene, far)})"
                     for k, (frames, far) in report.off_plane.items()
                 )
             return f"{text}. {report.why}"

@@ -39,20 +39,6 @@ def run(operator, work: Callable[[], str | None]) -> set[str]:
     return {"FINISHED"}
 
 
-def limbs_to_use(obj, only_active: bool) -> list:
-    """The active limb, or every enabled limb."""
-    settings = obj.limb_ik
-    if only_active:
-        limb = settings.active_limb
-        if limb is None:
-            raise LimbError(f"Armature '{obj.name}' has no active limb.")
-        return [limb]
-    limbs = [limb for limb in settings.limbs if limb.enabled]
-    if not limbs:
-        raise LimbError(f"Armature '{obj.name}' has no enabled limbs.")
-    return limbs
-
-
 def names(items) -> str:
     return ", ".join(items)
 

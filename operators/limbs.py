@@ -7,7 +7,7 @@ from bpy.props import BoolProperty, IntProperty, StringProperty
 from ..rig import limbs, switch
 from ..rig.choices import PLANE_ITEMS
 from ..rig.errors import LimbError
-from .common import counted, limbs_to_use, names, poll_armature, run
+from .common import counted, names, poll_armature, run
 
 
 class LIMB_IK_OT_add_limb(bpy.types.Operator):
@@ -17,8 +17,9 @@ class LIMB_IK_OT_add_limb(bpy.types.Operator):
     bl_label = "Add Limb"
     bl_options = {"REGISTER", "UNDO"}
 
-    name: StringProperty(name="Name", description="Name of the new limb; empty: from the bone names, e.g. leg.L",
-                         options={"SKIP_SAVE"})  # fmt: skip
+    name: StringProperty(
+        name="Name", description="Name of the new limb; empty: from the bone names, e.g. leg.L", options={"SKIP_SAVE"}
+    )
     with_target: BoolProperty(
         name="Create Target",
         description="Also create an Empty at the limb's tip, turned like its last bone, and make it the target",
@@ -60,17 +61,24 @@ class LIMB_IK_OT_detect_limbs(bpy.types.Operator):
 
     def execute(self, context):
         try:
-            added, skipped = limbs.detect_limbs(context.object, context.scene, self.with_targets)
+            added, skipped = limbs.detect_limbs(context.object, context.evaluated_depsgraph_get(), self.with_targets)
         except LimbError as error:
             self.report({"ERROR"}, str(error))
             return {"CANCELLED"}
         skipped_text = "; ".join(f"{name}: {why}" for name, why in skipped.items())
         if not added:
-            self.report({"WARNING"}, f"No new limbs found. {skipped_text}" if skipped else
-                        "No arms or legs found, by bone name or by shape; select a chain and use Add Limb")  # fmt: skip
+            self.report(
+                {"WARNING"},
+                f"No new limbs found. {skipped_text}"
+                if skipped
+                else "No arms or legs found, by bone name or by shape; select a chain and use Add Limb",
+            )
             return {"CANCELLED"}
-        found = [f"{names(limb.name for limb, h in added if h == how)} by {how}" for how in ("name", "shape")
-                 if any(h == how for _, h in added)]  # fmt: skip
+        found = [
+            f"{names(limb.name for limb, h in added if h == how)} by {how}"
+            for how in ("name", "shape")
+            if any(h == how for _, h in added)
+        ]
         message = f"Added {counted(len(added), 'limb')}: {'; '.join(found)}"
         label = {item[0]: item[1] for item in PLANE_ITEMS}
         planes = sorted({label[limb.plane] for limb, _ in added if limb.plane != "NONE"})
@@ -90,8 +98,9 @@ class LIMB_IK_OT_remove_limb(bpy.types.Operator):
     bl_label = "Remove Limb"
     bl_options = {"REGISTER", "UNDO"}
 
-    index: IntProperty(name="Index", description="Limb to remove; -1: the active limb", default=-1,
-                       options={"SKIP_SAVE"})  # fmt: skip
+    index: IntProperty(
+        name="Index", description="Limb to remove; -1: the active limb", default=-1, options={"SKIP_SAVE"}
+    )
 
     @classmethod
     def poll(cls, context):
@@ -117,8 +126,9 @@ class LIMB_IK_OT_switch_to_fk(bpy.types.Operator):
     bl_label = "Switch to FK"
     bl_options = {"REGISTER", "UNDO"}
 
-    only_active: BoolProperty(name="Active Limb Only", description="Switch only the active limb", default=False,
-                              options={"SKIP_SAVE"})  # fmt: skip
+    only_active: BoolProperty(
+        name="Active Limb Only", description="Switch only the active limb", default=False, options={"SKIP_SAVE"}
+    )
 
     @classmethod
     def poll(cls, context):
@@ -128,8 +138,7 @@ class LIMB_IK_OT_switch_to_fk(bpy.types.Operator):
         obj = context.object
 
         def work():
-            chosen = limbs_to_use(obj, self.only_active) if self.only_active else list(obj.limb_ik.limbs)
-            switched = switch.switch_to_fk(obj, chosen)
+            switched = switch.switch_to_fk(obj, limbs.chosen(obj, which="ACTIVE" if self.only_active else "ALL"))
             if not switched:
                 raise LimbError(f"No limb of '{obj.name}' is held on IK by an IK/FK switch; nothing to switch.")
             bones = names(sorted({limb.switch_bone for limb in switched}))

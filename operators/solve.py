@@ -5,8 +5,10 @@ import bpy
 from bpy.props import BoolProperty
 
 from ..rig import keys
+from ..rig.actions import check_editable
+from ..rig.limbs import chosen
 from ..rig.solve import solve_rig
-from .common import counted, length, limbs_to_use, names, poll_armature, run
+from .common import counted, length, names, poll_armature, run
 
 
 def _summary(report, scene) -> str:
@@ -33,10 +35,12 @@ class LIMB_IK_OT_solve(bpy.types.Operator):
 
     def execute(self, context):
         obj = context.object
-        depsgraph = context.evaluated_depsgraph_get()
-        return run(
-            self, lambda: _summary(solve_rig(obj, depsgraph, limbs_to_use(obj, self.only_active)), context.scene)
-        )
+
+        def work():
+            limbs = chosen(obj, which="ACTIVE" if self.only_active else "ENABLED")
+            return _summary(solve_rig(obj, context.evaluated_depsgraph_get(), limbs), context.scene)
+
+        return run(self, work)
 
 
 class LIMB_IK_OT_match_fk(bpy.types.Operator):
@@ -48,8 +52,7 @@ class LIMB_IK_OT_match_fk(bpy.types.Operator):
     bl_options = {"REGISTER", "UNDO"}
 
     only_active: BoolProperty(name="Active Limb Only", description="Match only the active limb", default=True)
-    insert_keys: BoolProperty(name="Insert Keys", description="Key the matched rotations on this frame",
-                              default=True)  # fmt: skip
+    insert_keys: BoolProperty(name="Insert Keys", description="Key the matched rotations on this frame", default=True)
 
     @classmethod
     def poll(cls, context):
@@ -59,16 +62,17 @@ class LIMB_IK_OT_match_fk(bpy.types.Operator):
         obj = context.object
 
         def work():
-            chosen = limbs_to_use(obj, self.only_active)
-            report = solve_rig(obj, context.evaluated_depsgraph_get(), chosen)
+            limbs = chosen(obj, which="ACTIVE" if self.only_active else "ENABLED")
             if self.insert_keys:
-                bones = [b for limb in chosen for b in (limb.upper_bone, limb.lower_bone, limb.end_bone) if b]
+                check_editable(obj)  # before the pose changes
+            report = solve_rig(obj, context.evaluated_depsgraph_get(), limbs)
+            if self.insert_keys:
+                bones = [b for limb in limbs for b in (limb.upper_bone, limb.lower_bone, limb.end_bone) if b]
                 keys.key_rotations(obj, bones, context.scene.frame_current)
-            for limb in chosen:
+            for limb in limbs:
                 limb.enabled = False
-            return (
-                f"{_summary(report, context.scene)}; matched FK and switched off {names(limb.name for limb in chosen)}"
-            )
+            matched = names(limb.name for limb in limbs)
+            return f"{_summary(report, context.scene)}; matched FK and switched off {matched}"
 
         return run(self, work)
 

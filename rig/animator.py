@@ -122,11 +122,13 @@ def recall_scene(scene: bpy.types.Scene) -> None:
             if len(obj.pose.bones) <= int(written.indices.max(initial=-1)):
                 continue
             current = read_channels(obj, written.indices)
-            rows = sum(
-                int(np.sum(np.all(current[name] == written.after[name], axis=1)
-                           & np.any(written.before[name] != written.after[name], axis=1)))
+            # Rows that still hold what this write changed.
+            held = [
+                np.all(current[name] == written.after[name], axis=1)
+                & np.any(written.before[name] != written.after[name], axis=1)
                 for name, _ in CHANNELS
-            )  # fmt: skip
+            ]
+            rows = sum(int(np.sum(mask)) for mask in held)
             if rows > best_rows:
                 best, best_rows = written, rows
         if best is not None:

@@ -17,14 +17,13 @@ import bpy
 import numpy as np
 
 from ..solvers import rotation_modes
-from . import plant, sampling, solve
+from . import plant, sampling, solve, timeline
 from . import report as report_module
 from .actions import ActionEdit, check_editable
 from .errors import LimbError
 from .ground import Ground
+from .keys import key_bone, rotation_path
 from .pose import AXIS_ANGLE, QUATERNION, by_mode
-
-CHANNEL_PATH = {QUATERNION: "rotation_quaternion", AXIS_ANGLE: "rotation_axis_angle"}
 
 
 @dataclass
@@ -54,6 +53,7 @@ def frame_list(start: int, end: int, step: int) -> list[int]:
 
 def bake(
     obj: bpy.types.Object,
+    depsgraph,
     limbs=None,
     frame_start: int | None = None,
     frame_end: int | None = None,
@@ -61,45 +61,40 @@ def bake(
     turn_off_live: bool = True,
     progress: Callable[[float], None] | None = None,
 ) -> BakeReport:
-    """Key the solved pose of ``limbs`` (default: all enabled) of ``obj`` over a frame range.
+    """Key the solved pose of ``limbs`` (default: all enabled) of ``obj`` over a frame range of the
+    scene ``depsgraph`` evaluates, read from its F-curves in bulk or stepped through its frames.
 
     The range defaults to the scene's. With ``turn_off_live`` the rig's live solving is switched
-    off afterwards, so the keys play back as baked. ``progress`` is called with the fraction done.
+    off afterwards, so the keys play back as baked. ``progress`` is called with the fraction read.
     Raises :class:`LimbError` (nothing changed) if a limb cannot be solved.
     """
     began = time.perf_counter()
-    scene = bpy.context.scene
+    scene = depsgraph.scene
     if obj.name not in scene.objects:
-        raise LimbError(f"Armature '{obj.name}' is not in the current scene '{scene.name}'.")
+        raise LimbError(f"Armature '{obj.name}' is not in the scene '{scene.name}'.")
     planned = solve.plan(obj, limbs)
     planned.raise_first_problem()
     if not planned.limbs:
         raise LimbError(f"Armature '{obj.name}' has no enabled limbs to bake.")
     check_editable(obj)
-    frames = frame_list(
-        scene.frame_start if frame_start is None else frame_start,
-        scene.frame_end if frame_end is None else frame_end,
-        step,
-    )
-    planting = planned.planting
+    frames = frame_list(*timeline.frame_range(scene, frame_start, frame_end), step)
+    planting, analysis = planned.planting, None
     span = plant.take(obj, scene, frames[0], frames[-1]) if planting is not None else frames
-    sampled = sampling.sample(scene, planned, [*span, *frames], frames, progress)
+    sampled = sampling.sample(depsgraph, planned, [*span, *frames], frames, progress)
     rows = sampled.rows(frames)
     pose = sampled.pose if len(rows) == len(sampled.frames) else sampled.pose.frames(rows)
     groups = solve.assemble(planned, pose, sampled.goals[rows])
-    carried = None
     if planting is not None:  # planting reads the whole take
-        ground = Ground(obj.limb_ik.ground, bpy.context.evaluated_depsgraph_get())
+        ground = Ground(obj.limb_ik.ground, depsgraph)
         samples = [plant.leg_sample(planting, sampled.pose.frame(row)) for row in sampled.rows(span)]
         analysis = plant.analyse(planting, span, samples, ground, scene)
         report_module.record(obj, planting, span, samples)  # what the foot report compares with, saved in the file
-        carried = plant.apply(planting, groups, pose, analysis, frames)
-    results = solve.solve_groups(groups)
+    solved = solve.solve_frames(planned, groups, pose, frames, analysis)
 
     report = BakeReport(len(frames), [limb.name for limb in planned.limbs], path=sampled.path, why=sampled.why)
     count = len(frames)
     lengths = solve.world_length(pose)[:, None]
-    for group, result in zip(groups, results):
+    for group, result in zip(solved.groups, solved.results):
         reached = result.reached.reshape(count, len(group.limbs))
         away = result.off_plane.reshape(count, len(group.limbs)) * lengths
         for limb, column, off in zip(group.limbs, reached.T, away.T):
@@ -109,7 +104,7 @@ def bake(
                 report.off_plane[limb.name] = (int(np.count_nonzero(off)), float(off.max()))
     edit = ActionEdit(obj)
     try:
-        report.keys = _write(obj, edit, groups, results, frames, pose.frame(0), carried)
+        report.keys = _write(obj, edit, solved, frames, pose.frame(0))
     except Exception:
         edit.rollback()
         raise
@@ -119,21 +114,21 @@ def bake(
     return report
 
 
-def _write(obj, edit: ActionEdit, groups, results, frames, first_pose, carried=None) -> int:
+def _write(obj, edit: ActionEdit, solved: solve.Solved, frames, first_pose) -> int:
     """Key every chain bone's rotation (and stretch), and the pelvis' channels when planting carries
-    the body (``carried``: :class:`.plant.Carried` over the frames), over ``frames``; returns the
-    number of keys."""
+    the body, over ``frames``; returns the number of keys."""
+    groups, results, carried = solved.groups, solved.results, solved.carried
     count = len(frames)
     indices = np.concatenate([g.bones.ravel() for g in groups])
     modes = [mode for g in groups for mode in g.modes]
     rotations = np.concatenate([r.rotations.reshape(count, -1, 4) for r in results], axis=1)  # (frames, bones, 4)
     y_scale = np.concatenate([r.y_scale.reshape(count, -1) for r in results], axis=1)
     locations = {}
-    if carried is not None:
-        pelvis = carried.index
-        locations[pelvis] = carried.location
-        if carried.rotation is not None:  # a pitching body: the pelvis turns too
-            turns = carried.rotation
+    if carried:
+        pelvis = carried[0].index
+        locations[pelvis] = np.array([c.location for c in carried])
+        if carried[0].rotation is not None:  # a pitching body: the pelvis turns too
+            turns = np.array([c.rotation for c in carried])
             indices = np.append(indices, pelvis)
             modes = [*modes, obj.pose.bones[pelvis].rotation_mode]
             rotations = np.concatenate([rotations, turns[:, None]], axis=1)
@@ -144,26 +139,17 @@ def _write(obj, edit: ActionEdit, groups, results, frames, first_pose, carried=N
     for mode, columns in by_mode(modes).items():
         bones = indices[columns]
         values = _channel_values(rotations[:, columns], mode, first_pose, bones)
-        path = CHANNEL_PATH.get(mode, "rotation_euler")
+        path = rotation_path(mode)
         for column, bone in enumerate(bones):
-            keys += _key_bone(obj, edit, bone, path, frame_array, values[:, column], start, end)
+            keys += key_bone(obj, edit, bone, path, frame_array, values[:, column], start, end)
     stretched = np.flatnonzero((y_scale != 1.0).any(axis=0))
     for column in stretched:
         bone = indices[column]
         values = (first_pose.scale[bone, 1] * y_scale[:, column])[:, None]
-        keys += _key_bone(obj, edit, bone, "scale", frame_array, values, start, end, first_index=1)
+        keys += key_bone(obj, edit, bone, "scale", frame_array, values, start, end, first_index=1)
     for bone, values in locations.items():
-        keys += _key_bone(obj, edit, bone, "location", frame_array, values, start, end)
+        keys += key_bone(obj, edit, bone, "location", frame_array, values, start, end)
     return keys
-
-
-def _key_bone(obj, edit, bone_index, channel, frames, values, start, end, first_index=0) -> int:
-    name = obj.pose.bones[bone_index].name
-    path = f'pose.bones["{bpy.utils.escape_identifier(name)}"].{channel}'
-    for component in range(values.shape[1]):
-        curve = edit.fcurve(path, first_index + component, group=name)
-        edit.replace_range(curve, frames, values[:, component], start, end)
-    return values.size
 
 
 def _channel_values(rotations: np.ndarray, mode: str, first_pose, bones: np.ndarray) -> np.ndarray:

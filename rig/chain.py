@@ -6,12 +6,11 @@ from dataclasses import dataclass
 import bpy
 import numpy as np
 
+from ..solvers.constants import STRAIGHT
 from .errors import LimbError
 
 #: Two heads closer than this (in armature units) make a zero-length segment.
 MIN_SEGMENT = 1e-6
-#: A rest bend whose normal is shorter than this fraction of ``upper * lower`` counts as straight.
-STRAIGHT = 1e-6
 #: A pose matrix whose columns differ in length or angle by more than this (relative) is scaled unevenly;
 #: single-precision rest and pose matrices are orthonormal to about 3e-5.
 EVEN_SCALE = 1e-4
@@ -78,8 +77,7 @@ def chain_of(obj: bpy.types.Object, limb) -> Chain:
             )
     pose_bones = obj.pose.bones
     for name in names:
-        pb = pose_bones[name]
-        if any(pb.lock_rotation) or (pb.lock_rotations_4d and pb.lock_rotation_w):
+        if _locked(pose_bones[name]):
             raise LimbError(
                 f"Limb '{limb.name}': bone '{name}' has locked rotation; unlock it so Limb IK can rotate it."
             )
@@ -160,12 +158,16 @@ def _toe(obj, limb, names) -> int | None:
         raise LimbError(f"Limb '{limb.name}': toe bone '{name}' is not a child of the foot '{names[2]}'.")
     if name in names:
         raise LimbError(f"Limb '{limb.name}': the toe bone '{name}' is also a bone of the chain.")
-    pose_bone = obj.pose.bones[name]
-    if any(pose_bone.lock_rotation) or (pose_bone.lock_rotations_4d and pose_bone.lock_rotation_w):
+    if _locked(obj.pose.bones[name]):
         raise LimbError(
             f"Limb '{limb.name}': toe bone '{name}' has locked rotation; unlock it so planting can turn it."
         )
     return obj.pose.bones.find(name)
+
+
+def _locked(pose_bone: bpy.types.PoseBone) -> bool:
+    """Whether any rotation channel of the bone is locked (W only counts when locked as 4D)."""
+    return any(pose_bone.lock_rotation) or (pose_bone.lock_rotations_4d and pose_bone.lock_rotation_w)
 
 
 def _inherits_rotation(child: bpy.types.Bone, ancestor: bpy.types.Bone) -> bool:
@@ -245,9 +247,14 @@ def _dependencies(owner, bone: str, constraint: str | None) -> list[tuple]:
         for c in constraints:
             if c.mute:
                 continue
-            targets = [(getattr(c, "target", None), getattr(c, "subtarget", "")),
-                       (getattr(c, "pole_target", None), getattr(c, "pole_subtarget", ""))]  # fmt: skip
+            targets = [
+                (getattr(c, "target", None), getattr(c, "subtarget", "")),
+                (getattr(c, "pole_target", None), getattr(c, "pole_subtarget", "")),
+            ]
             targets += [(t.target, t.subtarget) for t in getattr(c, "targets", ())]  # the Armature constraint's
-            out += [(t, s if isinstance(s, str) else "", constraint or f"'{c.name}' on {place}")
-                    for t, s in targets if isinstance(t, bpy.types.Object)]  # fmt: skip
+            out += [
+                (t, s if isinstance(s, str) else "", constraint or f"'{c.name}' on {place}")
+                for t, s in targets
+                if isinstance(t, bpy.types.Object)
+            ]
     return out

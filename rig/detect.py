@@ -86,15 +86,15 @@ def _parse(bone_name: str) -> tuple[str, str, tuple[str, ...]] | None:
     return None
 
 
-def find_limbs(obj: bpy.types.Object, scene: bpy.types.Scene | None = None) -> list[FoundLimb]:
+def find_limbs(obj: bpy.types.Object, depsgraph=None) -> list[FoundLimb]:
     """Every arm and leg of the armature ``obj``: by name, then by shape among the bones left.
 
     An arm found by name that reaches the ground is a front leg (a horse's foreleg). Several
     chains on one side are told apart by the words their names do not share, ``front_leg.L`` and
-    ``leg.L``, or by which hangs further along the body. With ``scene``, the shape is also read
-    at a few frames of its animation.
+    ``leg.L``, or by which hangs further along the body. With ``depsgraph``, the shape is also read
+    at a few frames of its scene's animation.
     """
-    shape = _Shape(obj, scene)
+    shape = _Shape(obj, depsgraph)
     found = []
     for limb in _by_name(obj.data):
         if limb.name.startswith("arm") and shape.reaches_ground([limb.toe or limb.end or limb.lower]):
@@ -162,9 +162,10 @@ def toe_of(obj: bpy.types.Object, end: str) -> str:
     named = parse(end)
     if named is not None:
         toes = [
-            bone for bone in foot.children_recursive
+            bone
+            for bone in foot.children_recursive
             if parse(bone.name) == (named[0], "toe") and _gap(foot, bone) is not None
-        ]  # fmt: skip
+        ]
         return min(toes, key=lambda bone: _gap(foot, bone)).name if toes else ""
     if len(foot.children) == 1 and not foot.children[0].children:
         toe = foot.children[0]
@@ -173,10 +174,10 @@ def toe_of(obj: bpy.types.Object, end: str) -> str:
     return ""
 
 
-def reaches_ground(obj: bpy.types.Object, bone: str, scene: bpy.types.Scene | None = None) -> bool:
+def reaches_ground(obj: bpy.types.Object, bone: str, depsgraph=None) -> bool:
     """Whether the tail of ``bone`` is usually near the rig's lowest point, at rest, in the pose
-    shown and at a few frames of ``scene``'s animation: a foot, not a hand."""
-    return _Shape(obj, scene).reaches_ground([bone])
+    shown and at a few frames of the animation of the scene ``depsgraph`` evaluates: a foot, not a hand."""
+    return _Shape(obj, depsgraph).reaches_ground([bone])
 
 
 class _Shape:
@@ -195,7 +196,7 @@ class _Shape:
     #: Frames of the animation the shape is read at.
     SAMPLES = 8
 
-    def __init__(self, obj: bpy.types.Object, scene: bpy.types.Scene | None):
+    def __init__(self, obj: bpy.types.Object, depsgraph):
         self.bones = obj.data.bones
         up = np.linalg.solve(np.array(obj.matrix_world, dtype=np.float64)[:3, :3], [0.0, 0.0, 1.0])
         self.up = up / np.linalg.norm(up)
@@ -205,9 +206,10 @@ class _Shape:
 
         rest = {b.name: (np.array(b.head_local), np.array(b.tail_local)) for b in self.bones}
         self.poses = [rest, posed()]
-        if scene is not None and obj.animation_data is not None:
+        if depsgraph is not None and obj.animation_data is not None:
+            scene = depsgraph.scene
             frames = np.linspace(scene.frame_start, scene.frame_end, self.SAMPLES).round().astype(int)
-            self.poses += timeline.step(scene, sorted(set(frames.tolist())), posed)
+            self.poses += timeline.step(depsgraph, sorted(set(frames.tolist())), posed)
         self.low = [min(min(h @ self.up, t @ self.up) for h, t in pose.values()) for pose in self.poses]
         self.high = [max(max(h @ self.up, t @ self.up) for h, t in pose.values()) for pose in self.poses]
 
@@ -253,9 +255,10 @@ class _Shape:
             front = max(depth.values())
             found = [
                 FoundLimb(f"front_{f.name}", f.upper, f.lower, f.end, f.toe, "shape")
-                if f in legs and depth[f.upper] == front and min(depth.values()) < front else f
+                if f in legs and depth[f.upper] == front and min(depth.values()) < front
+                else f
                 for f in found
-            ]  # fmt: skip
+            ]
         return found
 
     def length(self, limb: FoundLimb) -> float:
@@ -298,15 +301,16 @@ class _Shape:
         return FoundLimb(f"{kind}.{side}", chain[0], chain[1], "", "", "shape")
 
 
-def flat_plane(obj: bpy.types.Object, limbs: list[FoundLimb], scene: bpy.types.Scene | None = None):
+def flat_plane(obj: bpy.types.Object, limbs: list[FoundLimb], depsgraph=None):
     """The unit normal (armature space) of the one plane that the bones of two or more ``limbs`` lie in, at
-    rest, in the pose shown and at a few frames of ``scene``'s animation: a 2D cut-out rig. The armature's XZ
+    rest, in the pose shown and at a few frames of the animation of the scene ``depsgraph`` evaluates: a 2D
+    cut-out rig. The armature's XZ
     or YZ plane where they lie in that, else the plane that fits them best, its largest component positive.
     None where they do not lie in one plane, or a limb is straight in every pose read (on a line, it says
     nothing about a plane: two straight legs always lie in one)."""
     if len(limbs) < 2:
         return None
-    poses = _Shape(obj, scene).poses
+    poses = _Shape(obj, depsgraph).poses
     chains = [[n for n in (limb.upper, limb.lower, limb.end) if n] for limb in limbs]
     points = [np.array([end for pose in poses for name in chain for end in pose[name]]) for chain in chains]
     if not all(_spread(p, _main_axes(p))[1] > FLAT * _extent(p) for p in points):

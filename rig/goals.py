@@ -4,10 +4,9 @@ its end bone turns with the target."""
 
 import numpy as np
 
+from ..solvers.constants import IDENTITY
 from ..solvers.rotation_modes import matrix_to_quat, nearest_rotation, quat_to_matrix
 from .errors import LimbError
-
-IDENTITY = (1.0, 0.0, 0.0, 0.0)
 
 
 def world_matrices(goals, depsgraph) -> np.ndarray:
@@ -34,8 +33,10 @@ def check_evaluated(obj, limbs, chains, depsgraph) -> None:
         raise LimbError(f"Armature '{name}' {why[0]}, so Blender does not evaluate its pose; {why[1]} to solve it.")
     world = np.array(obj.evaluated_get(depsgraph).matrix_world, dtype=np.float64)[:3, :3]
     if not abs(np.linalg.det(world)) > 1e-12 * np.prod(np.linalg.norm(world, axis=0)):
-        raise LimbError(f"Armature '{name}' is scaled to zero on an axis (its object or a parent), so its bones have "
-                        "no size to solve.")  # fmt: skip
+        raise LimbError(
+            f"Armature '{name}' is scaled to zero on an axis (its object or a parent), so its bones have "
+            "no size to solve."
+        )
     for limb, chain in zip(limbs, chains):
         for role, goal in (("target", chain.target), ("pole", chain.pole)):
             if not goal:
@@ -49,8 +50,10 @@ def check_evaluated(obj, limbs, chains, depsgraph) -> None:
                 ) from None
             why = _not_evaluated(goal[0], depsgraph)
             if why:
-                raise LimbError(f"Limb '{limb.name}': its {role} '{goal_name}' {why[0]}, so Blender does not move it; "
-                                f"{why[1]} first.")  # fmt: skip
+                raise LimbError(
+                    f"Limb '{limb.name}': its {role} '{goal_name}' {why[0]}, so Blender does not move it; "
+                    f"{why[1]} first."
+                )
 
 
 def _not_evaluated(obj, depsgraph) -> tuple[str, str] | None:

@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Adding, detecting and removing limbs: the edits to ``object.limb_ik.limbs``."""
+"""Adding, detecting, removing and choosing limbs: the edits to ``object.limb_ik.limbs``, and which of
+them an operator, a script or the command line works on."""
 
 from dataclasses import dataclass
 
@@ -7,7 +8,8 @@ import bpy
 import numpy as np
 from mathutils import Matrix
 
-from . import choices, detect, goals, switch
+from ..solvers.constants import IDENTITY
+from . import choices, detect, switch
 from .chain import chain_of, check_armature
 from .errors import LimbError
 
@@ -85,7 +87,7 @@ def add_limb(
     limb.switch_bone = switch.find(obj, bones)
     if with_target:
         limb.target = _create_target(obj, spec.name, chain)
-        limb.target_offset = goals.IDENTITY  # made for it: the end bone copies its rotation exactly
+        limb.target_offset = IDENTITY  # made for it: the end bone copies its rotation exactly
     obj.limb_ik.active_limb_index = len(obj.limb_ik.limbs) - 1
     return limb
 
@@ -104,14 +106,12 @@ def _create_target(obj: bpy.types.Object, limb_name: str, chain) -> bpy.types.Ob
     return empty
 
 
-def detect_limbs(
-    obj: bpy.types.Object, scene: bpy.types.Scene | None = None, with_targets: bool = False
-) -> tuple[list, dict[str, str]]:
+def detect_limbs(obj: bpy.types.Object, depsgraph=None, with_targets: bool = False) -> tuple[list, dict[str, str]]:
     """Add every arm and leg found (by name, else by shape) that is not set up yet.
 
     Returns the added limbs with what found each (``(limb, "name" or "shape")``), and the limbs
-    found but not added with the reason for each. With ``scene``, shapes are also read at a few
-    frames of its animation (a limb lifted at rest may reach the ground as it moves).
+    found but not added with the reason for each. With ``depsgraph``, shapes are also read at a few
+    frames of its scene's animation (a limb lifted at rest may reach the ground as it moves).
     ``with_targets`` gives each added limb a target Empty at its tip, as Add Limb does. When every limb
     found lies in one plane, at rest and as animated (a 2D cut-out rig), the added ones are held in it
     (:func:`set_plane`).
@@ -120,8 +120,8 @@ def detect_limbs(
     added, skipped = [], {}
     used = {b for limb in obj.limb_ik.limbs for b in (limb.upper_bone, limb.lower_bone, limb.end_bone) if b}
     names = {limb.name for limb in obj.limb_ik.limbs}
-    found_limbs = detect.find_limbs(obj, scene)
-    plane = detect.flat_plane(obj, found_limbs, scene)
+    found_limbs = detect.find_limbs(obj, depsgraph)
+    plane = detect.flat_plane(obj, found_limbs, depsgraph)
     for found in found_limbs:
         bones = [b for b in (found.upper, found.lower, found.end) if b]
         if found.name in names or used & set(bones):
@@ -147,6 +147,65 @@ def set_plane(limb, normal) -> None:
             limb.plane = item[0]
             return
     limb.plane, limb.plane_normal = "CUSTOM", tuple(normal)
+
+
+def chosen(obj: bpy.types.Object, names=None, which: str = "ENABLED", selected_bones=()) -> list:
+    """The limbs of ``obj`` to work on: those ``names`` (a limb's name, or several; each must exist),
+    else by ``which``: "ENABLED", every enabled limb; "SELECTED", the enabled ones with a bone among
+    ``selected_bones``; "ACTIVE", the active limb; "ALL", every limb."""
+    limbs = obj.limb_ik.limbs
+    if names is not None:
+        names = [names] if isinstance(names, str) else list(names)
+        missing = [name for name in names if name not in limbs]
+        if missing:
+            raise LimbError(f"Armature '{obj.name}' has no limb named '{missing[0]}'.")
+        return [limbs[name] for name in names]
+    if which == "ACTIVE":
+        if obj.limb_ik.active_limb is None:
+            raise LimbError(f"Armature '{obj.name}' has no active limb.")
+        return [obj.limb_ik.active_limb]
+    if which == "ALL":
+        return list(limbs)
+    enabled = [limb for limb in limbs if limb.enabled]
+    if which == "SELECTED":
+        selected = set(selected_bones)
+        enabled = [limb for limb in enabled if selected & {limb.upper_bone, limb.lower_bone, limb.end_bone}]
+        if not enabled:
+            raise LimbError("No enabled limb has a selected bone; select bones of the limbs to bake in Pose Mode.")
+    return enabled
+
+
+def is_leg(obj: bpy.types.Object, limb) -> bool:
+    """Whether ``limb`` is a leg with a foot, as Detect Limbs tells legs: named as one (``leg.L``,
+    ``front_leg.R``, as it names those it finds, by bone names or by shape), or over bones named as a
+    leg's (thigh, shin, foot)."""
+    if not limb.end_bone:
+        return False
+    bones = (limb.upper_bone, limb.lower_bone, limb.end_bone)
+    return "leg" in limb.name.lower() or detect.limb_kind_and_side(bones)[0] == "leg"
+
+
+def to_plant(obj: bpy.types.Object, names=None, depsgraph=None) -> list:
+    """The legs to plant: those ``names``, else the enabled limbs marked planted, else every enabled
+    leg (:func:`is_leg`). Refuses none at all, a limb without a foot, and one whose foot never comes
+    near the rig's lowest point, at rest or at a few frames of the animation of the scene
+    ``depsgraph`` evaluates (an arm)."""
+    if names is not None:
+        legs = chosen(obj, names)
+    else:
+        limbs = [limb for limb in obj.limb_ik.limbs if limb.enabled]
+        legs = [limb for limb in limbs if limb.plant] or [limb for limb in limbs if is_leg(obj, limb)]
+        if not legs:
+            raise LimbError(f"Armature '{obj.name}' has no legs with a foot to plant; add or detect them first.")
+    for limb in legs:
+        if not limb.end_bone:
+            raise LimbError(f"Limb '{limb.name}' has no foot to plant; planting needs thigh, shin and foot.")
+        if not detect.reaches_ground(obj, limb.toe_bone or limb.end_bone, depsgraph):
+            raise LimbError(
+                f"Limb '{limb.name}' has no foot on the ground side: its end bone '{limb.end_bone}' never comes "
+                "near the rig's lowest point; plant legs only."
+            )
+    return legs
 
 
 def remove_limb(obj: bpy.types.Object, index: int) -> None:

@@ -4,9 +4,8 @@
 rigs whose targets were dragged by hand solved again."""
 
 import bpy
-import numpy as np
 
-from . import animator, solve
+from . import animator, ground, plant, solve
 from .errors import LimbError
 
 _plans: dict[int, tuple[tuple, solve.Plan]] = {}  # by Object.session_uid: (signature, plan)
@@ -18,9 +17,13 @@ def live_rigs(scene: bpy.types.Scene):
 
 
 def forget_all() -> None:
+    """Forget everything kept between solves (on loading a file and on unregistering): plans, the
+    animator's values, planting analyses and ground trees."""
     _plans.clear()
     _moved.clear()
     animator.forget_all()
+    plant.forget_all()
+    ground.forget_all()
 
 
 def note_moved_goals(scene: bpy.types.Scene, depsgraph) -> bool:
@@ -94,15 +97,7 @@ def solve_live(obj: bpy.types.Object, depsgraph) -> None:
     Never raises for a problem with the rig: the problem is stored in the limbs' status.
     """
     try:
-        planned = _plan(obj)
-        problems = dict(planned.problems)
-        if planned.limbs:
-            groups, pose, carried = solve.prepare(planned, depsgraph)
-            results = solve.solve_groups(groups)
-            indices = np.concatenate([g.bones.ravel() for g in groups] + [np.array([c.index for c in carried], int)])
-            before = animator.read_channels(obj, indices)
-            solve.write(obj, pose, groups, results, carried)
-            animator.remember(obj, depsgraph.scene.frame_current_final, indices, before)
+        problems = solve.solve_rig(obj, depsgraph, strict=False, planned=_plan(obj), live=True).problems
     except LimbError as error:
         problems = {limb.name: str(error) for limb in obj.limb_ik.limbs if limb.enabled}
     for limb in obj.limb_ik.limbs:

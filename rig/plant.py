@@ -4,7 +4,7 @@
 The maths is in :mod:`..solvers.planting`, over the whole take at once. This module finds the
 planted legs and their pelvis (:func:`plant_plan`), reads the animated legs frame by frame
 (:func:`leg_sample`), runs the planting over the take (:func:`analyse`) and puts one frame's
-result into the gathered chains (:func:`apply`). The bake and live solving share it: both
+result into the gathered chains' goals (:func:`set_goals`). The bake and live solving share it: both
 analyse the same take, so they show the same pose.
 """
 
@@ -134,19 +134,19 @@ def _foot(obj, limb, chain) -> Foot:
     )
 
 
-def settings(obj: bpy.types.Object, scene: bpy.types.Scene) -> PlantSettings:
+def plant_settings(obj: bpy.types.Object, scene: bpy.types.Scene) -> PlantSettings:
     """The rig's planting settings, as the solver takes them."""
-    s = obj.limb_ik
+    rig = obj.limb_ik
     try:
         return PlantSettings(
             fps=scene.render.fps / scene.render.fps_base,
-            floor=s.floor_height,
-            contact_height=s.contact_height,
-            contact_speed=s.contact_speed,
-            max_tilt=s.max_foot_angle,
-            smoothing=s.smoothing_time,
-            release=s.release_time,
-            foot_lock=s.use_foot_lock,
+            floor=rig.floor_height,
+            contact_height=rig.contact_height,
+            contact_speed=rig.contact_speed,
+            max_tilt=rig.max_foot_angle,
+            smoothing=rig.smoothing_time,
+            release=rig.release_time,
+            foot_lock=rig.use_foot_lock,
         )
     except SolverError as error:
         raise LimbError(f"Armature '{obj.name}': {error}.") from error
@@ -211,13 +211,18 @@ def analyse(plan: PlantPlan, frames: range, samples: list, ground: Ground, scene
     ground under it."""
     track = LegSample(*(np.array(column) for column in zip(*samples)))
     legs = Legs(
-        foot=track.feet, ball=track.balls, tip=track.tips, toe=track.toes, hip=track.hips, pelvis=track.pelvis,
+        foot=track.feet,
+        ball=track.balls,
+        tip=track.tips,
+        toe=track.toes,
+        hip=track.hips,
+        pelvis=track.pelvis,
         thigh=np.linalg.norm(track.knees - track.hips, axis=2),
         shin=np.linalg.norm(track.feet[..., :3, 3] - track.knees, axis=2),
         girdle=girdles(plan),
-    )  # fmt: skip
+    )
     try:
-        planted = plant(legs, ground.cast_down, settings(plan.obj, scene))
+        planted = plant(legs, ground.cast_down, plant_settings(plan.obj, scene))
     except SolverError as error:
         raise LimbError(f"Armature '{plan.obj.name}' could not be planted: {error}.") from error
     problems = {
@@ -276,10 +281,12 @@ def current(plan: PlantPlan, depsgraph, pose: Pose) -> Analysis:
     ground = Ground(obj.limb_ik.ground, depsgraph)
     frame = scene.frame_current_final
     span = take(obj, scene, math.floor(frame), math.ceil(frame))
-    key = (settings(obj, scene), tuple(plan.feet), plan.pelvis, ground.fingerprint, span)
+    key = (plant_settings(obj, scene), tuple(plan.feet), plan.pelvis, ground.fingerprint, span)
     cached = _cache.get(obj.session_uid)
     if cached is None or cached.key != key or not _unchanged(cached, leg_sample(plan, pose), frame):
-        samples = timeline.step(scene, span, lambda graph: leg_sample(plan, read_pose(obj, obj.evaluated_get(graph))))
+        samples = timeline.step(
+            depsgraph, span, lambda graph: leg_sample(plan, read_pose(obj, obj.evaluated_get(graph)))
+        )
         try:
             result = analyse(plan, span, samples, ground, scene)
         except LimbError as error:
@@ -300,12 +307,12 @@ def _unchanged(cached: _Cached, sample: tuple, frame: float) -> bool:
 
 
 def forget_all() -> None:
-    _analyses.clear()
+    _cache.clear()
 
 
 class Carried(NamedTuple):
     """The pelvis' new channels: it carries the body, so the solve writes it with the legs. Over F frames
-    (from :func:`apply`) the arrays have a leading axis of F."""
+    (from :func:`set_goals`) the arrays have a leading axis of F."""
 
     index: int  #: pose bone index
     location: np.ndarray  #: (3,) location channel
@@ -315,7 +322,7 @@ class Carried(NamedTuple):
         return Carried(self.index, self.location[frame], None if self.rotation is None else self.rotation[frame])
 
 
-def apply(plan: PlantPlan, groups, pose: Pose, analysis: Analysis, frames) -> Carried:
+def set_goals(plan: PlantPlan, groups, pose: Pose, analysis: Analysis, frames) -> Carried:
     """Put the planting of ``frames`` into chains gathered over them (:func:`.solve.assemble`, ``pose``
     with a leading axis of F): feet goals, and every chain below the pelvis carried by the body's motion.
     Returns the pelvis' new channels over the frames."""
@@ -332,9 +339,8 @@ def apply(plan: PlantPlan, groups, pose: Pose, analysis: Analysis, frames) -> Ca
         def rows(values):  # (F, limbs, ...) views
             return None if values is None else values.reshape(count, -1, *values.shape[1:])
 
-        matrices, points, target, end_rotation = (rows(v) for v in (batch.matrices, batch.points, batch.target,
-                                                                     batch.end_rotation))  # fmt: skip
-        toe_matrices, toe_goal = rows(batch.toe_matrices), rows(batch.toe_goal)
+        matrices, points, target = rows(batch.matrices), rows(batch.points), rows(batch.target)
+        end_rotation, toe_matrices, toe_goal = rows(batch.end_rotation), rows(batch.toe_matrices), rows(batch.toe_goal)
         for column, limb in enumerate(group.limbs):
             if limb.name in plan.under_pelvis:
                 matrices[:, column] = motion[:, None] @ matrices[:, column]
@@ -360,21 +366,12 @@ def _carried(plan: PlantPlan, pose: Pose, motion: np.ndarray, pitches: bool) -> 
     rotation only when the body ``pitches`` somewhere in the take."""
     index = plan.pelvis
     head = pose.matrices[:, index, :3, 3]
-    location = pelvis_location(plan, pose, np.einsum("fij,fj->fi", motion[:, :3, :3], head) + motion[:, :3, 3] - head)
+    location = _pelvis_location(plan, pose, np.einsum("fij,fj->fi", motion[:, :3, :3], head) + motion[:, :3, 3] - head)
     if not pitches:
         return Carried(index, location, None)
-    # The turn, seen from the frame the bone's own rotation sits in (see solvers.local_rotation).
-    local, frame = _rotation_frame(plan, pose)
+    frame, local = _pelvis_frame(plan, pose)  # the turn, seen from that frame
     turned = np.linalg.solve(frame, motion[:, :3, :3] @ frame) @ local
     return Carried(index, location, rotation_modes.matrix_to_quat(rotation_modes.nearest_rotation(turned)))
-
-
-def _rotation_frame(plan: PlantPlan, pose: Pose) -> tuple[np.ndarray, np.ndarray]:
-    """(F, 3, 3) the pelvis' local rotation, and the frame it sits in: its matrix without its own scale
-    and rotation (see solvers.local_rotation for the model)."""
-    index = plan.pelvis
-    local = rotation_modes.quat_to_matrix(local_quaternions(pose, [index], [plan.pelvis_mode])[:, 0])
-    return local, pose.matrices[:, index, :3, :3] / pose.scale[:, index, None, :] @ np.swapaxes(local, 1, 2)
 
 
 def _between(analysis: Analysis, frames):
@@ -393,11 +390,18 @@ def _between(analysis: Analysis, frames):
     return read
 
 
-def pelvis_location(plan: PlantPlan, pose: Pose, shift: np.ndarray) -> np.ndarray:
-    """(F, 3) the pelvis' location channel that moves it by ``shift`` (F, 3; armature space), ``pose``
-    over F frames."""
+def _pelvis_location(plan: PlantPlan, pose: Pose, shift: np.ndarray) -> np.ndarray:
+    """(F, 3) the pelvis' location channel that moves it by ``shift`` (F, 3; armature space), ``pose`` over F
+    frames."""
     location = pose.location[:, plan.pelvis]
     if not plan.local_location:
         return location + shift
-    # Location is applied in the frame the bone's rotation sits in.
-    return location + np.linalg.solve(_rotation_frame(plan, pose)[1], shift[..., None])[..., 0]
+    return location + np.linalg.solve(_pelvis_frame(plan, pose)[0], shift[..., None])[..., 0]  # applied in that frame
+
+
+def _pelvis_frame(plan: PlantPlan, pose: Pose) -> tuple[np.ndarray, np.ndarray]:
+    """(F, 3, 3) the frame the pelvis' own rotation and location sit in (its armature-space matrix without
+    its own scale and rotation; see solvers.local_rotation for the model), and that rotation."""
+    index = plan.pelvis
+    local = rotation_modes.quat_to_matrix(local_quaternions(pose, [index], [plan.pelvis_mode])[:, 0])
+    return pose.matrices[:, index, :3, :3] / pose.scale[:, index, None, :] @ np.swapaxes(local, 1, 2), local

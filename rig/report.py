@@ -83,32 +83,32 @@ def describe(report: dict) -> list[str]:
 
 
 def foot_report(
-    obj: bpy.types.Object, scene: bpy.types.Scene, frame_start: int | None = None, frame_end: int | None = None
+    obj: bpy.types.Object, depsgraph, frame_start: int | None = None, frame_end: int | None = None
 ) -> FootReport:
-    """Measure the planted feet of ``obj`` over a frame range (default: the scene's) as they play
-    back now (live planting or baked keys)."""
+    """Measure the planted feet of ``obj`` over a frame range (default: the scene's) of the scene
+    ``depsgraph`` evaluates, as they play back now (live planting or baked keys)."""
     planned = solve.plan(obj)
     planned.raise_first_problem()
     planting = planned.planting
     if planting is None:
         raise LimbError(f"Armature '{obj.name}' has no planted limbs to report on.")
-    start = scene.frame_start if frame_start is None else frame_start
-    end = scene.frame_end if frame_end is None else frame_end
+    scene = depsgraph.scene
+    start, end = timeline.frame_range(scene, frame_start, frame_end)
     if end < start:
         raise LimbError(f"The report's range ends (frame {end}) before it starts (frame {start}).")
     frames = range(start, end + 1)
-    played = _track(scene, planting, frames, paused=False)
+    played = _track(depsgraph, planting, frames, paused=False)
     authored, source = recorded(obj, planting, frames), "the take recorded by the last planting bake"
     if authored is None:
-        authored, source = _track(scene, planting, frames, paused=True), "the animation"
-    ground = Ground(obj.limb_ik.ground, bpy.context.evaluated_depsgraph_get())
+        authored, source = _track(depsgraph, planting, frames, paused=True), "the animation"
+    ground = Ground(obj.limb_ik.ground, timeline.evaluated(depsgraph.view_layer))
     fps = scene.render.fps / scene.render.fps_base
     floor = obj.limb_ik.floor_height
     feet = [_figures(f.limb, n, authored, played, ground, fps, floor) for n, f in enumerate(planting.feet)]
     return FootReport((start, end), feet, _pelvis_drop(authored, played, ground, floor), source)
 
 
-def _track(scene, planting: plant.PlantPlan, frames, paused: bool) -> dict[str, np.ndarray]:
+def _track(depsgraph, planting: plant.PlantPlan, frames, paused: bool) -> dict[str, np.ndarray]:
     """Ankles, balls and knees (F, n, …) and the pelvis (F, 3) in world space over ``frames``."""
     obj = planting.obj
 
@@ -116,7 +116,7 @@ def _track(scene, planting: plant.PlantPlan, frames, paused: bool) -> dict[str, 
         sample = plant.leg_sample(planting, read_pose(obj, obj.evaluated_get(depsgraph)))
         return sample.feet[:, :3, 3], sample.balls, _knees(sample), sample.pelvis
 
-    ankles, balls, knees, pelvis = (np.array(c) for c in zip(*timeline.step(scene, frames, read, paused=paused)))
+    ankles, balls, knees, pelvis = (np.array(c) for c in zip(*timeline.step(depsgraph, frames, read, paused=paused)))
     return {"ankle": ankles, "ball": balls, "knee": knees, "pelvis": pelvis}
 
 
@@ -176,8 +176,12 @@ def _figures(limb: str, n: int, authored, played, ground: Ground, fps: float, fl
     ankle_ground, ball_ground = heights[:frames], heights[frames:]
     ball_normal, found = normals[frames:], hit[:frames] & hit[frames:]
 
-    sink = np.concatenate([(ankle[:, 2] - ankle_ground)[found & (was_ankle[:, 2] >= floor)],
-                           (ball[:, 2] - ball_ground)[found & (was_ball[:, 2] >= floor)]])  # fmt: skip
+    sink = np.concatenate(
+        [
+            (ankle[:, 2] - ankle_ground)[found & (was_ankle[:, 2] >= floor)],
+            (ball[:, 2] - ball_ground)[found & (was_ball[:, 2] >= floor)],
+        ]
+    )
     step = np.linalg.norm(np.diff(was_ball[:, :2], axis=0), axis=1) * fps
     contact = np.zeros(frames, bool)
     contact[1:] = (was_ball[1:, 2] < was_ball[:, 2].min() + CONTACT_HEIGHT) & (step < CONTACT_SPEED)

@@ -35,14 +35,15 @@ class Sampled:
 
 
 def sample(
-    scene: bpy.types.Scene,
+    depsgraph,
     planned: solve.Plan,
     frames,
     goal_frames,
     progress: Callable[[float], None] | None = None,
 ) -> Sampled:
-    """The rig of ``planned`` at every frame of ``frames``, and its goals at ``goal_frames`` (some of them).
-    ``progress`` is called with the fraction done."""
+    """The rig of ``planned`` at every frame of ``frames`` of the scene ``depsgraph`` evaluates, and its goals
+    at ``goal_frames`` (some of them). ``progress`` is called with the fraction done."""
+    scene = depsgraph.scene
     frames = np.array(sorted(set(frames)), dtype=int)
     goal_frames = set(goal_frames)
     for obj in scene.objects:  # the animator's values where live solving wrote: what the bulk evaluation reads
@@ -54,7 +55,7 @@ def sample(
     else:
         checked = _check_frames(frames, goal_frames)
         rows = np.searchsorted(frames, checked)
-        blender = _step(scene, planned, checked, set(checked))
+        blender = _step(depsgraph, planned, checked, set(checked))
         worst, where = _difference(planned, pose.frames(rows), goal_world[rows], *blender, bones)
         if worst <= AGREEMENT:
             if progress is not None:
@@ -65,7 +66,7 @@ def sample(
             return Sampled(frames, pose, goal_world, BULK, why)
         why = (f"Stepped through the scene: F-curves evaluated in bulk differ from Blender's evaluation by "
                f"{worst:.0e} of the rig's size ({where}).")  # fmt: skip
-    pose, goal_world = _step(scene, planned, frames, goal_frames, progress)
+    pose, goal_world = _step(depsgraph, planned, frames, goal_frames, progress)
     return Sampled(frames, pose, goal_world, STEPPED, why)
 
 
@@ -76,7 +77,7 @@ def _check_frames(frames: np.ndarray, goal_frames: set) -> list[int]:
     return sorted({*spread.tolist(), min(goal_frames), max(goal_frames)})
 
 
-def _step(scene, planned, frames, goal_frames: set, progress=None) -> tuple[Pose, np.ndarray]:
+def _step(depsgraph, planned, frames, goal_frames: set, progress=None) -> tuple[Pose, np.ndarray]:
     """Blender's evaluation at each of ``frames``: the rig's pose, and its goals at ``goal_frames``."""
     obj, refs = planned.obj, solve.goal_refs(planned)
 
@@ -87,7 +88,7 @@ def _step(scene, planned, frames, goal_frames: set, progress=None) -> tuple[Pose
         goals.check_evaluated(obj, planned.limbs, planned.chains, depsgraph)
         return pose, goals.world_matrices(refs, depsgraph)
 
-    poses, goal_world = zip(*timeline.step(scene, [int(f) for f in frames], read, progress))
+    poses, goal_world = zip(*timeline.step(depsgraph, [int(f) for f in frames], read, progress))
     return over_frames(list(poses)), np.stack(goal_world)
 
 

@@ -1,9 +1,12 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""The one solve path: plan the limbs, gather a frame, solve, write.
+"""The one solve path: plan the limbs (:func:`plan`), gather them at a frame (:func:`gather`) or over
+many (:func:`assemble`, from a pose and goals read over frames), plant and solve one frame or many at
+once (:func:`solve_frames`), write.
 
-The Solve operator, the live handler, the bake and the API all go through here; they differ
-only in what they do with problems (report and stop, mark and skip, fail the file) and where
-the result goes (pose channels or keys).
+:func:`solve_rig` does it at the current frame for the Solve and Match FK operators, the API and
+live solving, strict or not; the bake reads many frames (:mod:`.sampling`), solves them through
+:func:`solve_frames` and keys the result. They differ only in what they do with problems (report
+and stop, mark and skip, fail the file) and where the result goes (pose channels or keys).
 """
 
 from dataclasses import dataclass, field
@@ -11,10 +14,8 @@ from dataclasses import dataclass, field
 import bpy
 import numpy as np
 
-from ..solvers import SolverError
-from ..solvers.chains import ChainBatch, ChainResult, solve_chains
-from ..solvers.options import Reach
-from . import goals, plant
+from ..solvers import ChainBatch, ChainResult, Reach, SolverError, solve_chains
+from . import animator, goals, plant
 from .chain import Chain, chain_of, check_armature, check_scale_inheritance
 from .choices import END_ROTATION_ITEMS, PLANE_ITEMS, PLANE_NORMALS, REACH_ITEMS, SWIVEL_ITEMS
 from .errors import LimbError
@@ -38,8 +39,9 @@ class Plan:
 
 
 @dataclass
-class Group:
-    """The planned chains of one size (two or three bones), gathered at one or more frames."""
+class Gathered:
+    """The planned limbs of one chain size (two or three bones, with or without a toe), gathered into
+    one solver batch at one frame or more."""
 
     size: int
     limbs: list
@@ -100,11 +102,25 @@ def signature(obj: bpy.types.Object) -> tuple:
 
     settings = obj.limb_ik
     limbs = tuple(
-        (limb.name, limb.enabled, limb.upper_bone, limb.lower_bone, limb.end_bone, goal(limb.target),
-         limb.target_bone, limb.target_name, goal(limb.pole), limb.pole_bone, limb.pole_name, limb.plant,
-         limb.toe_bone, limb.plane, tuple(limb.plane_normal))
+        (
+            limb.name,
+            limb.enabled,
+            limb.upper_bone,
+            limb.lower_bone,
+            limb.end_bone,
+            goal(limb.target),
+            limb.target_bone,
+            limb.target_name,
+            goal(limb.pole),
+            limb.pole_bone,
+            limb.pole_name,
+            limb.plant,
+            limb.toe_bone,
+            limb.plane,
+            tuple(limb.plane_normal),
+        )
         for limb in settings.limbs
-    )  # fmt: skip
+    )
     bones, pose_bones = obj.data.bones, obj.pose.bones
     arrays = []
     for collection, name, width, dtype in (
@@ -121,7 +137,7 @@ def signature(obj: bpy.types.Object) -> tuple:
     return (limbs, pointer(obj.data), pointer(settings.ground), settings.pelvis_bone, *arrays)
 
 
-def gather(planned: Plan, depsgraph) -> tuple[list[Group], Pose]:
+def gather(planned: Plan, depsgraph) -> tuple[list[Gathered], Pose]:
     """Read the pose and the goals of every planned limb at the current frame."""
     goals.check_evaluated(planned.obj, planned.limbs, planned.chains, depsgraph)
     obj = planned.obj
@@ -139,7 +155,7 @@ def goal_refs(planned: Plan) -> list[tuple]:
     return refs
 
 
-def assemble(planned: Plan, pose: Pose, goal_world: np.ndarray) -> list[Group]:
+def assemble(planned: Plan, pose: Pose, goal_world: np.ndarray) -> list[Gathered]:
     """The planned chains over F frames, from the pose over those frames (arrays with a leading axis of F)
     and the world matrices ``goal_world`` (F, G, 4, 4) of :func:`goal_refs` there. Each group's rows are
     its limbs frame after frame."""
@@ -205,7 +221,7 @@ def assemble(planned: Plan, pose: Pose, goal_world: np.ndarray) -> list[Group]:
             pole_mask=tiled(pole_mask),
             hinge=tiled(np.array([c.hinge for c in chains])),
             use_hinge=tiled(own["use_hinge"].astype(bool)),
-            natural=tiled(own["swivel"] == SWIVEL["END_PLANE"]),
+            end_plane=tiled(own["swivel"] == SWIVEL["END_PLANE"]),
             influence=tiled(own["influence"]),
             options={
                 "mode": tiled(own["reach"]),
@@ -222,7 +238,7 @@ def assemble(planned: Plan, pose: Pose, goal_world: np.ndarray) -> list[Group]:
             toes = pose.matrices[:, written[:, -1]]
             batch.toe_matrices, batch.toe_scales = rows(toes), rows(pose.scale[:, written[:, -1]])
             batch.toe_rotations, batch.toe_goal = rows(local[:, :, -1]), rows(toes[..., :3, :3])
-        groups.append(Group(size, limbs, chains, batch, modes))
+        groups.append(Gathered(size, limbs, chains, batch, modes))
     return groups
 
 
@@ -235,10 +251,18 @@ END_ROTATION, SWIVEL, PLANE = _enum_values(END_ROTATION_ITEMS), _enum_values(SWI
 _PLANE_NORMALS = np.array(PLANE_NORMALS)
 assert [_enum_values(REACH_ITEMS)[mode.name] for mode in Reach] == [mode.value for mode in Reach]
 _SETTINGS = (
-    ("reach", np.int64), ("end_rotation", np.int64), ("swivel", np.int64), ("use_hinge", np.int64),
-    ("softness", np.float64), ("max_stretch", np.float64), ("stretch_start", np.float64),
-    ("influence", np.float64), ("min_bend", np.float64), ("max_bend", np.float64), ("plane", np.int64),
-)  # fmt: skip
+    ("reach", np.int64),
+    ("end_rotation", np.int64),
+    ("swivel", np.int64),
+    ("use_hinge", np.int64),
+    ("softness", np.float64),
+    ("max_stretch", np.float64),
+    ("stretch_start", np.float64),
+    ("influence", np.float64),
+    ("min_bend", np.float64),
+    ("max_bend", np.float64),
+    ("plane", np.int64),
+)
 
 
 def _limb_settings(limbs) -> dict[str, np.ndarray]:
@@ -269,25 +293,30 @@ def world_length(pose: Pose) -> float | np.ndarray:
     return np.abs(np.linalg.det(pose.world[..., :3, :3])) ** (1.0 / 3.0)
 
 
-def prepare(planned: Plan, depsgraph) -> tuple[list[Group], Pose, list[plant.Carried]]:
-    """Gather the current frame and, where limbs are planted, put the ground into their goals.
+@dataclass
+class Solved:
+    """The planned limbs solved at one or more frames: rows of every group frame-major."""
 
-    Returns the groups to solve, the pose read, and the pelvis' channels when planting moves it.
-    """
-    groups, pose = gather(planned, depsgraph)
-    plan = planned.planting
-    if plan is None:
-        return groups, pose, []
-    analysis = plant.current(plan, depsgraph, pose)
-    return (
-        groups,
-        pose,
-        [plant.apply(plan, groups, over_frames([pose]), analysis, [depsgraph.scene.frame_current_final]).at(0)],
-    )
+    groups: list[Gathered]
+    results: list[ChainResult]
+    carried: list[plant.Carried]  #: the pelvis' channels at each frame when planting moves it; else empty
+
+    @property
+    def bones(self) -> np.ndarray:
+        """Pose bone indices written at each frame: every chain's bones, and the pelvis planting carries."""
+        carried = self.carried[:1]
+        return np.concatenate([g.bones.ravel() for g in self.groups] + [np.array([c.index for c in carried], int)])
 
 
-def solve_groups(groups: list[Group]) -> list[ChainResult]:
-    """Solve gathered groups; a solver complaint becomes a :class:`LimbError` naming the rig's limbs."""
+def solve_frames(planned: Plan, groups: list[Gathered], pose: Pose, frames, analysis=None) -> Solved:
+    """Solve the planned limbs at every one of ``frames``, gathered there (:func:`assemble`: ``groups``,
+    and ``pose`` with a leading axis of F), all frames in one solve per group. Where legs are planted,
+    ``analysis`` (:func:`.plant.analyse` of a take holding the frames) first puts the ground into
+    their goals. Raises :class:`LimbError` naming the limbs the solvers refuse."""
+    carried = []
+    if planned.planting is not None:
+        over = plant.set_goals(planned.planting, groups, pose, analysis, frames)
+        carried = [over.at(n) for n in range(len(frames))]
     results = []
     for group in groups:
         try:
@@ -295,11 +324,13 @@ def solve_groups(groups: list[Group]) -> list[ChainResult]:
         except SolverError as error:
             names = ", ".join(f"'{limb.name}'" for limb in group.limbs)
             raise LimbError(f"Limbs {names} could not be solved: {error}.") from error
-    return results
+    return Solved(groups, results, carried)
 
 
-def write(obj: bpy.types.Object, pose: Pose, groups: list[Group], results: list[ChainResult], carried=()) -> None:
-    """Write solved rotations (and stretch) of every group, and the ``carried`` pelvis channels, into the pose."""
+def write(obj: bpy.types.Object, pose: Pose, solved: Solved) -> None:
+    """Write the solved rotations (and stretch) of one frame, and the pelvis channels planting
+    carries, into the pose."""
+    groups, results, carried = solved.groups, solved.results, solved.carried
     indices = [g.bones.ravel() for g in groups]
     modes = [mode for g in groups for mode in g.modes]
     quaternions = [r.rotations.reshape(-1, 4) for r in results]
@@ -310,9 +341,14 @@ def write(obj: bpy.types.Object, pose: Pose, groups: list[Group], results: list[
     quaternions.append(np.array([c.rotation for c in turned]).reshape(-1, 4))
     y_scale = np.concatenate([y_scale, np.ones(len(turned))])
     write_rotations(
-        obj, pose, np.concatenate(indices), modes, np.concatenate(quaternions),
-        y_scale if (y_scale != 1.0).any() else None, {c.index: c.location for c in carried},
-    )  # fmt: skip
+        obj,
+        pose,
+        np.concatenate(indices),
+        modes,
+        np.concatenate(quaternions),
+        y_scale if (y_scale != 1.0).any() else None,
+        {c.index: c.location for c in carried},
+    )
 
 
 def check(obj: bpy.types.Object, depsgraph) -> dict[str, str]:
@@ -328,22 +364,36 @@ def check(obj: bpy.types.Object, depsgraph) -> dict[str, str]:
     return problems
 
 
-def solve_rig(obj: bpy.types.Object, depsgraph, limbs=None, strict: bool = True) -> Report:
-    """Solve ``limbs`` (default: all enabled) of ``obj`` at the current frame and write the pose.
+def solve_rig(
+    obj: bpy.types.Object, depsgraph, limbs=None, strict: bool = True, planned: Plan | None = None, live: bool = False
+) -> Report:
+    """Solve ``limbs`` (default: all enabled) of ``obj`` at the current frame and write the pose: the
+    Solve and Match FK operators, the API's ``solve`` and live solving.
 
     ``strict``: any limb that cannot be solved raises :class:`LimbError` before anything is
-    written. Otherwise such limbs are skipped and listed in the report.
+    written, and so does a rig with no limb to solve. Otherwise such limbs are skipped and listed
+    in the report. ``planned``: the plan of those limbs, when made already. ``live``: the animator's
+    values under what is written are kept, to come back at the next frame change (:mod:`.animator`).
     """
-    planned = plan(obj, limbs)
+    planned = plan(obj, limbs) if planned is None else planned
     if strict:
         planned.raise_first_problem()
+        if not planned.limbs:
+            raise LimbError(f"Armature '{obj.name}' has no enabled limbs to solve.")
     report = Report(problems=dict(planned.problems))
     if not planned.limbs:
         return report
-    groups, pose, carried = prepare(planned, depsgraph)
-    results = solve_groups(groups)
-    write(obj, pose, groups, results, carried)
-    for group, result in zip(groups, results):
+    groups, pose = gather(planned, depsgraph)
+    analysis = plant.current(planned.planting, depsgraph, pose) if planned.planting is not None else None
+    frame = depsgraph.scene.frame_current_final
+    solved = solve_frames(planned, groups, over_frames([pose]), [frame], analysis)
+    if live:
+        bones = solved.bones
+        before = animator.read_channels(obj, bones)
+    write(obj, pose, solved)
+    if live:
+        animator.remember(obj, frame, bones, before)
+    for group, result in zip(solved.groups, solved.results):
         for limb, reached, off_plane in zip(group.limbs, result.reached, result.off_plane):
             report.solved.append(limb.name)
             if not reached:

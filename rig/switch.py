@@ -34,8 +34,11 @@ def find(obj: bpy.types.Object, bones) -> str:
     copies: dict[str, int] = {}  # bone copying one of ``bones`` -> position of that copy in its stack
     for pose_bone in obj.pose.bones:
         for position, constraint in enumerate(pose_bone.constraints):
-            if (constraint.type in _COPIES and getattr(constraint, "target", None) == obj
-                    and constraint.subtarget in bones):  # fmt: skip
+            if (
+                constraint.type in _COPIES
+                and getattr(constraint, "target", None) == obj
+                and constraint.subtarget in bones
+            ):
                 copies.setdefault(pose_bone.name, position)
     for curve in drivers:
         driven = _INFLUENCE.match(curve.data_path)

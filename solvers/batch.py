@@ -15,9 +15,9 @@ from typing import NamedTuple
 import numpy as np
 
 from . import soa
+from .constants import COORDINATE_LIMIT, DEGENERATE, MIN_LENGTH
 from .errors import SolverError
-from .options import COORDINATE_LIMIT, MIN_LENGTH, Reach
-from .two_bone import DEGENERATE
+from .options import Reach
 
 BLOCK = 8192  #: rows per block: the component arrays of a block stay in cache
 

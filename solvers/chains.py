@@ -27,16 +27,13 @@ import numpy as np
 
 from . import plane, rotation_modes, soa
 from .batch import solve_three_bone_batch, solve_two_bone_batch
+from .constants import REACHED, STRAIGHT
 from .errors import SolverError
 from .forward import posed_points
 from .local_rotation import LocalRotations, chain_local_rotations
 from .options import Reach
 from .refine import consistent, scatter
 
-#: A current bend whose normal is shorter than this fraction of ``upper * lower`` counts as straight.
-STRAIGHT = 1e-6
-#: A chain is reached when the posed effector is this close to its target, relative to the chain's length.
-REACHED = 1e-5
 #: Chains whose pose misses the solved joints by more than this, relative to the chain, are solved again
 #: (:mod:`.refine`). Less counts as reached: single-precision pose matrices alone leave up to about 1e-6.
 LENGTH_NOISE = REACHED
@@ -50,14 +47,13 @@ class ChainBatch:
     matrix, local scale and local rotation quaternion, as animated (FK). ``points`` (N, k + 1, 3):
     the joints, first bone's head to the effector. ``target`` (N, 3): where the effector goes.
     ``end_rotation``: the last bone's goal orientation (three-bone chains only), as (N, 4)
-    quaternions or (N, 3, 3) matrices whose nearest rotations are meant (a target's, scaled or
-    not). ``hinge``
-    (N, 3): the knee's hinge axis in the first bone's rotation frame, zero to take it from the
-    current bend. Settings are scalars or (N,) arrays; ``softness`` is in armature units.
-    ``toe_matrices``, ``toe_scales``, ``toe_rotations`` and ``toe_goal`` (three-bone chains, all
-    or none): a bone below the end bone that takes the goal orientation ``toe_goal`` too, as
-    a toe staying flat on the ground while its foot rolls. ``plane`` (N, 3): the normal of the plane
-    each chain is held in, through its first joint; zero rows (or None): none.
+    quaternions or (N, 3, 3) matrices whose nearest rotations are meant (a target's, scaled or not).
+    ``hinge`` (N, 3): the knee's hinge axis in the first bone's rotation frame, zero to take it from
+    the current bend. Settings are scalars or (N,) arrays; ``softness`` is in armature units.
+    ``toe_matrices``, ``toe_scales``, ``toe_rotations`` and ``toe_goal`` (three-bone chains, all or
+    none): a bone below the end bone that takes the goal orientation ``toe_goal`` too, as a toe
+    staying flat on the ground while its foot rolls. ``plane`` (N, 3): the normal of the plane each
+    chain is held in, through its first joint; zero rows (or None): none.
     """
 
     matrices: np.ndarray
@@ -70,7 +66,7 @@ class ChainBatch:
     pole_mask: np.ndarray | bool = False
     hinge: np.ndarray | None = None
     use_hinge: np.ndarray | bool = True
-    natural: np.ndarray | bool = False
+    end_plane: np.ndarray | bool = False  #: three-bone chains without a pole swivel into the end bone's plane
     influence: np.ndarray | float = 1.0
     options: dict = field(default_factory=dict)  #: mode, softness, max_stretch, stretch_start, min_bend, max_bend
     toe_matrices: np.ndarray | None = None
@@ -133,8 +129,11 @@ def solve_chains(batch: ChainBatch) -> ChainResult:
     reached = solve.reached & (miss <= REACHED * chains.size)
 
     ik, k = solve.ik, chains.k + (batch.toe_matrices is not None)
-    rotations = chains.rotations if batch.toe_rotations is None else np.concatenate(
-        [chains.rotations, np.asarray(batch.toe_rotations, dtype=np.float64)[:, None]], axis=1)  # fmt: skip
+    rotations = (
+        chains.rotations
+        if batch.toe_rotations is None
+        else np.concatenate([chains.rotations, np.asarray(batch.toe_rotations, dtype=np.float64)[:, None]], axis=1)
+    )
     influence = np.broadcast_to(np.asarray(batch.influence, dtype=np.float64), (chains.n,))
     blended = np.empty_like(ik.rotations)
     for i in range(k):
@@ -167,21 +166,28 @@ class _Chains:
         scales = np.asarray(batch.scales, dtype=np.float64)
         # Checked here, before the rigid space is built from them, so that the message names the culprit.
         target = np.asarray(batch.target, dtype=np.float64)
-        for name, array, dims, shape in (("points", points, "k + 1, 3", (n, k + 1, 3)),
-                                         ("rotations", rotations, "k, 4", (n, k, 4)),
-                                         ("scales", scales, "k, 3", (n, k, 3)),
-                                         ("target", target, "3", (n, 3))):  # fmt: skip
+        for name, array, dims, shape in (
+            ("points", points, "k + 1, 3", (n, k + 1, 3)),
+            ("rotations", rotations, "k, 4", (n, k, 4)),
+            ("scales", scales, "k, 3", (n, k, 3)),
+            ("target", target, "3", (n, 3)),
+        ):
             if array.shape != shape:
                 raise SolverError(f"{name} must be (N, {dims}) = {shape}, not {array.shape}")
-        for name, value in (("matrices", matrices), ("scales", scales), ("rotations", rotations),
-                            ("points", points), ("end rotation", batch.end_rotation)):  # fmt: skip
+        for name, value in (
+            ("matrices", matrices),
+            ("scales", scales),
+            ("rotations", rotations),
+            ("points", points),
+            ("end rotation", batch.end_rotation),
+        ):
             if value is not None and not np.isfinite(value).all():
                 raise SolverError(f"{name} must be finite")
         if not (np.abs(scales) > 1e-12).all():
             raise SolverError("bones must not have zero scale")
         self.n, self.k = n, k
-        self.matrices, self.scales, self.rotations, self.points, self.target = (
-            matrices, scales, rotations, points, target)  # fmt: skip
+        self.matrices, self.scales, self.rotations = matrices, scales, rotations
+        self.points, self.target = points, target
 
         # The rigid space: the first bone's rotation frame (its matrix without its own scale), with
         # that bone's rotation taken back out. The chain turns rigidly in it.
@@ -256,14 +262,15 @@ class _Chains:
         segments = np.diff(self.points, axis=1)
         factors = lengths / self.lengths(self.points)
         factors[:, 0] = 1.0  # the first bone turns rigidly: its segment keeps its length
-        return np.concatenate([self.points[:, :1], self.points[:, :1] + np.cumsum(segments * factors[..., None],
-                                                                                  axis=1)], axis=1)  # fmt: skip
+        return np.concatenate(
+            [self.points[:, :1], self.points[:, :1] + np.cumsum(segments * factors[..., None], axis=1)], axis=1
+        )
 
-    def solve(self, reach_points: np.ndarray) -> _Solved:
-        """Solve with the bones' lengths taken from ``reach_points``, write back from the actual joints,
+    def solve(self, length_points: np.ndarray) -> _Solved:
+        """Solve with the bones' lengths taken from ``length_points``, write back from the actual joints,
         and pose the result."""
         batch, n, k = self.batch, self.n, self.k
-        joints = [self.local(reach_points[:, i]) for i in range(k + 1)]
+        joints = [self.local(length_points[:, i]) for i in range(k + 1)]
         options = dict(batch.options)
         if "softness" in options:  # a distance: into the rigid space's units
             options["softness"] = np.asarray(options["softness"], dtype=np.float64) / self.unit
@@ -285,7 +292,7 @@ class _Chains:
             # The end bone's tail runs along its Y axis, or against it when its own Y scale is negative.
             along = rotation_modes.quat_to_matrix(end_rotation)[:, :, 1] * np.sign(self.scales[:, 2, 1:2])
             end_direction = np.einsum("nij,nj->ni", self.to_rigid, along)
-            solid = partial(solve_three_bone_batch, natural=batch.natural)
+            solid = partial(solve_three_bone_batch, natural=batch.end_plane)
             solved = self._solve_rows(solid, plane.solve_three_bone_plane, [*joints, target, end_direction], common)
             self.end_direction = end_direction / np.linalg.norm(end_direction, axis=1, keepdims=True)
             new_local = [joints[0], solved.knee, solved.ankle, solved.tip]
@@ -305,8 +312,9 @@ class _Chains:
             toe_goal = self._into_planes(_orientations(batch.toe_goal), new_points[:, 3] - new_points[:, 2])
             end_rotation = np.stack([end_rotation, toe_goal], axis=1)
         ik = chain_local_rotations(matrices, scales, rotations, points, written, end_rotation, stretching)
-        posed = posed_points(self.matrices, self.scales, self.rotations, self.points, ik.rotations[:, :k],
-                             ik.y_scale[:, :k])  # fmt: skip
+        posed = posed_points(
+            self.matrices, self.scales, self.rotations, self.points, ik.rotations[:, :k], ik.y_scale[:, :k]
+        )
         return _Solved(new_points, solved.reached, ik, posed)
 
     def _solve_rows(self, solid, planar, arrays: list[np.ndarray], settings: dict):

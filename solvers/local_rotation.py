@@ -28,6 +28,7 @@ from typing import NamedTuple
 import numpy as np
 
 from . import soa
+from .constants import IDENTITY
 from .errors import SolverError
 
 #: Relative departure from a similarity that single-precision pose matrices show without any shear.
@@ -171,7 +172,7 @@ def _goal_turn(frame: soa.Mat, rotation: soa.Quat, goal: soa.Quat) -> tuple[soa.
     sheared = _shear(before) > SHEAR_NOISE
     if sheared.any():
         wanted = soa.mat_vec(soa.mat_inv(before)[0], (goal[1], goal[4], goal[7]))
-        aim = soa.where(sheared, soa.rotation_between((local[1], local[4], local[7]), wanted), soa.IDENTITY)
+        aim = soa.where(sheared, soa.rotation_between((local[1], local[4], local[7]), wanted), IDENTITY)
         new_rotation = soa.quat_mul(aim, new_rotation)
     if mirrored.any():
         new_rotation = (new_rotation[0], new_rotation[1], new_rotation[2] * flip, new_rotation[3] * flip)
@@ -202,8 +203,14 @@ def _shear(m: soa.Mat) -> np.ndarray:
     a, b, c = soa.mat_columns(m)
     aa, bb, cc = soa.dot(a, a), soa.dot(b, b), soa.dot(c, c)
     size = (aa + bb + cc) / 3.0
-    off = [np.abs(aa - size), np.abs(bb - size), np.abs(cc - size),
-           np.abs(soa.dot(a, b)), np.abs(soa.dot(a, c)), np.abs(soa.dot(b, c))]  # fmt: skip
+    off = [
+        np.abs(aa - size),
+        np.abs(bb - size),
+        np.abs(cc - size),
+        np.abs(soa.dot(a, b)),
+        np.abs(soa.dot(a, c)),
+        np.abs(soa.dot(b, c)),
+    ]
     return functools.reduce(np.maximum, off) / size
 
 

@@ -5,12 +5,8 @@ import enum
 import math
 from dataclasses import dataclass
 
+from .constants import COORDINATE_LIMIT
 from .errors import SolverError
-
-#: Coordinates and lengths beyond this magnitude are rejected, so that no square overflows.
-COORDINATE_LIMIT = 1e12
-#: A bone shorter than this is a zero-length bone.
-MIN_LENGTH = 1e-12
 
 
 class Reach(enum.IntEnum):

@@ -4,8 +4,8 @@
 import math
 from typing import NamedTuple
 
+from .constants import COORDINATE_LIMIT, MIN_LENGTH
 from .errors import SolverError
-from .options import COORDINATE_LIMIT, MIN_LENGTH
 
 
 class PlanarAngles(NamedTuple):

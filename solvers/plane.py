@@ -17,9 +17,8 @@ import numpy as np
 
 from . import rotation_modes, soa
 from .batch import ThreeBoneBatch, TwoBoneBatch, as_points, check_range, limb_inputs, reach_distances
+from .constants import DEGENERATE, MIN_LENGTH
 from .errors import SolverError
-from .options import MIN_LENGTH
-from .two_bone import DEGENERATE
 
 
 def project(points, origin, normal) -> tuple[np.ndarray, np.ndarray]:

@@ -3,10 +3,10 @@
 
 import math
 
+from .constants import IDENTITY
 from .errors import SolverError
 
 Quat = tuple[float, float, float, float]
-IDENTITY: Quat = (1.0, 0.0, 0.0, 0.0)
 
 
 def rotation_between(u, v) -> Quat:

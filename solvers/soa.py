@@ -16,15 +16,13 @@ from collections.abc import Iterator
 
 import numpy as np
 
+from .constants import IDENTITY
 from .rotation import quat_multiply as quat_mul  # noqa: F401 (the same arithmetic, component-wise on arrays)
 from .rotation import quat_rotate  # noqa: F401
 
 Vec = tuple[np.ndarray, np.ndarray, np.ndarray]
 Mat = tuple[np.ndarray, ...]  # nine arrays, row-major
 Quat = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
-
-#: The quaternion of no rotation, as scalars that broadcast against component arrays.
-IDENTITY = (1.0, 0.0, 0.0, 0.0)
 
 
 def blocks(rows: int, size: int) -> Iterator[slice]:
@@ -141,8 +139,17 @@ def mat_transpose(m: Mat) -> Mat:
 
 def mat_scale_columns(m: Mat, s: Vec) -> Mat:
     """``m @ diag(s)``."""
-    return (m[0] * s[0], m[1] * s[1], m[2] * s[2], m[3] * s[0], m[4] * s[1], m[5] * s[2],
-            m[6] * s[0], m[7] * s[1], m[8] * s[2])  # fmt: skip
+    return (
+        m[0] * s[0],
+        m[1] * s[1],
+        m[2] * s[2],
+        m[3] * s[0],
+        m[4] * s[1],
+        m[5] * s[2],
+        m[6] * s[0],
+        m[7] * s[1],
+        m[8] * s[2],
+    )
 
 
 def mat_det(m: Mat) -> np.ndarray:
@@ -208,10 +215,16 @@ def quat_to_mat(q: Quat) -> Mat:
     xx, yy, zz = x * x, y * y, z * z
     xy, xz, yz, wx, wy, wz = x * y, x * z, y * z, w * x, w * y, w * z
     return (
-        1.0 - 2.0 * (yy + zz), 2.0 * (xy - wz), 2.0 * (xz + wy),
-        2.0 * (xy + wz), 1.0 - 2.0 * (xx + zz), 2.0 * (yz - wx),
-        2.0 * (xz - wy), 2.0 * (yz + wx), 1.0 - 2.0 * (xx + yy),
-    )  # fmt: skip
+        1.0 - 2.0 * (yy + zz),
+        2.0 * (xy - wz),
+        2.0 * (xz + wy),
+        2.0 * (xy + wz),
+        1.0 - 2.0 * (xx + zz),
+        2.0 * (yz - wx),
+        2.0 * (xz - wy),
+        2.0 * (yz + wx),
+        1.0 - 2.0 * (xx + yy),
+    )
 
 
 def mat_to_quat(m: Mat) -> Quat:

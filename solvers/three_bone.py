@@ -3,16 +3,18 @@
 
 The end bone must point along ``end_direction`` with its tip on the target, so the joint before
 it (the ankle, hock or wrist) must reach ``target - end_length * end_direction``; the first two
-bones solve for that point. The *natural* way also swivels the chain so that all joints lie in
-one plane with the end bone; the *simple* way lets the end bone copy the direction whatever
-plane the first two bones are in.
+bones solve for that point. The end-plane swivel (the article's *natural* way, ``natural=True``
+here and in :mod:`.batch`, ``end_plane`` in :class:`.chains.ChainBatch` and the limb's *End
+Plane* setting) also swivels the chain so that all joints lie in one plane with the end bone;
+otherwise the end bone copies the direction whatever plane the first two bones are in.
 """
 
 import math
 from typing import NamedTuple
 
+from .constants import COORDINATE_LIMIT, MIN_LENGTH
 from .errors import SolverError
-from .options import COORDINATE_LIMIT, DEFAULT_OPTIONS, MIN_LENGTH, ReachOptions
+from .options import DEFAULT_OPTIONS, ReachOptions
 from .two_bone import Vec3, _unit, solve_two_bone
 
 
@@ -42,7 +44,7 @@ def solve_three_bone(
     """New knee, ankle and tip positions putting the tip on ``target`` with the end bone along ``end_direction``.
 
     ``pole`` and ``hinge`` act as in :func:`.two_bone.solve_two_bone`; a pole takes precedence
-    over the natural plane. With HOLD and an unreachable target, the pose is kept.
+    over the end plane. With HOLD and an unreachable target, the pose is kept.
     """
     ex, ey, ez = end_direction
     if not abs(ex) + abs(ey) + abs(ez) < COORDINATE_LIMIT:

@@ -4,7 +4,7 @@
 The knee lies on the circle where the sphere around the root (radius = upper length) meets the
 sphere around the effector goal (radius = lower length). Which point of that circle, the
 *swivel*, is chosen in this order: the pole's side of the root-goal line; else, for a chain
-whose end direction is given, the plane holding that direction (three-bone "natural" way);
+whose end direction is given, the plane holding that direction (the three-bone end-plane swivel);
 else the point closest to the current knee, so the knee moves least. A hinge axis, when given,
 then vetoes any choice that would bend the knee backwards: the knee goes to the forward side
 of its hinge plane instead.
@@ -17,15 +17,12 @@ many limbs at once lives in :mod:`.batch`.
 from math import exp, pi, sin, sqrt
 from typing import NamedTuple
 
+from .constants import COORDINATE_LIMIT, DEGENERATE, MIN_LENGTH
 from .errors import SolverError
-from .options import COORDINATE_LIMIT, DEFAULT_OPTIONS, MIN_LENGTH, Reach, ReachOptions
+from .options import DEFAULT_OPTIONS, Reach, ReachOptions
 from .rotation import any_perpendicular
 
 Vec3 = tuple[float, float, float]
-
-#: A swivel direction shorter than this fraction of the limb's length counts as undefined
-#: (a pole on the root-goal line, a knee on it, a hinge axis along it).
-DEGENERATE = 1e-9
 
 
 class TwoBoneSolution(NamedTuple):

@@ -22,12 +22,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..constants import IDENTITY
 from ..errors import SolverError
 from ..rotation_modes import quat_to_matrix
 from .air import bend_in_air
 from .contacts import BALL, Contacts, find_contacts, lock_offsets, sliding
-from .pelvis import REACH_MARGIN, body_height, body_motion, highest, pelvis_drop, support_level
-from .surface import IDENTITY, clearing_lift, rest, swing, tilt, transform
+from .pelvis import LENGTH_MARGIN, body_height, body_motion, highest, pelvis_drop, support_level
+from .surface import clearing_lift, rest, swing, tilt, transform
 from .timeline import ease_jumps, fill_gaps, intervals
 
 #: ``cast_down(points (N, 3)) -> heights (N,), upward normals (N, 3), hit (N,)``: the topmost
@@ -57,8 +58,10 @@ class PlantSettings:
     foot_lock: bool = True  #: hold standing feet where they stand
 
     def __post_init__(self):
-        values = {name: getattr(self, name) for name in ("fps", "floor", "contact_height", "contact_speed",
-                                                          "max_tilt", "smoothing", "release")}  # fmt: skip
+        values = {
+            name: getattr(self, name)
+            for name in ("fps", "floor", "contact_height", "contact_speed", "max_tilt", "smoothing", "release")
+        }
         if not all(math.isfinite(v) for v in values.values()):
             raise SolverError(f"planting settings must be finite numbers: {values}")
         if self.fps <= 0.0:
@@ -165,7 +168,7 @@ def plant(legs: Legs, cast_down: CastDown, settings: PlantSettings) -> Planted:
     # goes up or down (and pitches, between two girdles) to meet them, and lower still where a
     # standing foot would be out of reach.
     animated = np.linalg.norm(legs.hip - legs.foot[:, :, :3, 3], axis=2)
-    reach = legs.thigh + legs.shin
+    lengths = legs.thigh + legs.shin
     girdle = np.zeros(count, int) if legs.girdle is None else np.asarray(legs.girdle)
     _, moved = ride(np.repeat(carrier[:, None], count, axis=1))  # where held feet go does not depend on the body
     ceiling = highest(legs.hip, moved[:, :, 3], animated)
@@ -173,13 +176,15 @@ def plant(legs: Legs, cast_down: CastDown, settings: PlantSettings) -> Planted:
     # something else (and the height that keeps such a leg's extension is ill-defined).
     carries = held & (legs.hip[..., 2] - legs.foot[..., 2, 3] >= CARRIES * animated)
     heights = np.stack(
-        [body_height(ceiling[:, girdle == g], carries[:, girdle == g], held.any(axis=1), carrier, sigma)
-         for g in np.unique(girdle)],
+        [
+            body_height(ceiling[:, girdle == g], carries[:, girdle == g], held.any(axis=1), carrier, sigma)
+            for g in np.unique(girdle)
+        ],
         axis=1,
-    )  # fmt: skip
+    )
     body = body_motion(heights, legs.hip, girdle)
     hips = np.einsum("fij,fnj->fni", body[:, :3, :3], legs.hip) + body[:, None, :3, 3]
-    drop = pelvis_drop(hips, moved[:, :, 3], reach, animated, held, sigma)
+    drop = pelvis_drop(hips, moved[:, :, 3], lengths, animated, held, sigma)
     body[:, 2, 3] -= drop
     hips[..., 2] -= drop[:, None]
 
@@ -187,9 +192,11 @@ def plant(legs: Legs, cast_down: CastDown, settings: PlantSettings) -> Planted:
     # rise over whatever they would pass through.
     turn, moved = ride(hips[..., 2] - legs.hip[..., 2])
     for n in range(count):
-        longest = np.clip(animated[:, n], REACH_MARGIN * reach[:, n], reach[:, n])  # as straight as animated, or nearly
-        ankles = bend_in_air(held[:, n], hips[:, n], moved[:, n, 3], animated[:, n], legs.thigh[:, n],
-                             legs.shin[:, n], longest)  # fmt: skip
+        # As straight as animated, or nearly.
+        longest = np.clip(animated[:, n], LENGTH_MARGIN * lengths[:, n], lengths[:, n])
+        ankles = bend_in_air(
+            held[:, n], hips[:, n], moved[:, n, 3], animated[:, n], legs.thigh[:, n], legs.shin[:, n], longest
+        )
         moved[:, n] += (ankles - moved[:, n, 3])[:, None]
     need, hit = _sinking(moved.reshape(-1, *points.shape[2:]), depth.reshape(-1, *depth.shape[2:]), cast_down)
     need, hit = need.max(axis=1, initial=0.0).reshape(frames, count), hit.reshape(frames, count, -1)
@@ -258,9 +265,16 @@ def _under_pelvis(legs: Legs, cast_down: CastDown, floor: float) -> np.ndarray:
 
 def _check(legs: Legs) -> None:
     frames, count = np.shape(legs.ball)[:2]
-    shapes = {"foot": (frames, count, 4, 4), "ball": (frames, count, 3), "tip": (frames, count, 3),
-              "toe": (frames, count, 3, 3), "hip": (frames, count, 3), "pelvis": (frames, 3),
-              "thigh": (frames, count), "shin": (frames, count)}  # fmt: skip
+    shapes = {
+        "foot": (frames, count, 4, 4),
+        "ball": (frames, count, 3),
+        "tip": (frames, count, 3),
+        "toe": (frames, count, 3, 3),
+        "hip": (frames, count, 3),
+        "pelvis": (frames, 3),
+        "thigh": (frames, count),
+        "shin": (frames, count),
+    }
     if legs.girdle is not None:
         shapes["girdle"] = (count,)
         if not set(np.unique(legs.girdle)) <= {0, 1}:

@@ -39,7 +39,7 @@ def bend_in_air(held, hips, ankles, animated, thigh, shin, longest) -> np.ndarra
         span = slice(first, last + 1)
         u = smoothstep((np.arange(first, last + 1) - first + 1) / (last - first + 2))
         wanted = bend(animated[span], thigh[span], shin[span]) + before + u * (after - before)
-        reach = np.minimum(extension(np.clip(wanted, 0.0, np.pi), thigh[span], shin[span]), longest[span])
+        extent = np.minimum(extension(np.clip(wanted, 0.0, np.pi), thigh[span], shin[span]), longest[span])
         direction = apart[first : last + 1] / np.maximum(distance[first : last + 1], 1e-12)[:, None]
-        ankles[first : last + 1] = hips[first : last + 1] + direction * reach[:, None]
+        ankles[first : last + 1] = hips[first : last + 1] + direction * extent[:, None]
     return ankles

@@ -9,8 +9,8 @@ from .timeline import envelope, fill_gaps, smooth, smooth_above
 #: Weight of the ground under the pelvis against the feet's footing (a foot down weighs 1):
 #: it only counts when no foot is down, as in the flight of a run or a jump.
 FLIGHT = 0.05
-#: Fraction of a leg's full reach the pelvis drop aims for, so knees never lock straight.
-REACH_MARGIN = 0.995
+#: Fraction of a leg's length (thigh and shin) the pelvis drop aims for, so knees never lock straight.
+LENGTH_MARGIN = 0.995
 
 
 def support_level(footing, down, under_pelvis, sigma: float) -> np.ndarray:
@@ -84,31 +84,31 @@ def _turns(axis, angle) -> np.ndarray:
     return np.eye(3) + sin * k + (1.0 - cos) * (k @ k)
 
 
-def vertical_drop(hip, goal, reach) -> np.ndarray:
-    """How far (>= 0) each (F, 3) ``hip`` must move down so that ``goal`` is within ``reach``.
+def vertical_drop(hip, goal, length) -> np.ndarray:
+    """How far (>= 0) each (F, 3) ``hip`` must move down so that ``goal`` is within ``length`` of it.
 
-    The smaller root of ``|hip - d * up - goal| = reach``; when no vertical move can bring the
+    The smaller root of ``|hip - d * up - goal| = length``; when no vertical move can bring the
     goal within reach, the drop that brings the hip level with it (closest approach).
     """
     v = np.asarray(hip, dtype=np.float64) - np.asarray(goal, dtype=np.float64)
-    reach = np.asarray(reach, dtype=np.float64)
+    length = np.asarray(length, dtype=np.float64)
     along = v[:, 2]
-    discriminant = along * along - np.einsum("ij,ij->i", v, v) + reach * reach
+    discriminant = along * along - np.einsum("ij,ij->i", v, v) + length * length
     drop = np.where(discriminant >= 0.0, along - np.sqrt(np.maximum(discriminant, 0.0)), along)
     return np.maximum(drop, 0.0)
 
 
-def pelvis_drop(hips, ankles, reach, animated, down, sigma: float) -> np.ndarray:
+def pelvis_drop(hips, ankles, lengths, animated, down, sigma: float) -> np.ndarray:
     """(F,) how far the pelvis goes down so every foot that is down stays within reach.
 
-    ``hips`` and ``ankles`` (F, n, 3) where they will be; ``reach`` (F, n) each leg's length;
+    ``hips`` and ``ankles`` (F, n, 3) where they will be; ``lengths`` (F, n) each leg's length;
     ``animated`` (F, n) each leg's hip-to-ankle distance as animated. A leg may be as extended as
-    it was animated, or up to :data:`REACH_MARGIN` of its length, never more; only a foot that is
+    it was animated, or up to :data:`LENGTH_MARGIN` of its length, never more; only a foot that is
     down must be reached (one in the air may come up short for a moment). The drop eases in and
     out over about ``sigma`` frames, never less than needed.
     """
-    reach = np.asarray(reach, dtype=np.float64)
-    allowed = np.minimum(np.maximum(animated, REACH_MARGIN * reach), reach)
+    lengths = np.asarray(lengths, dtype=np.float64)
+    allowed = np.minimum(np.maximum(animated, LENGTH_MARGIN * lengths), lengths)
     frames, feet = allowed.shape
     needed = np.stack([vertical_drop(hips[:, n], ankles[:, n], allowed[:, n]) for n in range(feet)], axis=1)
     return envelope((needed * np.asarray(down, bool)).max(axis=1, initial=0.0), sigma)

@@ -12,6 +12,7 @@ smooth path wherever it would pass through the ground.
 
 import numpy as np
 
+from ..constants import IDENTITY
 from ..rotation_modes import matrix_to_quat, quat_to_matrix, slerp
 from .contacts import BALL
 from .timeline import intervals, smoothstep
@@ -20,7 +21,6 @@ from .timeline import intervals, smoothstep
 #: bump, not to fold a foot over a step's edge.
 MAX_REST = np.radians(20.0)
 UP = np.array([0.0, 0.0, 1.0])
-IDENTITY = np.array([1.0, 0.0, 0.0, 0.0])
 
 
 def tilt(normals, max_angle: float) -> np.ndarray:
@@ -97,16 +97,16 @@ def clearing_lift(need, down, sigma: float) -> np.ndarray:
     the air there is neither)."""
     need = np.asarray(need, dtype=np.float64)
     lift = need.copy()
-    reach = max(int(round(2.0 * sigma)), 1)
+    window = max(int(round(2.0 * sigma)), 1)
     for first, last in intervals(~np.asarray(down, bool)):
         span = need[first : last + 1]
         if not span.any():
             continue
         path = np.minimum(np.maximum.accumulate(span), np.maximum.accumulate(span[::-1])[::-1])
         frames = np.arange(len(path))
-        to_take_off = frames + 1 if first > 0 else np.full(len(path), reach)
-        to_landing = len(path) - frames if last < len(need) - 1 else np.full(len(path), reach)
-        room = np.minimum(np.minimum(to_take_off, to_landing), reach)
+        to_take_off = frames + 1 if first > 0 else np.full(len(path), window)
+        to_landing = len(path) - frames if last < len(need) - 1 else np.full(len(path), window)
+        room = np.minimum(np.minimum(to_take_off, to_landing), window)
         distance = np.abs(frames[:, None] - frames[None, :])
         bumps = smoothstep(1.0 - distance / room[None, :])  # (frame, obstacle frame)
         lift[first : last + 1] = (path[None, :] * bumps).max(axis=1)

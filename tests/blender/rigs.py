@@ -49,27 +49,34 @@ def leg_armature(
     bpy.context.view_layer.objects.active = obj
     bpy.ops.object.mode_set(mode="EDIT")
     bones = armature.edit_bones
-    x = 0.1 if side == "L" else -0.1
-    knee_forward = 0.0 if straight else -0.04
     hips = bones.new("hips")
     hips.head, hips.tail = (0.0, 0.0, 1.0), (0.0, 0.0, 1.15)
-    thigh = bones.new(f"thigh.{side}")
-    thigh.head, thigh.tail = (x, 0.0, 0.95), (x, knee_forward, 0.5)
-    thigh.parent, thigh.roll = hips, rolls[0]
-    shin = bones.new(f"shin.{side}")
-    shin.head = thigh.tail if connected else Vector(thigh.tail) + Vector((0.02, 0.0, -0.01))
-    shin.tail = (x, 0.0, 0.08)
-    shin.parent, shin.roll, shin.use_connect = thigh, rolls[1], connected
-    foot = bones.new(f"foot.{side}")
-    foot.head, foot.tail = shin.tail, (x, -0.14, 0.02)
-    foot.parent, foot.roll, foot.use_connect = shin, rolls[2], True
+    names, x = (f"thigh.{side}", f"shin.{side}", f"foot.{side}"), 0.1 if side == "L" else -0.1
+    _, _, foot = add_leg(bones, hips, names, x, 0.0, rolls, connected, straight)
     toe = bones.new(f"toe.{side}")
     toe.head, toe.tail = foot.tail, (x, -0.2, 0.02)
     toe.parent, toe.use_connect = foot, True
     bpy.ops.object.mode_set(mode="POSE")
-    for bone_name, mode in zip((f"thigh.{side}", f"shin.{side}", f"foot.{side}"), modes):
+    for bone_name, mode in zip(names, modes):
         obj.pose.bones[bone_name].rotation_mode = mode
     return obj
+
+
+def add_leg(bones, parent, names, x: float, z: float = 0.0, rolls=(0.0, 0.0, 0.0), connected=True, straight=False):
+    """Edit bones ``names`` (thigh, shin, foot) of a leg about a metre tall under ``parent``, at ``x``
+    across and ``z`` up, bent forward at the knee unless ``straight``; returns them.
+
+    ``rolls`` (radians) for thigh, shin, foot; an unconnected shin starts 2 cm off the thigh's tail.
+    """
+    thigh, shin, foot = (bones.new(name) for name in names)
+    thigh.head, thigh.tail = (x, 0.0, 0.95 + z), (x, 0.0 if straight else -0.04, 0.5 + z)
+    thigh.parent, thigh.roll = parent, rolls[0]
+    shin.head = thigh.tail if connected else Vector(thigh.tail) + Vector((0.02, 0.0, -0.01))
+    shin.tail = (x, 0.0, 0.08 + z)
+    shin.parent, shin.roll, shin.use_connect = thigh, rolls[1], connected
+    foot.head, foot.tail = shin.tail, (x, -0.14, 0.02 + z)
+    foot.parent, foot.roll, foot.use_connect = shin, rolls[2], True
+    return thigh, shin, foot
 
 
 BVH = """HIERARCHY
@@ -216,14 +223,7 @@ def named_armature(chains, name: str = "Named", arms=()) -> bpy.types.Object:
     root = bones.new("Root")
     root.head, root.tail = (0.0, 0.0, 1.0), (0.0, 0.0, 1.1)
     for row, names in enumerate(chains):
-        x, z = 0.1 + 0.15 * row, (0.6 if row in arms else 0.0)
-        upper, lower, end = (bones.new(n) for n in names)
-        upper.head, upper.tail = (x, 0.0, 0.95 + z), (x, -0.04, 0.5 + z)
-        lower.head, lower.tail = upper.tail, (x, 0.0, 0.08 + z)
-        end.head, end.tail = lower.tail, (x, -0.14, 0.02 + z)
-        upper.parent = root
-        lower.parent, lower.use_connect = upper, True
-        end.parent, end.use_connect = lower, True
+        add_leg(bones, root, names, 0.1 + 0.15 * row, 0.6 if row in arms else 0.0)
     bpy.ops.object.mode_set(mode="POSE")
     return obj
 
@@ -242,10 +242,19 @@ def select_bones(obj: bpy.types.Object, names, active: str) -> None:
 def limbs_table(obj: bpy.types.Object) -> list[tuple]:
     """Every limb's settings that a failed operator must not change."""
     return [
-        (limb.name, limb.enabled, limb.upper_bone, limb.lower_bone, limb.end_bone,
-         limb.target.name if limb.target else "", limb.target_bone, limb.influence, limb.status)
+        (
+            limb.name,
+            limb.enabled,
+            limb.upper_bone,
+            limb.lower_bone,
+            limb.end_bone,
+            limb.target.name if limb.target else "",
+            limb.target_bone,
+            limb.influence,
+            limb.status,
+        )
         for limb in obj.limb_ik.limbs
-    ]  # fmt: skip
+    ]
 
 
 def tip_bone(limb) -> str:
@@ -359,8 +368,14 @@ def unchanged(rig: bpy.types.Object):
 
     def state():
         keys = {path: value.tolist() for path, value in fcurve_keys(rig).items()}
-        return (limbs_table(rig), keys, sorted(bpy.data.objects.keys()), sorted(bpy.data.actions.keys()),
-                scene.frame_current, rig.limb_ik.live)  # fmt: skip
+        return (
+            limbs_table(rig),
+            keys,
+            sorted(bpy.data.objects.keys()),
+            sorted(bpy.data.actions.keys()),
+            scene.frame_current,
+            rig.limb_ik.live,
+        )
 
     pose, before = pose_snapshot(rig), state()
     yield

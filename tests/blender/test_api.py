@@ -24,8 +24,14 @@ def unchanged(lik, rig):
     scene = bpy.context.scene
 
     def state():
-        return (rigs.limbs_table(rig), key_table(lik, rig), sorted(bpy.data.objects.keys()),
-                sorted(bpy.data.actions.keys()), scene.frame_current, rig.limb_ik.live)  # fmt: skip
+        return (
+            rigs.limbs_table(rig),
+            key_table(lik, rig),
+            sorted(bpy.data.objects.keys()),
+            sorted(bpy.data.actions.keys()),
+            scene.frame_current,
+            rig.limb_ik.live,
+        )
 
     pose, before = rigs.pose_snapshot(rig), state()
     yield
@@ -169,8 +175,11 @@ def test_bake_of_an_armature_in_another_scene(lik, leg):
     lik.api.add_limb(away, LEG)
     bpy.context.scene.collection.objects.unlink(away)
     bpy.data.scenes.new("Other").collection.objects.link(away)
-    with unchanged(lik, leg), pytest.raises(lik.api.LimbIKError, match=r"^Armature 'Away' is not in the current scene"):
+    with unchanged(lik, leg), pytest.raises(lik.api.LimbIKError, match=r"^Armature 'Away' is not in the scene 'Scene'"):
         lik.api.bake(away)
+    current = bpy.context.scene
+    report = lik.api.bake(away, frame_start=1, frame_end=3, scene=bpy.data.scenes["Other"])
+    assert report.keys > 0 and bpy.context.scene == current  # baked there, without switching scenes
 
 
 class Halt(Exception):
@@ -254,7 +263,7 @@ def test_solve_refuses_a_rig_outside_the_scene_as_bake_does(lik, leg, function):
     lik.api.add_limb(away, LEG)
     bpy.context.scene.collection.objects.unlink(away)
     bpy.data.scenes.new("Other").collection.objects.link(away)
-    message = r"^Armature 'Away' is not in the (current )?scene"
+    message = r"^Armature 'Away' is not in the scene 'Scene'"
     with unchanged(lik, leg), pytest.raises(lik.api.LimbIKError, match=message):
         getattr(lik.api, function)(away)
 

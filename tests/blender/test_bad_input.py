@@ -229,8 +229,8 @@ def test_what_blender_does_not_evaluate_is_refused(lik, leg, hidden, message):
 
 
 def test_a_library_override_playing_a_linked_action_is_refused(lik, tmp_path):
-    """Keys written into a linked action would be lost on saving: the bake refuses, twice, changing nothing.
-    It used to key the linked action, then fail with an IndexError."""
+    """Keys written into a linked action would be lost on saving: the bake refuses, twice, and Match FK
+    too, changing nothing. The bake used to key the linked action, then fail with an IndexError."""
     rig = rigs.leg_armature("Character")
     bpy.ops.object.mode_set(mode="OBJECT")
     lik.api.add_limb(rig, ["thigh.L", "shin.L", "foot.L"])
@@ -239,9 +239,13 @@ def test_a_library_override_playing_a_linked_action_is_refused(lik, tmp_path):
     bpy.ops.wm.read_homefile(app_template="")
     rig = rigs.library_override(tmp_path / "characters.blend")
     rigs.target_at_tip(rig, rig.limb_ik.limbs["leg.L"], (0.0, -0.1, 0.1))
-    for _ in range(2):
+    for operator in (
+        lambda: bpy.ops.limb_ik.bake(frame_start=1, frame_end=3),
+        bpy.ops.limb_ik.bake,
+        bpy.ops.limb_ik.match_fk,
+    ):
         with nothing_keyed(lik, rig), pytest.raises(RuntimeError, match=r"plays the action 'CharacterAction' linked"):
-            bpy.ops.limb_ik.bake(frame_start=1, frame_end=3)
+            operator()
     assert lik.api.solve(rig).unreached == []  # the pose itself is the override's own
 
 
@@ -255,8 +259,10 @@ def test_a_target_following_the_limb_through_another_armatures_constraint_is_a_c
     limb = leg.limb_ik.limbs["leg.L"]
     limb.target, limb.target_bone = other, "ctrl"
     bpy.context.view_layer.objects.active = leg
-    message = (r"the target 'Controls' follows the chain bone 'foot\.L' through the constraint 'Copy Location' on "
-               r"'Controls' bone 'ctrl', so it would move with the limb it drives")  # fmt: skip
+    message = (
+        r"the target 'Controls' follows the chain bone 'foot\.L' through the constraint 'Copy Location' on "
+        r"'Controls' bone 'ctrl', so it would move with the limb it drives"
+    )
     with unchanged(leg), pytest.raises(RuntimeError, match=message):
         bpy.ops.limb_ik.solve()
 

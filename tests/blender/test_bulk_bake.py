@@ -79,7 +79,7 @@ def stepping(lik, monkeypatch):
 @pytest.mark.parametrize("rotation_mode", ["QUATERNION", "ZYX"])
 def test_bulk_keys_agree_with_stepped_keys(lik, monkeypatch, rotation_mode):
     rig = busy_scene(rotation_mode)
-    report = lik.rig.bake.bake(rig)
+    report = lik.api.bake(rig)
     assert report.path == "bulk", report.why
     assert "agree with Blender" in report.why
     bulk = key_table(lik, rig)
@@ -87,7 +87,7 @@ def test_bulk_keys_agree_with_stepped_keys(lik, monkeypatch, rotation_mode):
     bpy.ops.wm.read_homefile(app_template="")
     rig = busy_scene(rotation_mode)
     stepping(lik, monkeypatch)
-    report = lik.rig.bake.bake(rig)
+    report = lik.api.bake(rig)
     assert report.path == "stepped" and "forced for the test" in report.why
     stepped = key_table(lik, rig)
 
@@ -151,7 +151,7 @@ def in_nla(rig):
 def test_anything_but_f_curves_makes_the_bake_step_the_scene_and_say_why(lik, monkeypatch, make, reason):
     rig, _ = animated_target_scene("QUATERNION")
     make(rig)
-    report = lik.rig.bake.bake(rig)
+    report = lik.api.bake(rig)
     assert report.path == "stepped"
     assert report.why == f"Stepped through the scene: {reason}."
     keys = key_table(lik, rig)
@@ -160,7 +160,7 @@ def test_anything_but_f_curves_makes_the_bake_step_the_scene_and_say_why(lik, mo
     rig, _ = animated_target_scene("QUATERNION")
     make(rig)
     stepping(lik, monkeypatch)
-    lik.rig.bake.bake(rig)
+    lik.api.bake(rig)
     for channel, stepped in key_table(lik, rig).items():
         np.testing.assert_array_equal(keys[channel]["co"], stepped["co"], err_msg=str(channel))
 
@@ -177,7 +177,7 @@ def test_a_bulk_evaluation_that_differs_from_blender_is_not_used(lik, monkeypatc
         return pose, goals, bones
 
     monkeypatch.setattr(lik.rig.bulk, "evaluate", off)
-    report = lik.rig.bake.bake(rig)
+    report = lik.api.bake(rig)
     assert report.path == "stepped"
     assert report.why.startswith("Stepped through the scene: F-curves evaluated in bulk differ from Blender's")
     assert "(goals)" in report.why

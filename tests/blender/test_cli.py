@@ -148,6 +148,17 @@ def test_outputs_keep_compression_and_relative_paths(inputs, baked, extension):
     }
 
 
+def test_a_rig_in_a_second_scene_is_baked_from_its_own_scene(baked, extension):
+    """The file opens on its first scene; the same rig in the second is baked from the second's
+    animation as it is in the first, without making the second scene current."""
+    output, _, _ = baked
+    first = armature_state(extension, output / "leg.blend")["Leg"]
+    second = armature_state(extension, output / "leg_second_scene.blend")["Elsewhere"]
+    assert first["keys"].keys() == second["keys"].keys() and first["keys"]
+    for channel, keys in first["keys"].items():
+        np.testing.assert_allclose(second["keys"][channel], keys, atol=1e-6, err_msg=str(channel))
+
+
 def test_baking_the_baked_files_again_changes_nothing(baked, extension, tmp_path):
     first, _, _ = baked
     second = tmp_path / "again"
@@ -196,8 +207,9 @@ def test_detect_batch_then_again_is_idempotent(inputs, extension, tmp_path):
 def test_dry_run_writes_nothing(inputs, extension, tmp_path):
     folder, checksums = inputs
     output, report = tmp_path / "never", tmp_path / "report.json"
-    code = extension.cli.main(["bake", str(folder / "*.blend"), "--output-dir", str(output), "--dry-run",
-                               "--json", str(report)])  # fmt: skip
+    code = extension.cli.main(
+        ["bake", str(folder / "*.blend"), "--output-dir", str(output), "--dry-run", "--json", str(report)]
+    )
     assert code == 1
     assert not output.exists()
     result = json.loads(report.read_text())
@@ -243,8 +255,18 @@ def test_check_names_each_problem(inputs, extension, tmp_path):
 
 def test_frames_option_limits_the_bake(inputs, extension, tmp_path):
     folder, _ = inputs
-    code = extension.cli.main(["bake", str(folder / "leg.blend"), "--frames", "2:4", "--output-dir", str(tmp_path),
-                               "--json", str(tmp_path / "r.json")])  # fmt: skip
+    code = extension.cli.main(
+        [
+            "bake",
+            str(folder / "leg.blend"),
+            "--frames",
+            "2:4",
+            "--output-dir",
+            str(tmp_path),
+            "--json",
+            str(tmp_path / "r.json"),
+        ]
+    )
     assert code == 0
     assert json.loads((tmp_path / "r.json").read_text())["files"][0]["armatures"][0]["frames"] == [2, 4]
     open_file(tmp_path / "leg.blend")
@@ -261,9 +283,19 @@ def test_unusable_inputs_fail_alone(inputs, extension, tmp_path):
     output.mkdir()
     shutil.copy(folder / "leg_rolls.blend", output)
     report = tmp_path / "r.json"
-    argv = ["detect", str(folder / "leg.blend"), str(other / "leg.blend"), str(output / "leg_rolls.blend"),
-            str(tmp_path / "missing.blend"), str(tmp_path / "nothing_*.blend"), str(folder / "leg.blend"),
-            "--output-dir", str(output), "--json", str(report)]  # fmt: skip
+    argv = [
+        "detect",
+        str(folder / "leg.blend"),
+        str(other / "leg.blend"),
+        str(output / "leg_rolls.blend"),
+        str(tmp_path / "missing.blend"),
+        str(tmp_path / "nothing_*.blend"),
+        str(folder / "leg.blend"),
+        "--output-dir",
+        str(output),
+        "--json",
+        str(report),
+    ]
     assert extension.cli.main(argv) == 1
     entries = json.loads(report.read_text())["files"]
     errors = [entry["error"] for entry in entries]
@@ -283,8 +315,15 @@ def test_a_report_that_cannot_be_written_fails_the_run_after_the_files(inputs, e
     folder, _ = inputs
     (tmp_path / "taken").write_text("a file, not a folder")
     report = tmp_path / "taken" / "r.json"
-    argv = ["detect", str(folder / "leg.blend"), str(folder / "leg_rolls.blend"), "--output-dir", str(tmp_path / "out"),
-            "--json", str(report)]  # fmt: skip
+    argv = [
+        "detect",
+        str(folder / "leg.blend"),
+        str(folder / "leg_rolls.blend"),
+        "--output-dir",
+        str(tmp_path / "out"),
+        "--json",
+        str(report),
+    ]
     assert extension.cli.main(argv) == 1
     assert sorted(path.name for path in (tmp_path / "out").iterdir()) == ["leg.blend", "leg_rolls.blend"]
     assert f"The report could not be written to '{report}'" in capsys.readouterr().err
@@ -310,8 +349,9 @@ def test_children_take_file_names_literally(inputs, tmp_path):
     for name in names:
         shutil.copy(folder / "leg.blend", tmp_path / name)
     report = tmp_path / "r.json"
-    done = launch("detect", *(tmp_path / name for name in names), "--output-dir", tmp_path / "out", "--jobs", 2,
-                  "--json", report)  # fmt: skip
+    done = launch(
+        "detect", *(tmp_path / name for name in names), "--output-dir", tmp_path / "out", "--jobs", 2, "--json", report
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     entries = json.loads(report.read_text())["files"]
     assert [(Path(entry["path"]).name, entry["error"]) for entry in entries] == [(name, None) for name in names]
@@ -379,8 +419,13 @@ def test_blender_entry_point_and_child_command(extension, capsys):
     assert extension.cli.blender_worker() is None, "the bpy wheel has no Blender executable"
     package = extension.__name__
     assert extension.cli.blender_worker("/opt/blender/blender", False) == [
-        "/opt/blender/blender", "--background", "--addons", package, "--command", "limb_ik"
-    ]  # fmt: skip
+        "/opt/blender/blender",
+        "--background",
+        "--addons",
+        package,
+        "--command",
+        "limb_ik",
+    ]
     assert extension.cli.blender_worker("blender", True)[:3] == ["blender", "--background", "--factory-startup"]
 
 
@@ -397,8 +442,10 @@ def test_an_unusable_output_folder_is_a_usage_error_before_any_file(inputs, exte
     if where == "a file":
         assert error[-1] == f"blender --command limb_ik bake: error: --output-dir '{output}' is a file, not a folder"
     else:
-        assert error[-1] == (f"blender --command limb_ik bake: error: --output-dir '{output}' cannot be created: "
-                             f"'{tmp_path / 'taken'}' is a file, not a folder")  # fmt: skip
+        assert error[-1] == (
+            f"blender --command limb_ik bake: error: --output-dir '{output}' cannot be created: "
+            f"'{tmp_path / 'taken'}' is a file, not a folder"
+        )
     assert sorted(path.name for path in tmp_path.iterdir()) == ["taken"], "the report was written"
     assert {path.name: sha256(path) for path in folder.iterdir()} == checksums
 
@@ -457,7 +504,8 @@ def test_usage_lines_name_the_command_typed(extension, capsys):
     version = "{}.{}".format(*bpy.app.version[:2])
     if Path(sys.executable) != run.cache_dir() / f"venv-blender-{version}" / "bin" / "python":
         pytest.skip("tools/run.py would set up a virtual environment of its own (this is not one of its)")
-    done = subprocess.run([sys.executable, ROOT / "tools" / "run.py", "cli", "bake", "a.blend"], capture_output=True,
-                          text=True)  # fmt: skip
+    done = subprocess.run(
+        [sys.executable, ROOT / "tools" / "run.py", "cli", "bake", "a.blend"], capture_output=True, text=True
+    )
     assert done.returncode == 2
     assert done.stderr.startswith(f"usage: {Path(sys.executable).name} {ROOT / 'tools' / 'run.py'} cli bake ")

@@ -114,8 +114,17 @@ def processes_naming(text: str) -> list[int]:
 def test_sigint_stops_the_batch_after_the_file_being_done(leg_file, tmp_path):
     inputs = copies(leg_file, tmp_path / "inputs", 40)
     output, report = tmp_path / "out", tmp_path / "report.json"
-    batch = Batch("bake", tmp_path / "inputs" / "*.blend", "--frames", "1:250", "--output-dir", output, "--json",
-                  report, folder=tmp_path)  # fmt: skip
+    batch = Batch(
+        "bake",
+        tmp_path / "inputs" / "*.blend",
+        "--frames",
+        "1:250",
+        "--output-dir",
+        output,
+        "--json",
+        report,
+        folder=tmp_path,
+    )
     batch.wait_for(r"\bok +leg_01\.blend")
     batch.process.send_signal(signal.SIGINT)
     assert batch.finish() == 130, batch.stderr.read_text()
@@ -137,8 +146,9 @@ def test_sigterm_stops_a_long_bake_between_frames_and_writes_nothing(leg_file, t
     """Progress lines come every second or so; the file being baked is dropped, whole."""
     inputs = copies(leg_file, tmp_path / "inputs", 3)
     output, report = tmp_path / "out", tmp_path / "report.json"
-    batch = Batch("bake", *inputs, "--frames", "{}:{}".format(*LONG), "--output-dir", output, "--json", report,
-                  folder=tmp_path)  # fmt: skip
+    batch = Batch(
+        "bake", *inputs, "--frames", "{}:{}".format(*LONG), "--output-dir", output, "--json", report, folder=tmp_path
+    )
     progress = r"^        leg_00\.blend: Leg, (\d+)% of frames 1-90000$"
     first = int(batch.wait_for(progress).group(1))
     second = int(batch.wait_for(progress).group(1))
@@ -159,8 +169,19 @@ def test_sigterm_stops_a_long_bake_between_frames_and_writes_nothing(leg_file, t
 def test_sigterm_to_the_parent_stops_its_children(leg_file, tmp_path):
     inputs = copies(leg_file, tmp_path / "inputs", 4)
     output, report = tmp_path / "out", tmp_path / "report.json"
-    batch = Batch("bake", *inputs, "--frames", "{}:{}".format(*LONG), "--output-dir", output, "--json", report,
-                  "--jobs", 2, folder=tmp_path)  # fmt: skip
+    batch = Batch(
+        "bake",
+        *inputs,
+        "--frames",
+        "{}:{}".format(*LONG),
+        "--output-dir",
+        output,
+        "--json",
+        report,
+        "--jobs",
+        2,
+        folder=tmp_path,
+    )
     batch.wait_for(r"^        leg_0[01]\.blend: Leg, \d+% of frames 1-90000$")  # from a child
     batch.process.send_signal(signal.SIGTERM)  # to the parent alone, not its process group
     assert batch.finish() == 143, batch.stderr.read_text()
@@ -180,8 +201,17 @@ def test_children_stop_when_their_parent_is_killed(leg_file, tmp_path):
     after the file it is on."""
     inputs = copies(leg_file, tmp_path / "inputs", 40)
     output = tmp_path / "out"
-    batch = Batch("bake", tmp_path / "inputs" / "*.blend", "--frames", "1:250", "--output-dir", output, "--jobs", 2,
-                  folder=tmp_path)  # fmt: skip
+    batch = Batch(
+        "bake",
+        tmp_path / "inputs" / "*.blend",
+        "--frames",
+        "1:250",
+        "--output-dir",
+        output,
+        "--jobs",
+        2,
+        folder=tmp_path,
+    )
     batch.wait_for(r"\bok +leg_\d\d\.blend")
     batch.process.send_signal(signal.SIGKILL)
     assert batch.finish() == -signal.SIGKILL

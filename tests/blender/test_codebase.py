@@ -24,9 +24,14 @@ def registered(base) -> list:
 def test_operators_are_named_documented_and_undoable(lik):
     operators = registered(bpy.types.Operator)
     assert {op.bl_idname for op in operators} >= {
-        "limb_ik.add_limb", "limb_ik.detect_limbs", "limb_ik.remove_limb", "limb_ik.solve",
-        "limb_ik.match_fk", "limb_ik.bake", "limb_ik.foot_report",
-    }  # fmt: skip
+        "limb_ik.add_limb",
+        "limb_ik.detect_limbs",
+        "limb_ik.remove_limb",
+        "limb_ik.solve",
+        "limb_ik.match_fk",
+        "limb_ik.bake",
+        "limb_ik.foot_report",
+    }
     for op in operators:
         assert re.fullmatch(r"LIMB_IK_OT_[a-z_]+", op.__name__), op.__name__
         assert op.bl_idname == "limb_ik." + op.__name__.removeprefix("LIMB_IK_OT_"), op.bl_idname
@@ -69,11 +74,16 @@ def test_object_gets_one_pointer_property(lik):
 def test_handlers_are_persistent_and_registered_once(lik):
     ours = [
         handler
-        for handlers in (bpy.app.handlers.frame_change_pre, bpy.app.handlers.frame_change_post,
-                         bpy.app.handlers.save_pre, bpy.app.handlers.save_post, bpy.app.handlers.load_post)
+        for handlers in (
+            bpy.app.handlers.frame_change_pre,
+            bpy.app.handlers.frame_change_post,
+            bpy.app.handlers.save_pre,
+            bpy.app.handlers.save_post,
+            bpy.app.handlers.load_post,
+        )
         for handler in handlers
         if getattr(handler, "__module__", "").startswith("bl_ext.limb_ik_dev.limb_ik")
-    ]  # fmt: skip
+    ]
     assert ours
     assert len({h.__name__ for h in ours}) == len(ours)
     assert all(hasattr(h, "_bpy_persistent") for h in ours)
@@ -124,3 +134,14 @@ def test_manifest():
     assert len(manifest["tagline"]) <= 64 and not manifest["tagline"].endswith(".")
     excluded = manifest["build"]["paths_exclude_pattern"]
     assert {"__pycache__/", "/.*", "/*.zip", "/tests/", "/tools/", "/benchmarks/", "/demo/", "/farm/"} <= set(excluded)
+
+
+def test_the_readme_picture_names_every_module_of_the_layers():
+    """ "How it works" shows the layout a newcomer sees in ``ls``: every module of rig/ and solvers/, and
+    the planting package's."""
+    readme = (ROOT / "README.md").read_text()
+    picture = readme[readme.index("## How it works") :].split("```")[1]
+    words = set(re.findall(r"[a-z_]+", picture))
+    for folder in ("rig", "solvers", "solvers/planting"):
+        modules = {p.stem for p in (ROOT / folder).glob("*.py") if p.stem != "__init__"}
+        assert modules <= words, f"{folder}/ modules missing from the picture: {sorted(modules - words)}"

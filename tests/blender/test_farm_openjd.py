@@ -28,8 +28,14 @@ def openjd(*args) -> subprocess.CompletedProcess:
 
 def run_job(blender: Path, files: list[Path], output: Path, *parameters: str) -> subprocess.CompletedProcess:
     """The whole job, as a farm runs it: every file's task, then the merge."""
-    values = ["-p", f"Files={json.dumps([str(f) for f in files])}", "-p", f"OutputDir={output}",
-              "-p", f"Blender={blender}"]  # fmt: skip
+    values = [
+        "-p",
+        f"Files={json.dumps([str(f) for f in files])}",
+        "-p",
+        f"OutputDir={output}",
+        "-p",
+        f"Blender={blender}",
+    ]
     for parameter in parameters:
         values += ["-p", parameter]
     return openjd("run", TEMPLATE, "--step", "MergeReports", "--run-dependencies", *values)

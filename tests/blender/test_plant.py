@@ -29,10 +29,11 @@ KNEE_MISSES = {
 def _knee_misses(clip_names, grounds):
     return [
         pytest.param(clip, ground, marks=pytest.mark.xfail(strict=True, reason=KNEE_MISSES[clip, ground]))
-        if (clip, ground) in KNEE_MISSES else (clip, ground)
+        if (clip, ground) in KNEE_MISSES
+        else (clip, ground)
         for clip in clip_names
         for ground in grounds
-    ]  # fmt: skip
+    ]
 
 
 @pytest.mark.parametrize("clip,ground", _knee_misses(clips.HUMANS, GROUNDS))
@@ -215,3 +216,27 @@ def test_a_ground_without_a_mesh_is_refused(lik):
     nothing.objects.link(rigs.empty("Marker"))
     with rigs.unchanged(rig), pytest.raises(lik.api.LimbIKError, match="has no mesh to stand on"):
         lik.api.plant(rig, nothing)
+
+
+def test_loading_a_file_forgets_the_planting_analysis_and_the_ground_trees(lik):
+    """Live planting keeps its analysis of the take and the ground's ray-cast trees between frames; a
+    file loaded afterwards starts without the last file's."""
+    rig, _, ground = clips.stage("walk", "flat")
+    lik.api.detect_limbs(rig)
+    for limb in rig.limb_ik.limbs:
+        limb.plant = "leg" in limb.name
+    rig.limb_ik.ground = ground
+    rig.limb_ik.live = True  # solved at once: the take analysed, the ground's trees built
+    assert lik.rig.plant._cache and lik.rig.ground._trees
+    bpy.ops.wm.read_homefile(app_template="")
+    assert not lik.rig.plant._cache and not lik.rig.ground._trees
+
+
+def test_plant_takes_the_legs_detection_would_call_legs(lik):
+    """By default the enabled legs are planted: limbs named as Detect Limbs names legs, and limbs over bones
+    named as a leg's, whatever the limb is called; arms are not."""
+    rig, _, ground = clips.stage("walk", "flat")
+    lik.api.detect_limbs(rig)
+    rig.limb_ik.limbs["leg.L"].name = "Left"  # over left_hip, left_knee, left_ankle
+    lik.api.plant(rig, ground)
+    assert {limb.name for limb in rig.limb_ik.limbs if limb.plant} == {"Left", "leg.R"}

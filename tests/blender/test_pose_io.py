@@ -55,9 +55,12 @@ ANIMATED = {
     "XYZ": {"thigh.L": (2 * math.pi + 0.2, 0.1, -0.1), "shin.L": (0.3, 3.0, 0.0), "foot.L": (-0.1, 0.0, -3.0)},
     "ZXY": {"thigh.L": (0.2, -2 * math.pi, 0.1), "shin.L": (3.1, 0.2, 0.0), "foot.L": (-0.1, 0.4, 3.5)},
     "QUATERNION": {n: tuple(-Euler(e).to_quaternion()) for n, e in zip(BONES, ((0.2, 0, 0), (-0.3, 0, 0), (0, 0, 1)))},
-    "AXIS_ANGLE": {"thigh.L": (-0.4, 1.0, 0.0, 0.0), "shin.L": (2 * math.pi + 0.3, 1.0, 0.0, 0.0),
-                   "foot.L": (0.2, 0.0, 0.0, -1.0)},
-}  # fmt: skip
+    "AXIS_ANGLE": {
+        "thigh.L": (-0.4, 1.0, 0.0, 0.0),
+        "shin.L": (2 * math.pi + 0.3, 1.0, 0.0, 0.0),
+        "foot.L": (0.2, 0.0, 0.0, -1.0),
+    },
+}
 
 
 @pytest.mark.parametrize("mode", ANIMATED)
@@ -102,3 +105,29 @@ def test_match_fk_keys_continue_the_animation(mode):
     for name in BONES:
         curve = f'pose.bones["{name}"].{path}'
         assert_nearest(mode, fcurve_values(rig, curve, 5), fcurve_values(rig, curve, 1), name)
+
+
+def test_match_fk_keys_its_frame_as_the_bake_keys_a_range(lik):
+    """Keys are written one way: the keys Match FK does not replace stay bit for bit, handles included."""
+    rig = leg_with_pose("XYZ", ANIMATED["XYZ"])
+    for frame in (1, 9):
+        for name in BONES:
+            rig.pose.bones[name].rotation_euler.x += 0.1
+            rig.pose.bones[name].keyframe_insert("rotation_euler", frame=frame)
+    actions = lik.rig.actions
+
+    def curves():
+        return {(c.data_path, c.array_index): actions.read_keys(c) for c in actions.fcurves(rig)}
+
+    before = curves()
+    limb = rig.limb_ik.limbs["leg.L"]
+    target = rigs.target_at_tip(rig, limb)
+    bpy.context.scene.frame_set(5)
+    target.location += Vector((0.02, -0.05, 0.1))
+    assert bpy.ops.limb_ik.match_fk() == {"FINISHED"}
+    after = curves()
+    assert after.keys() == before.keys()
+    for channel, keys in before.items():
+        assert after[channel]["co"][:, 0].tolist() == [1.0, 5.0, 9.0]
+        for name, array in keys.items():
+            assert np.array_equal(array, after[channel][name][[0, 2]]), (channel, name)

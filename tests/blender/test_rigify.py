@@ -7,8 +7,12 @@ import numpy as np
 import pytest
 import rigs
 
-SWITCHES = {"leg.L": "thigh_parent.L", "leg.R": "thigh_parent.R", "arm.L": "upper_arm_parent.L",
-            "arm.R": "upper_arm_parent.R"}  # fmt: skip
+SWITCHES = {
+    "leg.L": "thigh_parent.L",
+    "leg.R": "thigh_parent.R",
+    "arm.L": "upper_arm_parent.L",
+    "arm.R": "upper_arm_parent.R",
+}
 
 
 def world_tail(rig, bone: str) -> np.ndarray:
@@ -57,9 +61,13 @@ def test_a_keyed_switch_is_refused_and_nothing_changes(generated_rig, lik):
     rig = rigs.open_generated(generated_rig)
     bpy.ops.limb_ik.detect_limbs()
     rig.pose.bones["thigh_parent.R"].keyframe_insert('["IK_FK"]', frame=1)
-    with rigs.unchanged(rig), pytest.raises(RuntimeError, match=(
-        r"Limb 'leg.R': the IK/FK switch IK_FK of 'thigh_parent.R' is keyed; key it to 1 \(FK\)"
-    )):  # fmt: skip
+    with (
+        rigs.unchanged(rig),
+        pytest.raises(
+            RuntimeError,
+            match=(r"Limb 'leg.R': the IK/FK switch IK_FK of 'thigh_parent.R' is keyed; key it to 1 \(FK\)"),
+        ),
+    ):
         bpy.ops.limb_ik.switch_to_fk()
     assert {rig.pose.bones[bone]["IK_FK"] for bone in SWITCHES.values()} == {0.0}
     # The other limbs can still be switched one by one.

@@ -77,7 +77,13 @@ def knee_forward(rig, limb, forward) -> float:
 def test_bvh_euler_rig_knees_bend_forward(tmp_path):
     rig = rigs.bvh_rig(tmp_path)
     assert {rig.pose.bones[n].rotation_mode for n in ("LeftUpLeg", "LeftLeg", "LeftFoot")} <= {
-        "XYZ", "XZY", "YXZ", "YZX", "ZXY", "ZYX"}  # fmt: skip
+        "XYZ",
+        "XZY",
+        "YXZ",
+        "YZX",
+        "ZXY",
+        "ZYX",
+    }
     bpy.ops.limb_ik.detect_limbs()
     bpy.context.scene.frame_set(2)
     forward = np.array((0.0, -1.0, 0.0))  # the toes point along -Y
@@ -141,8 +147,9 @@ def _set_rotation(pose_bone, quaternion) -> None:
 def test_armature_translated_rotated_and_scaled_non_uniformly():
     rig = rigs.human_metarig()
     bpy.ops.limb_ik.detect_limbs()
-    rig.matrix_world = Matrix.LocRotScale(Vector((1.0, -2.0, 0.5)), Euler((0.3, -0.2, 1.1)).to_quaternion(),
-                                          Vector((1.3, 0.8, 1.1)))  # fmt: skip
+    rig.matrix_world = Matrix.LocRotScale(
+        Vector((1.0, -2.0, 0.5)), Euler((0.3, -0.2, 1.1)).to_quaternion(), Vector((1.3, 0.8, 1.1))
+    )
     bpy.context.view_layer.update()
     solve_to_targets(rig, {"leg.L": (0.05, -0.1, 0.15), "arm.R": (-0.1, 0.1, 0.1)})
 
@@ -153,7 +160,7 @@ def test_armature_translated_rotated_and_scaled_non_uniformly():
         "",
         "foot.L",
     ],
-)  # fmt: skip
+)
 def test_parent_bone_scaled_non_uniformly(end_bone):
     rig = rigs.leg_armature(rolls=(DEG160, -DEG160, 0.3), connected=False)
     hips = rig.pose.bones["hips"]

@@ -15,17 +15,33 @@ _SPEC.loader.exec_module(merge)
 
 def entry(path: str, error: str | None = None, output: str | None = None) -> dict:
     """A file's entry as the command line writes it."""
-    return {"path": path, "status": "failed" if error else "ok", "error": error, "output": None if error else output,
-            "written": bool(output) and not error, "changed": bool(output) and not error, "armatures": [],
-            "seconds": 0.5}  # fmt: skip
+    return {
+        "path": path,
+        "status": "failed" if error else "ok",
+        "error": error,
+        "output": None if error else output,
+        "written": bool(output) and not error,
+        "changed": bool(output) and not error,
+        "armatures": [],
+        "seconds": 0.5,
+    }
 
 
 def report(folder: Path, name: str, *entries: dict, command: str = "bake", status: int | None | str = "auto") -> Path:
     """A per-task report in ``folder``; exit status from its entries unless given (None: a process that died)."""
     if status == "auto":
         status = 1 if any(e["status"] != "ok" for e in entries) else 0
-    body = {"command": command, "blender": "5.0.1", "limb_ik": "0.1.0", "dry_run": False, "frames": [1, 6],
-            "jobs": 1, "exit_status": status, "seconds": 1.25, "files": list(entries)}  # fmt: skip
+    body = {
+        "command": command,
+        "blender": "5.0.1",
+        "limb_ik": "0.1.0",
+        "dry_run": False,
+        "frames": [1, 6],
+        "jobs": 1,
+        "exit_status": status,
+        "seconds": 1.25,
+        "files": list(entries),
+    }
     path = folder / name
     path.write_text(json.dumps(body))
     return path
@@ -40,8 +56,12 @@ def test_reports_merge_in_order_with_their_shared_fields(tmp_path):
     assert [e["path"] for e in merged["files"]] == ["/s/b.blend", "/s/a.blend", "/s/c.blend"]
     assert merged["files"][0] == entry("/s/b.blend", output="/o/b.blend")
     assert {k: merged[k] for k in merge.SHARED} == {
-        "command": "bake", "blender": "5.0.1", "limb_ik": "0.1.0", "dry_run": False, "frames": [1, 6]
-    }  # fmt: skip
+        "command": "bake",
+        "blender": "5.0.1",
+        "limb_ik": "0.1.0",
+        "dry_run": False,
+        "frames": [1, 6],
+    }
     assert (merged["exit_status"], merged["jobs"], merged["seconds"]) == (0, 2, 2.5)
     assert merged["reports"] == [
         {"path": str(first), "exit_status": 0, "files": 1, "error": None},

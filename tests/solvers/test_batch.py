@@ -89,10 +89,11 @@ def test_three_bone_batch_agrees_with_the_scalar_solver(rows):
         **option_arrays([c.options for c, *_ in rows]),
     )
     scalars = [
-        solve_three_bone(c.limb.root, c.limb.knee, c.limb.end, tip, target, direction, c.pole, c.hinge, natural,
-                         c.options)
+        solve_three_bone(
+            c.limb.root, c.limb.knee, c.limb.end, tip, target, direction, c.pole, c.hinge, natural, c.options
+        )
         for c, tip, target, direction, natural in rows
-    ]  # fmt: skip
+    ]
     sizes = [c.limb.size + dist(tip, c.limb.end) for c, tip, *_ in rows]
     assert_rows_agree(batch, scalars, sizes, points=("knee", "ankle", "tip"))
 
@@ -186,8 +187,11 @@ def test_the_batch_pole_mask_picks_the_rows_whose_pole_counts():
     ]
     assert_rows_agree(masked, scalars, sizes)
     everywhere = solve_two_bone_batch(*points, pole=arrays["pole"])  # no mask: every pole counts
-    assert_rows_agree(everywhere, [solve_two_bone(*(tuple(p[i]) for p in points), pole=tuple(arrays["pole"][i]))
-                                   for i in range(64)], sizes)  # fmt: skip
+    assert_rows_agree(
+        everywhere,
+        [solve_two_bone(*(tuple(p[i]) for p in points), pole=tuple(arrays["pole"][i])) for i in range(64)],
+        sizes,
+    )
 
 
 # ---------------------------------------------------------------------------------------------

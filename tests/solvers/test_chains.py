@@ -11,9 +11,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from test_local_rotation import SEVERAL_CHAINS, Chain, random_chain, random_quaternion, same_rotation
 
-from solvers import Reach, SolverError
+from solvers import ChainBatch, Reach, SolverError, solve_chains
 from solvers import rotation_modes as rm
-from solvers.chains import ChainBatch, solve_chains
 
 REL = 1e-9
 
@@ -89,7 +88,7 @@ def test_three_bone_chains_put_the_tip_on_the_target_with_the_goal_rotation(sett
     posed = [replace(c, quats=np.array([random_quaternion(rng) for _ in range(3)])) for c in chains]
     targets = [p.joints()[-1] for p in posed]
     goals = np.array([end_goal(p) for p in posed])
-    result = solve_chains(batch_of(chains, targets, end_rotation=goals, natural=natural))
+    result = solve_chains(batch_of(chains, targets, end_rotation=goals, end_plane=natural))
     assert result.reached.all()
     for c, target, goal, points, rotations in zip(chains, targets, goals, result.points, result.rotations):
         size = c.size()
@@ -223,7 +222,7 @@ def test_under_a_mirrored_parent_the_foot_takes_the_goal_y_and_z_and_the_tip_is_
         chain.parent[:3, 1] *= -1.0
         posed = replace(chain, quats=np.array([random_quaternion(rng) for _ in range(3)]))
         goal = aimed_goal(posed)
-        result = solve_chains(batch_of([chain], [posed.joints()[-1]], end_rotation=goal[None], natural=natural))
+        result = solve_chains(batch_of([chain], [posed.joints()[-1]], end_rotation=goal[None], end_plane=natural))
         assert result.reached[0]
         assert np.linalg.norm(posed_tip(chain, result) - posed.joints()[-1]) <= 1e-12 * chain.size()
         frame = replace(chain, quats=result.rotations[0]).matrices()[-1][:3, :3]

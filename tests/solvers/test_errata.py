@@ -26,7 +26,8 @@ from solvers import (
     two_bone_angles,
 )
 from solvers import rotation_modes as rm
-from solvers.rotation import IDENTITY, quat_rotate
+from solvers.constants import IDENTITY
+from solvers.rotation import quat_rotate
 
 LENGTHS = [0.1, 0.2, 0.3, 0.35, 0.6, 0.7, 1.1, 1.3, 1.7, 2.9]
 
@@ -166,8 +167,9 @@ def test_the_scale_matrix_has_a_one_only_in_its_corner():
     matrix[:3, :3], matrix[:3, 3] = turn @ np.diag(s), (0.5, -1.0, 2.0)
     tail = (matrix @ [0.0, 1.0, 0.0, 1.0])[:3]
     new_tail = matrix[:3, 3] + 2.0 * np.array(unit((1.0, 1.0, 0.0)))  # |S (0, 1, 0)| = 2
-    result = chain_local_rotations([[matrix]], [[s]], [[(1.0, 0.0, 0.0, 0.0)]], [[matrix[:3, 3], tail]],
-                                   [[matrix[:3, 3], new_tail]])  # fmt: skip
+    result = chain_local_rotations(
+        [[matrix]], [[s]], [[(1.0, 0.0, 0.0, 0.0)]], [[matrix[:3, 3], tail]], [[matrix[:3, 3], new_tail]]
+    )
     posed = matrix.copy()
     posed[:3, :3] = turn @ quaternion_matrix(result.rotations[0, 0]) @ np.diag(s)
     assert np.abs((posed @ [0.0, 1.0, 0.0, 1.0])[:3] - new_tail).max() <= 1e-15

@@ -255,8 +255,9 @@ def test_a_single_scaled_bone_with_a_rolled_rest_pose():
     """One bone, rest offset rolled 90 degrees about Y, scaled (1, 2, 3): moving its tail from +Y
     to +X (armature) is a turn about the armature -Z, whatever its roll and scale."""
     roll = quaternion_matrix([math.cos(math.pi / 4), 0.0, math.sin(math.pi / 4), 0.0])
-    chain = Chain(np.eye(4), [linear(roll)], np.zeros((1, 3)), np.array([[1.0, 0.0, 0.0, 0.0]]),
-                  np.array([[1.0, 2.0, 3.0]]), 1.0)  # fmt: skip
+    chain = Chain(
+        np.eye(4), [linear(roll)], np.zeros((1, 3)), np.array([[1.0, 0.0, 0.0, 0.0]]), np.array([[1.0, 2.0, 3.0]]), 1.0
+    )
     old = chain.joints()
     assert np.allclose(old, [[0, 0, 0], [0, 2, 0]])
     new = np.array([[0.0, 0.0, 0.0], [2.0, 0.0, 0.0]])

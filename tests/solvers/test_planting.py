@@ -83,12 +83,36 @@ def percentile(values, q: float) -> float:
 
 #: The walk hypothesis shrinks failures to: no capture noise, 0.81 m/s, 24 fps, along +Y.
 CLEAN_WALK = Gait(
-    fps=24.0, seconds=2.0, speed=0.8125, period=1.2307692307692308, duty=0.625, phase=0.0, heading=0.0,
-    start=(0.0, 0.0), floor=0.0, thigh=0.4375, shin=0.4375, hip_width=0.09375, ankle_height=0.0625,
-    foot_length=0.125, heel_back=0.0625, toe_length=0.0625, toe_rest=(0.0, 0.0), strike=0.0, rock=0.125,
-    heel_lift=0.5, toe_off=0.3490658503988659, clearance=0.046875, reach=0.96875, ease=0.03125, slide=0.0,
-    jitter=0.0, dips=0, dip_depth=0.015625, seed=0,
-)  # fmt: skip
+    fps=24.0,
+    seconds=2.0,
+    speed=0.8125,
+    period=1.2307692307692308,
+    duty=0.625,
+    phase=0.0,
+    heading=0.0,
+    start=(0.0, 0.0),
+    floor=0.0,
+    thigh=0.4375,
+    shin=0.4375,
+    hip_width=0.09375,
+    ankle_height=0.0625,
+    foot_length=0.125,
+    heel_back=0.0625,
+    toe_length=0.0625,
+    toe_rest=(0.0, 0.0),
+    strike=0.0,
+    rock=0.125,
+    heel_lift=0.5,
+    toe_off=0.3490658503988659,
+    clearance=0.046875,
+    reach=0.96875,
+    ease=0.03125,
+    slide=0.0,
+    jitter=0.0,
+    dips=0,
+    dip_depth=0.015625,
+    seed=0,
+)
 #: Straight up a 10 degree plane at 60 fps: p95 20.1 mm, median 3.6 mm, worst 23.9 mm until ease_jumps (now 0).
 UP_A_PLANE = Take(dataclasses.replace(CLEAN_WALK, fps=60.0), Plane(slope=math.radians(10.0), direction=0.5 * math.pi))
 #: Across 3.5 cm sine waves 1 m long at 60 fps: p95 21.7 mm, median 4.3 mm, worst 27.3 mm until ease_jumps (0.2).
@@ -330,10 +354,15 @@ def small_legs(frames: int = 6) -> Legs:
     foot[:, :, :3, 3] = [[0.1, 0.0, 0.08], [-0.1, 0.0, 0.08]]
     ball = foot[:, :, :3, 3] + [0.0, 0.14, -0.08]
     return Legs(
-        foot=foot, ball=ball, tip=ball + [0.0, 0.05, 0.0], toe=np.tile(np.eye(3), (frames, 2, 1, 1)),
-        hip=foot[:, :, :3, 3] + [0.0, 0.0, 0.8], pelvis=np.tile([0.0, 0.0, 0.9], (frames, 1)),
-        thigh=np.full((frames, 2), 0.43), shin=np.full((frames, 2), 0.43),
-    )  # fmt: skip
+        foot=foot,
+        ball=ball,
+        tip=ball + [0.0, 0.05, 0.0],
+        toe=np.tile(np.eye(3), (frames, 2, 1, 1)),
+        hip=foot[:, :, :3, 3] + [0.0, 0.0, 0.8],
+        pelvis=np.tile([0.0, 0.0, 0.9], (frames, 1)),
+        thigh=np.full((frames, 2), 0.43),
+        shin=np.full((frames, 2), 0.43),
+    )
 
 
 def test_small_legs_plant():
@@ -353,11 +382,17 @@ BAD_LEGS = {
     "shin scalar": dict(shin=np.float64(0.4)),
     "girdle count": dict(girdle=np.array([0, 1, 1])),
     "girdle not 0 or 1": dict(girdle=np.array([0, 2])),
-    "no frames": dict(foot=np.zeros((0, 2, 4, 4)), ball=np.zeros((0, 2, 3)), tip=np.zeros((0, 2, 3)),
-                      toe=np.zeros((0, 2, 3, 3)), hip=np.zeros((0, 2, 3)), pelvis=np.zeros((0, 3))),
+    "no frames": dict(
+        foot=np.zeros((0, 2, 4, 4)),
+        ball=np.zeros((0, 2, 3)),
+        tip=np.zeros((0, 2, 3)),
+        toe=np.zeros((0, 2, 3, 3)),
+        hip=np.zeros((0, 2, 3)),
+        pelvis=np.zeros((0, 3)),
+    ),
     "zero thigh": dict(thigh=np.where(np.arange(6)[:, None] == 3, [0.43, 0.0], 0.43)),
     "negative shin": dict(shin=np.where(np.arange(6)[:, None] == 0, [-0.43, 0.43], 0.43)),
-}  # fmt: skip
+}
 
 
 @pytest.mark.parametrize("change", BAD_LEGS.values(), ids=BAD_LEGS.keys())

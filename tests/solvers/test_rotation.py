@@ -23,7 +23,8 @@ from strategies import (
 )
 
 from solvers import SolverError, rotation_between, soa
-from solvers.rotation import IDENTITY, any_perpendicular, quat_multiply, quat_rotate
+from solvers.constants import IDENTITY
+from solvers.rotation import any_perpendicular, quat_multiply, quat_rotate
 
 
 @st.composite

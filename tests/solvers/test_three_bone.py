@@ -133,10 +133,11 @@ def test_the_first_two_bones_are_the_two_bone_solution_for_the_ankle_goal(leg, d
     assume(offset > 1e-6 * leg.size or pole is not None and not natural)
     if (solution.reached, solution.held) != (two.reached, two.held):
         nudged = [
-            solve_two_bone(leg.root, leg.knee, leg.ankle, add(ankle_goal, mul(aim, step * leg.size)), pole, hinge,
-                           options=options)
+            solve_two_bone(
+                leg.root, leg.knee, leg.ankle, add(ankle_goal, mul(aim, step * leg.size)), pole, hinge, options=options
+            )
             for step in (-1e-12, 1e-12)
-        ]  # fmt: skip
+        ]
         assert any((n.reached, n.held) == (solution.reached, solution.held) for n in nudged)
         return
     # near straight or folded, the knee's offset from the line is only defined to ~sqrt(1e-16)

@@ -27,8 +27,8 @@ from strategies import (
 )
 
 from solvers import Reach, ReachOptions, SolverError, solve_two_bone, solve_two_bone_batch
-from solvers.options import MIN_LENGTH
-from solvers.two_bone import DEGENERATE, bend_range, reach_distance
+from solvers.constants import DEGENERATE, MIN_LENGTH
+from solvers.two_bone import bend_range, reach_distance
 
 #: Every length and position is checked to this fraction of the limb's size.
 REL = 1e-9
@@ -318,8 +318,9 @@ def test_soft_ik_never_reaches_full_extension(upper, lower, softness, beyond, di
     distance = size - soft + soft * (beyond + 1.0)  # from the start of the soft zone to 10 softness beyond
     result, _, reached = reach_distance(distance, upper, lower, options)
     assert result < size and not reached
-    solution = solve_two_bone((0.0, 0.0, 0.0), (0.0, upper, 0.0), (0.0, upper + lower, 0.0), mul(direction, distance),
-                              options=options)  # fmt: skip
+    solution = solve_two_bone(
+        (0.0, 0.0, 0.0), (0.0, upper, 0.0), (0.0, upper + lower, 0.0), mul(direction, distance), options=options
+    )
     assert norm(solution.end) < size
     assert bend_angle((0.0, 0.0, 0.0), solution.knee, solution.end) > 0.0
 
@@ -359,8 +360,10 @@ def test_stretch_starts_at_its_fraction_of_the_reach_and_is_capped(case):
 @given(cases(modes=(Reach.STRETCH,)))
 def test_stretch_reaches_every_target_that_extend_reaches(case):
     """Stretching never costs reach: where the unstretched limb reaches, the stretching one does too."""
-    extend = ReachOptions(Reach.EXTEND, *(getattr(case.options, f) for f in ("softness", "max_stretch",
-                          "stretch_start", "min_bend", "max_bend")))  # fmt: skip
+    extend = ReachOptions(
+        Reach.EXTEND,
+        *(getattr(case.options, f) for f in ("softness", "max_stretch", "stretch_start", "min_bend", "max_bend")),
+    )
     if solve_two_bone(*case.args(), pole=case.pole, hinge=case.hinge, plane=case.plane, options=extend).reached:
         solution = solve_two_bone(*case.args(), **case.kwargs())
         assert solution.reached
@@ -374,8 +377,15 @@ def test_stretch_from_half_reach_still_reaches_a_target_near_the_shortest_reach(
     solution = solve_two_bone((0.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 1.25, 0.0), (0.9, 0.0, 0.0), options=options)
     assert solution.reached and solution.stretch == pytest.approx(1.2)
     assert dist(solution.end, (0.9, 0.0, 0.0)) <= 1e-15
-    batch = solve_two_bone_batch([[0.0, 0.0, 0.0]], [[0.0, 1.0, 0.0]], [[0.0, 1.25, 0.0]], [[0.9, 0.0, 0.0]],
-                                 mode=Reach.STRETCH, stretch_start=0.5, max_stretch=2.0)  # fmt: skip
+    batch = solve_two_bone_batch(
+        [[0.0, 0.0, 0.0]],
+        [[0.0, 1.0, 0.0]],
+        [[0.0, 1.25, 0.0]],
+        [[0.9, 0.0, 0.0]],
+        mode=Reach.STRETCH,
+        stretch_start=0.5,
+        max_stretch=2.0,
+    )
     assert batch.reached[0] and np.abs(batch.end[0] - [0.9, 0.0, 0.0]).max() <= 1e-15
 
 

@@ -241,9 +241,15 @@ def walk(g: Gait) -> Walk:
     height = gaussian(highest, g.ease * g.fps)
     pelvis[:, 2] += height - max(float((height - highest).max()), 0.0)
     legs = Legs(
-        foot=foot, ball=ball, tip=tip, toe=toe, hip=pelvis[:, None] + sides[None], pelvis=pelvis,
-        thigh=np.full((frames, LEGS), g.thigh), shin=np.full((frames, LEGS), g.shin),
-    )  # fmt: skip
+        foot=foot,
+        ball=ball,
+        tip=tip,
+        toe=toe,
+        hip=pelvis[:, None] + sides[None],
+        pelvis=pelvis,
+        thigh=np.full((frames, LEGS), g.thigh),
+        shin=np.full((frames, LEGS), g.shin),
+    )
     return Walk(g, legs, stance, ball_down, dipped)
 
 

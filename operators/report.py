@@ -21,7 +21,7 @@ class LIMB_IK_OT_foot_report(bpy.types.Operator):
 
     def execute(self, context):
         def work():
-            report = foot_report(context.object, context.scene)
+            report = foot_report(context.object, context.evaluated_depsgraph_get())
             *feet, pelvis = report.lines()
             for line in feet:
                 self.report({"INFO"}, line)
