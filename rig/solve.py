@@ -15,7 +15,7 @@ import bpy
 import numpy as np
 
 from ..solvers import ChainBatch, ChainResult, Reach, SolverError, solve_chains
-from . import animator, goals, plant
+from . import actions, animator, goals, plant, switch
 from .chain import Chain, chain_of, check_armature, check_scale_inheritance
 from .choices import END_ROTATION_ITEMS, PLANE_ITEMS, PLANE_NORMALS, REACH_ITEMS, SWIVEL_ITEMS
 from .errors import LimbError
@@ -352,15 +352,28 @@ def write(obj: bpy.types.Object, pose: Pose, solved: Solved) -> None:
 
 
 def check(obj: bpy.types.Object, depsgraph) -> dict[str, str]:
-    """Every enabled limb of ``obj`` that cannot be solved as set up, with the reason; planted legs
-    are planted over the take to find out (a foot with no ground under it is a problem)."""
+    """Every enabled limb of ``obj`` that cannot be solved and baked as set up, with the reason: what
+    Solve, Bake and Plant would refuse (a bone missing, the rig or a goal not evaluated, an uneven
+    scale inherited as the solve does not model, a linked action that cannot take keys, a foot with
+    no ground under it: planted legs are planted over the take to find out), and a limb whose
+    IK/FK switch keeps the mesh from following it."""
     planned = plan(obj)
     problems = dict(planned.problems)
-    if planned.planting is not None:
-        try:
-            plant.current(planned.planting, depsgraph, gather(planned, depsgraph)[1])
-        except LimbError as error:
-            problems.update(error.problems or {f.limb: str(error) for f in planned.planting.feet})
+    if not planned.limbs:
+        return problems
+    scene = depsgraph.scene
+    try:
+        if obj.name not in scene.objects:
+            raise LimbError(f"Armature '{obj.name}' is not in the scene '{scene.name}'.")
+        pose = gather(planned, depsgraph)[1]
+        actions.check_editable(obj)
+        if planned.planting is not None:
+            plant.current(planned.planting, depsgraph, pose)
+    except LimbError as error:
+        problems.update(error.problems or {limb.name: str(error) for limb in planned.limbs})
+    held = switch.held_by_ik(obj, planned.limbs)
+    if held:
+        problems.update({limb.name: switch.describe(obj, [limb]) for limb in held if limb.name not in problems})
     return problems
 
 

@@ -73,6 +73,42 @@ def test_check_lists_limbs_that_cannot_be_solved(lik, leg):
     assert lik.api.check(leg) == {"leg.L": "Limb 'leg.L': bone 'shin.L' does not exist in armature 'Leg'."}
 
 
+def test_check_names_what_solve_and_bake_would_refuse(lik, leg, tmp_path):
+    """A rig Blender does not evaluate, an uneven scale inherited as the solve does not model, and a
+    linked action that cannot take keys: each refused by Solve or Bake, each named by check."""
+    leg.hide_viewport = True
+    assert "is disabled in viewports" in lik.api.check(leg)["leg.L"]
+    leg.hide_viewport = False
+    assert lik.api.check(leg) == {}
+
+    leg.data.bones["shin.L"].inherit_scale = "NONE"
+    leg.pose.bones["hips"].scale = (1.0, 1.0, 1.5)
+    bpy.context.view_layer.update()
+    problem = lik.api.check(leg)["leg.L"]
+    with pytest.raises(lik.api.LimbIKError) as refused:
+        lik.api.solve(leg)
+    assert problem == str(refused.value)
+
+    rig = rigs.leg_armature("Character")
+    bpy.ops.object.mode_set(mode="OBJECT")
+    lik.api.add_limb(rig, LEG)
+    rig.pose.bones["hips"].keyframe_insert("location", frame=1)
+    rigs.save_library(tmp_path / "characters.blend", rig)
+    bpy.ops.wm.read_homefile(app_template="")
+    rig = rigs.library_override(tmp_path / "characters.blend")
+    assert "plays the action 'CharacterAction' linked" in lik.api.check(rig)["leg.L"]
+
+
+def test_check_names_a_limb_the_mesh_does_not_follow(lik, generated_rig):
+    rig = rigs.open_generated(generated_rig)
+    lik.api.detect_limbs(rig)
+    problems = lik.api.check(rig)
+    assert set(problems) == {"leg.L", "leg.R", "arm.L", "arm.R"}
+    assert "leg.L (thigh_parent.L IK_FK = 0)" in problems["leg.L"]
+    lik.api.switch_to_fk(rig)
+    assert lik.api.check(rig) == {}
+
+
 def test_solve_reaches_the_target(lik, leg):
     report = lik.api.solve(leg)
     assert report.solved == ["leg.L"] and report.unreached == []
