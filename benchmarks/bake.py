@@ -139,15 +139,36 @@ def results_table(results: list[Result]) -> str:
     for r in results:
         tip, angle = ("—", "—") if r.errors is None else (f"{r.errors[0] * 1e3:.3f}", f"{r.errors[1]:.3f}")
         per_bone_frame = f"{r.seconds.best / r.bone_frames * 1e6:.1f}"
-        rows.append((r.legs, r.frames, LABELS[r.bake], r.path or "—", f"{r.seconds.best:.3f}",
-                     f"{r.seconds.median:.3f}", report.percent(r.seconds.spread), per_bone_frame, tip,
-                     angle))  # fmt: skip
+        rows.append(
+            (
+                r.legs,
+                r.frames,
+                LABELS[r.bake],
+                r.path or "—",
+                f"{r.seconds.best:.3f}",
+                f"{r.seconds.median:.3f}",
+                report.percent(r.seconds.spread),
+                per_bone_frame,
+                tip,
+                angle,
+            )
+        )
     return report.table(
-        ("legs", "frames", "bake", "path", "s best", "s median", "spread", "µs/bone-frame", "max tip error, mm",
-         "max foot angle error, °"),
+        (
+            "legs",
+            "frames",
+            "bake",
+            "path",
+            "s best",
+            "s median",
+            "spread",
+            "µs/bone-frame",
+            "max tip error, mm",
+            "max foot angle error, °",
+        ),
         rows,
         right=[True, True, False, False, True, True, True, True, True, True],
-    )  # fmt: skip
+    )
 
 
 def ratio_table(results: list[Result]) -> tuple[str, list[str]]:
@@ -160,18 +181,35 @@ def ratio_table(results: list[Result]) -> tuple[str, list[str]]:
         if (legs, count) in GOALS:
             passed = ratio >= GOALS[(legs, count)]
             goal = f">= {GOALS[(legs, count)]:g}x: {report.verdict(passed)}"
-            verdicts.append(f"{legs} legs x {count} frames, at least {GOALS[(legs, count)]:g}x nla.bake: "
-                            f"{ratio:.2f}x, {report.verdict(passed)}")  # fmt: skip
+            verdicts.append(
+                f"{legs} legs x {count} frames, at least {GOALS[(legs, count)]:g}x nla.bake: "
+                f"{ratio:.2f}x, {report.verdict(passed)}"
+            )
         agree = float(np.linalg.norm(ours.tips - blender.tips, axis=-1).max())
-        rows.append((legs, count, ours.path, f"{ratio:.2f}x", f"{blender.seconds.best / play.seconds.best:.1f}x",
-                     f"{agree * 1e3:.3f}", goal))  # fmt: skip
+        rows.append(
+            (
+                legs,
+                count,
+                ours.path,
+                f"{ratio:.2f}x",
+                f"{blender.seconds.best / play.seconds.best:.1f}x",
+                f"{agree * 1e3:.3f}",
+                goal,
+            )
+        )
     table = report.table(
-        ("legs", "frames", "Limb IK's path", "nla.bake / Limb IK bake",
-         "nla.bake / scene evaluation only (a stepping bake's best)", "max tip distance between the two bakes, mm",
-         "goal"),
+        (
+            "legs",
+            "frames",
+            "Limb IK's path",
+            "nla.bake / Limb IK bake",
+            "nla.bake / scene evaluation only (a stepping bake's best)",
+            "max tip distance between the two bakes, mm",
+            "goal",
+        ),
         rows,
         right=[True, True, False, True, True, True, False],
-    )  # fmt: skip
+    )
     return table, verdicts
 
 
@@ -263,8 +301,12 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=3, help="fresh builds, each baked once (default 3)")
     parser.add_argument("--profile", action="store_true", help="also print a cProfile of Limb IK's bake, 100 legs")
     parser.add_argument("--skip", nargs="*", default=[], choices=["cases", "long", "boxing"], help="sections to skip")
-    parser.add_argument("--cases", nargs="+", default=[f"{legs}x{frames}" for legs, frames in CASES],
-                        help="legs x frames to bake (default: %(default)s)")  # fmt: skip
+    parser.add_argument(
+        "--cases",
+        nargs="+",
+        default=[f"{legs}x{frames}" for legs, frames in CASES],
+        help="legs x frames to bake (default: %(default)s)",
+    )
     args = parser.parse_args()
     lik = source_extension.enable()
     report.header(
@@ -291,8 +333,9 @@ def main() -> int:
     if "long" not in args.skip:
         lines, passed = long_action_bakes(lik, args.rounds)
         print("\n".join(f"- {line}" for line in lines), end="\n\n", flush=True)
-        verdicts.append(f"10 frames on a {LONG_KEYS:,}-key action within {1e3 * LONG_GOAL:.0f} ms: "
-                        f"{report.verdict(passed)}")  # fmt: skip
+        verdicts.append(
+            f"10 frames on a {LONG_KEYS:,}-key action within {1e3 * LONG_GOAL:.0f} ms: {report.verdict(passed)}"
+        )
     if "boxing" not in args.skip:
         print("\n".join(f"- {line}" for line in boxing(lik)), end="\n\n", flush=True)
     for verdict in verdicts:

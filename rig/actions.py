@@ -139,9 +139,10 @@ def check_editable(obj: bpy.types.Object) -> None:
 #: New keys' attributes by name, as :mod:`.splice` writes them one key at a time.
 NEW_KEY_ATTRIBUTES = {
     name: next(item.identifier for item in _KEYFRAME[name].enum_items if item.value == value)
-    if _KEYFRAME[name].type == "ENUM" else (bool(value) if _KEYFRAME[name].type == "BOOLEAN" else value)
+    if _KEYFRAME[name].type == "ENUM"
+    else (bool(value) if _KEYFRAME[name].type == "BOOLEAN" else value)
     for name, value in NEW_KEY.items()
-}  # fmt: skip
+}
 RANGE_SLACK = 1e-3  #: keys this close outside a replaced range are replaced too
 
 

@@ -23,9 +23,16 @@ from .curves import evaluated
 from .pose import AXIS_ANGLE, QUATERNION, Pose, by_mode
 
 OBJECT_CHANNELS = {
-    "location": 3, "rotation_euler": 3, "rotation_quaternion": 4, "rotation_axis_angle": 4, "scale": 3,
-    "delta_location": 3, "delta_rotation_euler": 3, "delta_rotation_quaternion": 4, "delta_scale": 3,
-}  # fmt: skip
+    "location": 3,
+    "rotation_euler": 3,
+    "rotation_quaternion": 4,
+    "rotation_axis_angle": 4,
+    "scale": 3,
+    "delta_location": 3,
+    "delta_rotation_euler": 3,
+    "delta_rotation_quaternion": 4,
+    "delta_scale": 3,
+}
 BONE_CHANNELS = {"location": 3, "rotation_euler": 3, "rotation_quaternion": 4, "rotation_axis_angle": 4, "scale": 3}
 #: Object properties that change how Blender evaluates an object, which F-curves must not drive here.
 OBJECT_SETTINGS = ("rotation_mode", "constraints", "hide_viewport", "hide_render", "rigid_body", "limb_ik.")
@@ -97,8 +104,15 @@ def evaluate(planned: solve.Plan, scene: bpy.types.Scene, frames) -> tuple[Pose,
         if obj.type == "ARMATURE" and bone:
             goal_world[:, g] = world[:, n] @ poses[n][:, obj.pose.bones.find(bone)]
     channels = things[rig].channels
-    pose = Pose(world[:, rig], poses[rig], channels["location"], channels["scale"], channels["rotation_quaternion"],
-                channels["rotation_euler"], channels["rotation_axis_angle"])  # fmt: skip
+    pose = Pose(
+        world[:, rig],
+        poses[rig],
+        channels["location"],
+        channels["scale"],
+        channels["rotation_quaternion"],
+        channels["rotation_euler"],
+        channels["rotation_axis_angle"],
+    )
     return pose, goal_world, np.array(sorted(things[rig].bones), int)
 
 
@@ -191,17 +205,21 @@ def _check_bones(thing: _Thing) -> None:
             reach = chain[: constraint.chain_count] if constraint.chain_count else chain
             moved = next((b for b in reach if pose_bones.find(b.name) in thing.bones), None)
             if moved is not None:
-                raise NotBulk(f"the constraint '{constraint.name}' of bone '{pose_bone.name}' of '{obj.name}' moves "
-                              f"bone '{moved.name}'")  # fmt: skip
+                raise NotBulk(
+                    f"the constraint '{constraint.name}' of bone '{pose_bone.name}' of '{obj.name}' moves "
+                    f"bone '{moved.name}'"
+                )
 
 
 def _moves(thing: _Thing, path: str) -> bool:
     """Whether animating ``path`` of ``thing``'s object changes what is evaluated here."""
     match = _BONE_PATH.fullmatch(path)
     if match is not None:
-        return thing.obj.pose is not None and thing.obj.pose.bones.find(
-            bpy.utils.unescape_identifier(match['name'])
-        ) in thing.bones and not match["rest"].startswith(("[", "bbone_"))  # fmt: skip
+        return (
+            thing.obj.pose is not None
+            and thing.obj.pose.bones.find(bpy.utils.unescape_identifier(match["name"])) in thing.bones
+            and not match["rest"].startswith(("[", "bbone_"))
+        )
     return path in OBJECT_CHANNELS or path.startswith(OBJECT_SETTINGS)
 
 
@@ -241,8 +259,9 @@ def _curves(thing: _Thing):
             channel = match["rest"]
             if channel not in BONE_CHANNELS:
                 if not channel.startswith(("[", "bbone_")):
-                    raise NotBulk(f"the F-curve {path}[{curve.array_index}] of '{obj.name}' animates a setting of "
-                                  "a limb's bone")  # fmt: skip
+                    raise NotBulk(
+                        f"the F-curve {path}[{curve.array_index}] of '{obj.name}' animates a setting of a limb's bone"
+                    )
                 continue
             target = (channel, bone, curve.array_index)
         elif path in OBJECT_CHANNELS:
@@ -294,9 +313,14 @@ def _bone_matrices(thing: _Thing) -> np.ndarray:
         channel = {QUATERNION: "rotation_quaternion", AXIS_ANGLE: "rotation_axis_angle"}.get(mode, "rotation_euler")
         rotation[:, rows] = posing.rotation_matrices(c[channel][:, needed[rows]], mode)
     local = posing.bone_locals(
-        parents, rest, [b.use_connect for b in bones], [b.use_local_location for b in bones],
-        c["location"][:, needed], rotation, c["scale"][:, needed],
-    )  # fmt: skip
+        parents,
+        rest,
+        [b.use_connect for b in bones],
+        [b.use_local_location for b in bones],
+        c["location"][:, needed],
+        rotation,
+        c["scale"][:, needed],
+    )
     out = np.full((count, len(pose_bones), 4, 4), np.nan)
     out[:, needed] = posing.down_tree(parents, local)
     return np.broadcast_to(out, (frames, *out.shape[1:]))

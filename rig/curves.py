@@ -51,9 +51,12 @@ def _plain(fcurve: bpy.types.FCurve) -> bool:
     if not modifiers:
         return True
     first = modifiers[0]
-    return len(modifiers) == 1 and fcurve.modifiers[0] == first and first.type == "CYCLES" and not (
-        first.use_restricted_range or first.use_influence
-    )  # fmt: skip
+    return (
+        len(modifiers) == 1
+        and fcurve.modifiers[0] == first
+        and first.type == "CYCLES"
+        and not (first.use_restricted_range or first.use_influence)
+    )
 
 
 class Keys:
@@ -78,8 +81,12 @@ class Keys:
             self.linear[n] = curve.extrapolation == "LINEAR"
             for modifier in curve.modifiers:
                 if not modifier.mute:
-                    self.cycles[n] = (CYCLE_MODES[modifier.mode_before], modifier.cycles_before,
-                                      CYCLE_MODES[modifier.mode_after], modifier.cycles_after)  # fmt: skip
+                    self.cycles[n] = (
+                        CYCLE_MODES[modifier.mode_before],
+                        modifier.cycles_before,
+                        CYCLE_MODES[modifier.mode_after],
+                        modifier.cycles_after,
+                    )
         self.x, self.y = co[:, 0].astype(np.float64), co[:, 1].astype(np.float64)
         self.left, self.right = left.astype(np.float64), right.astype(np.float64)
         self.ipo = ipo
@@ -195,8 +202,10 @@ class Keys:
             flat = (np.abs(v1[:, 1] - v4[:, 1]) < FLT_EPSILON) & (np.abs(v2[:, 1] - v3[:, 1]) < FLT_EPSILON)
             flat &= np.abs(v3[:, 1] - v4[:, 1]) < FLT_EPSILON
             v2, v3 = _corrected(v1, v2, v4, +1), _corrected(v4, v3, v1, -1)
-            x, y = (np.column_stack([p0, 3.0 * (p1 - p0), 3.0 * (p0 - 2.0 * p1 + p2), p3 - p0 + 3.0 * (p1 - p2)])
-                    for p0, p1, p2, p3 in ((v[:, i] for v in (v1, v2, v3, v4)) for i in (0, 1)))  # fmt: skip
+            x, y = (
+                np.column_stack([p0, 3.0 * (p1 - p0), 3.0 * (p0 - 2.0 * p1 + p2), p3 - p0 + 3.0 * (p1 - p2)])
+                for p0, p1, p2, p3 in ((v[:, i] for v in (v1, v2, v3, v4)) for i in (0, 1))
+            )
             self._segments = x, y, flat
         return self._segments
 

@@ -61,11 +61,15 @@ def sample(
             if progress is not None:
                 progress(1.0)
             shown = ", ".join(str(f) for f in checked)
-            why = (f"Evaluated from F-curves in bulk; they agree with Blender at frames {shown} to {worst:.0e} of "
-                   "the rig's size.")  # fmt: skip
+            why = (
+                f"Evaluated from F-curves in bulk; they agree with Blender at frames {shown} to {worst:.0e} of "
+                "the rig's size."
+            )
             return Sampled(frames, pose, goal_world, BULK, why)
-        why = (f"Stepped through the scene: F-curves evaluated in bulk differ from Blender's evaluation by "
-               f"{worst:.0e} of the rig's size ({where}).")  # fmt: skip
+        why = (
+            f"Stepped through the scene: F-curves evaluated in bulk differ from Blender's evaluation by "
+            f"{worst:.0e} of the rig's size ({where})."
+        )
     pose, goal_world = _step(depsgraph, planned, frames, goal_frames, progress)
     return Sampled(frames, pose, goal_world, STEPPED, why)
 

@@ -16,9 +16,21 @@ import numpy as np
 #: Every stored attribute of a keyframe, which together restore a key bit for bit; written in this order,
 #: so handle types come before the handles.
 ATTRIBUTES = (
-    "interpolation", "handle_left_type", "handle_right_type", "easing", "back", "amplitude", "period", "type",
-    "select_control_point", "select_left_handle", "select_right_handle", "co", "handle_left", "handle_right",
-)  # fmt: skip
+    "interpolation",
+    "handle_left_type",
+    "handle_right_type",
+    "easing",
+    "back",
+    "amplitude",
+    "period",
+    "type",
+    "select_control_point",
+    "select_left_handle",
+    "select_right_handle",
+    "co",
+    "handle_left",
+    "handle_right",
+)
 SCRATCH = '["limb_ik scratch"]'  #: data path of the scratch curve, removed before the edit returns
 WINDOW = 16  #: keys on each side of the range copied to the scratch curve (0.27 ** 16 is about 1e-9)
 #: What the handles Blender computes depend on, copied from the neighbouring keys to the scratch curve.
@@ -92,8 +104,11 @@ def write(points, first: int, replaced: int, keys: list[tuple]) -> None:
         for i in range(replaced):
             points[first + i].co = (spots[i], 0.0)
         # Inserting splits the neighbours' handles to keep the curve's shape: they get theirs back.
-        neighbours = [(i, tuple(points[i].handle_left), tuple(points[i].handle_right))
-                      for i in (first - 1, first + replaced) if 0 <= i < len(points)]  # fmt: skip
+        neighbours = [
+            (i, tuple(points[i].handle_left), tuple(points[i].handle_right))
+            for i in (first - 1, first + replaced)
+            if 0 <= i < len(points)
+        ]
         for spot in spots[replaced:]:
             points.insert(float(spot), 0.0, options={"FAST"})
         for i, left, right in neighbours:

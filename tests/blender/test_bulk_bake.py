@@ -27,12 +27,22 @@ def busy_scene(rotation_mode: str):
     scene = bpy.context.scene
     rig.data.bones["spine"].use_local_location = False
     spine = rig.pose.bones["spine"]
-    key_everything(spine, ("location", "rotation_quaternion"), range(1, 251, 25),
-                   lambda path, f: Vector((0.0, 0.02 * np.sin(f / 9), 0.05 * np.cos(f / 13))) if path == "location"
-                   else Euler((0.1 * np.sin(f / 17), 0.05, 0.1 * np.cos(f / 11))).to_quaternion())  # fmt: skip
-    key_everything(rig, ("location", "rotation_euler"), (1, 90, 180, 250),
-                   lambda path, f: Vector((0.001 * f, 0.0, 0.0)) if path == "location"
-                   else Euler((0.0, 0.0, 0.002 * f)))  # fmt: skip
+    key_everything(
+        spine,
+        ("location", "rotation_quaternion"),
+        range(1, 251, 25),
+        lambda path, f: (
+            Vector((0.0, 0.02 * np.sin(f / 9), 0.05 * np.cos(f / 13)))
+            if path == "location"
+            else Euler((0.1 * np.sin(f / 17), 0.05, 0.1 * np.cos(f / 11))).to_quaternion()
+        ),
+    )
+    key_everything(
+        rig,
+        ("location", "rotation_euler"),
+        (1, 90, 180, 250),
+        lambda path, f: Vector((0.001 * f, 0.0, 0.0)) if path == "location" else Euler((0.0, 0.0, 0.002 * f)),
+    )
     carrier = rigs.empty("Carrier", (0.3, 0.2, 0.1))
     key_everything(carrier, ("rotation_euler",), (1, 40, 80), lambda path, f: Euler((0.0, 0.0, 0.004 * f)))
     scene.frame_set(1)
@@ -143,11 +153,13 @@ def in_nla(rig):
 
 @pytest.mark.parametrize(
     ("make", "reason"),
-    [(constrained, "bone 'spine' of 'metarig' has the constraint 'Copy Rotation'"),
-     (driven, "'metarig' has a driver on pose.bones[\"spine\"].location"),
-     (in_nla, "'Target' has NLA tracks")],
+    [
+        (constrained, "bone 'spine' of 'metarig' has the constraint 'Copy Rotation'"),
+        (driven, "'metarig' has a driver on pose.bones[\"spine\"].location"),
+        (in_nla, "'Target' has NLA tracks"),
+    ],
     ids=["constraint", "driver", "NLA strip"],
-)  # fmt: skip
+)
 def test_anything_but_f_curves_makes_the_bake_step_the_scene_and_say_why(lik, monkeypatch, make, reason):
     rig, _ = animated_target_scene("QUATERNION")
     make(rig)

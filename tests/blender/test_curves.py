@@ -11,20 +11,24 @@ EASED = ("SINE", "BACK", "ELASTIC", "BOUNCE")
 HANDLES = ("AUTO_CLAMPED", "AUTO", "VECTOR", "ALIGNED", "FREE")
 CYCLES = ("NONE", "REPEAT", "REPEAT_OFFSET", "MIRROR")
 
-key = st.fixed_dictionaries({
-    "value": st.floats(-3.0, 3.0),
-    "interpolation": st.sampled_from(PLAIN),
-    "handle": st.sampled_from(HANDLES),
-    "free": st.tuples(st.floats(0.0, 8.0), st.floats(-3.0, 3.0), st.floats(0.0, 8.0), st.floats(-3.0, 3.0)),
-})  # fmt: skip
-curve = st.fixed_dictionaries({
-    "frames": st.lists(st.integers(-40, 60), min_size=1, max_size=8, unique=True).map(sorted),
-    "subframe": st.booleans(),
-    "keys": st.lists(key, min_size=8, max_size=8),
-    "extrapolation": st.sampled_from(("CONSTANT", "LINEAR")),
-    "cycles": st.none() | st.tuples(st.sampled_from(CYCLES), st.integers(0, 2), st.sampled_from(CYCLES),
-                                    st.integers(0, 2)),
-})  # fmt: skip
+key = st.fixed_dictionaries(
+    {
+        "value": st.floats(-3.0, 3.0),
+        "interpolation": st.sampled_from(PLAIN),
+        "handle": st.sampled_from(HANDLES),
+        "free": st.tuples(st.floats(0.0, 8.0), st.floats(-3.0, 3.0), st.floats(0.0, 8.0), st.floats(-3.0, 3.0)),
+    }
+)
+curve = st.fixed_dictionaries(
+    {
+        "frames": st.lists(st.integers(-40, 60), min_size=1, max_size=8, unique=True).map(sorted),
+        "subframe": st.booleans(),
+        "keys": st.lists(key, min_size=8, max_size=8),
+        "extrapolation": st.sampled_from(("CONSTANT", "LINEAR")),
+        "cycles": st.none()
+        | st.tuples(st.sampled_from(CYCLES), st.integers(0, 2), st.sampled_from(CYCLES), st.integers(0, 2)),
+    }
+)
 
 
 def made(spec: dict, eased: str | None = None) -> bpy.types.FCurve:
