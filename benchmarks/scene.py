@@ -55,8 +55,9 @@ class LegScene:
         return [name for leg in self.legs for name in (leg.thigh, leg.shin, leg.foot)]
 
 
-def build(legs: int, setup: str, lik=None) -> LegScene:
-    """A fresh, empty file holding the scene with ``legs`` legs (even) driven by ``setup``.
+def build(legs: int, setup: str, lik=None, frames: tuple[int, int] = FRAMES) -> LegScene:
+    """A fresh, empty file holding the scene with ``legs`` legs (even) driven by ``setup``, its targets
+    keyed over ``frames`` (first, last), the scene's range.
 
     ``lik`` (the enabled extension module) is needed for ``LIMB_IK``.
     """
@@ -68,14 +69,14 @@ def build(legs: int, setup: str, lik=None) -> LegScene:
         raise ValueError("the LIMB_IK set-up needs the enabled extension module")
     bpy.ops.wm.read_homefile(app_template="", use_empty=True)
     scene = bpy.context.scene
-    scene.frame_start, scene.frame_end = FRAMES
+    scene.frame_start, scene.frame_end = frames
     rig, names = _armature(legs // 2)
-    result = LegScene(rig, [Leg(*chain, *_targets(rig, chain, n)) for n, chain in enumerate(names)], setup)
+    result = LegScene(rig, [Leg(*chain, *_targets(rig, chain, n, frames)) for n, chain in enumerate(names)], setup)
     if setup == "LIMB_IK":
         _limb_ik(lik, result)
     elif setup in ("LEGACY", "ITASC"):
         _blender_ik(result, setup)
-    scene.frame_set(FRAMES[0])
+    scene.frame_set(frames[0])
     return result
 
 
@@ -99,7 +100,7 @@ def _armature(characters: int) -> tuple[bpy.types.Object, list[tuple[str, str, s
     return obj, chains
 
 
-def _targets(rig: bpy.types.Object, chain: tuple[str, str, str], index: int):
+def _targets(rig: bpy.types.Object, chain: tuple[str, str, str], index: int, frames: tuple[int, int]):
     """The keyed target Empty of one leg and its ankle child."""
     foot = rig.data.bones[chain[2]]
     rest = rig.matrix_world @ foot.matrix_local
@@ -113,7 +114,7 @@ def _targets(rig: bpy.types.Object, chain: tuple[str, str, str], index: int):
     ankle.parent = target
     ankle.location = (0.0, -foot.length, 0.0)  # along the foot, as the target is turned like it
     collection.objects.link(ankle)
-    _key_path(target, tip, rest.to_quaternion(), phase=0.7 * index)
+    _key_path(target, tip, rest.to_quaternion(), 0.7 * index, frames)
     return target, ankle
 
 
@@ -127,9 +128,9 @@ def target_pose(tip: Vector, rest_rotation: Quaternion, frame: float, phase: flo
     return tip + offset, rest_rotation @ turn.to_quaternion()
 
 
-def _key_path(target: bpy.types.Object, tip: Vector, rest_rotation: Quaternion, phase: float) -> None:
+def _key_path(target: bpy.types.Object, tip: Vector, rest_rotation: Quaternion, phase: float, frames) -> None:
     previous = None
-    for frame in range(FRAMES[0], FRAMES[1] + 1, KEY_STEP):
+    for frame in range(frames[0], frames[1] + 1, KEY_STEP):
         location, rotation = target_pose(tip, rest_rotation, frame, phase)
         euler = rotation.to_euler("XYZ", previous) if previous is not None else rotation.to_euler("XYZ")
         target.location, target.rotation_euler = location, euler
@@ -194,6 +195,6 @@ def _unit_columns(m: np.ndarray) -> np.ndarray:
     return m / np.linalg.norm(m, axis=0)
 
 
-def check_frames(count: int = 6) -> list[int]:
+def check_frames(count: int = 6, frames: tuple[int, int] = FRAMES) -> list[int]:
     """A few frames spread over the range, for accuracy checks."""
-    return [int(round(f)) for f in np.linspace(FRAMES[0], FRAMES[1], count)]
+    return [int(round(f)) for f in np.linspace(frames[0], frames[1], count)]

@@ -59,7 +59,16 @@ def _bake(obj: bpy.types.Object, scene: bpy.types.Scene, options: Options, progr
 
 
 def _baked(report, start: int, end: int) -> dict:
-    part = {"baked": report.limbs, "frames": [start, end], "keys": report.keys, "unreached": report.unreached}
+    """A bake's part of the report: what was keyed, how the animation was read (``path``, ``why``), and
+    goals off their limbs' planes."""
+    part = {
+        "baked": report.limbs,
+        "frames": [start, end],
+        "keys": report.keys,
+        "unreached": report.unreached,
+        "path": report.path,
+        "why": report.why,
+    }
     if report.off_plane:
         part["off_plane"] = {k: {"frames": n, "farthest": far} for k, (n, far) in report.off_plane.items()}
     return part

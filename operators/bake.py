@@ -98,7 +98,7 @@ class LIMB_IK_OT_bake(bpy.types.Operator):
                     f"{k} ({frames} frames, up to {length(context.scene, far)})"
                     for k, (frames, far) in report.off_plane.items()
                 )
-            return text
+            return f"{text}. {report.why}"
 
         return run(self, work)
 

@@ -7,11 +7,13 @@ arrays, and an :class:`ActionEdit` remembers every F-curve it touches so a failu
 action back exactly as it was.
 """
 
+import functools
 from dataclasses import dataclass, field
 
 import bpy
 import numpy as np
 
+from . import splice
 from .errors import LimbError
 
 SLOTTED = bpy.app.version >= (4, 4, 0)
@@ -31,9 +33,9 @@ KEY_FIELDS = (
     ("amplitude", 1, np.float32),
     ("period", 1, np.float32),
     ("type", 1, np.int32),
-    ("select_control_point", 1, np.int32),
-    ("select_left_handle", 1, np.int32),
-    ("select_right_handle", 1, np.int32),
+    ("select_control_point", 1, bool),
+    ("select_left_handle", 1, bool),
+    ("select_right_handle", 1, bool),
 )
 _KEYFRAME = bpy.types.Keyframe.bl_rna.properties
 # Values a key inserted in Blender gets; FCurveKeyframePoints.add() leaves some at zero.
@@ -46,9 +48,9 @@ NEW_KEY = {
     "amplitude": _KEYFRAME["amplitude"].default,
     "period": _KEYFRAME["period"].default,
     "type": _KEYFRAME["type"].enum_items["KEYFRAME"].value,
-    "select_control_point": 0,
-    "select_left_handle": 0,
-    "select_right_handle": 0,
+    "select_control_point": 1,
+    "select_left_handle": 1,
+    "select_right_handle": 1,
 }
 
 
@@ -99,13 +101,18 @@ def fcurves(obj: bpy.types.Object, create: bool = False):
     return bag.fcurves if bag is not None else None
 
 
-def _new_fcurve(obj: bpy.types.Object, curves, path: str, index: int, group: str) -> bpy.types.FCurve:
-    """A new F-curve in ``curves`` (from :func:`fcurves`), in the channel group ``group``."""
+def _new_fcurve(obj: bpy.types.Object, curves, path: str, index: int, group: str, groups=None) -> bpy.types.FCurve:
+    """A new F-curve in ``curves`` (from :func:`fcurves`), in the channel group ``group``; ``groups``: a dict
+    of the channelbag's groups by name, to reuse over many calls (4.4 on)."""
     if not SLOTTED:
         return curves.new(path, index=index, action_group=group)
     curve = curves.new(path, index=index)  # 4.4 and 4.5 take no group here
-    bag = _ensure_channelbag(obj.animation_data.action, obj.animation_data.action_slot)
-    curve.group = bag.groups.get(group) or bag.groups.new(group)
+    if groups is None:
+        groups = {}
+    if group not in groups:
+        bag = _ensure_channelbag(obj.animation_data.action, obj.animation_data.action_slot)
+        groups[group] = bag.groups.get(group) or bag.groups.new(group)
+    curve.group = groups[group]
     return curve
 
 
@@ -129,6 +136,22 @@ def check_editable(obj: bpy.types.Object) -> None:
         )
 
 
+#: New keys' attributes by name, as :mod:`.splice` writes them one key at a time.
+NEW_KEY_ATTRIBUTES = {
+    name: next(item.identifier for item in _KEYFRAME[name].enum_items if item.value == value)
+    if _KEYFRAME[name].type == "ENUM"
+    else (bool(value) if _KEYFRAME[name].type == "BOOLEAN" else value)
+    for name, value in NEW_KEY.items()
+}
+RANGE_SLACK = 1e-3  #: keys this close outside a replaced range are replaced too
+
+
+@functools.lru_cache(maxsize=8)
+def _new_key_arrays(count: int) -> tuple[tuple[str, np.ndarray], ...]:
+    """What :meth:`ActionEdit._key_new` sets on ``count`` keys besides where they are, made once per count."""
+    return tuple((name, np.full(count, NEW_KEY[name], np.float32)) for name in ("back", "amplitude", "period"))
+
+
 @dataclass
 class ActionEdit:
     """Key edits on one object's action that can be undone as a whole if anything fails midway."""
@@ -136,8 +159,13 @@ class ActionEdit:
     obj: bpy.types.Object
     _created_action: bool = False
     _previous_slot: object = None
-    _created: list = field(default_factory=list)  #: (data path, index) of F-curves this edit created
-    _saved: dict = field(default_factory=dict)  #: (data path, index) -> keys before the edit
+    _created: dict = field(default_factory=dict)  #: (data path, index) of F-curves this edit created, as keys
+    #: (data path, index, what to put back), in the order the edits were made: every key before the edit (None
+    #: for none), or (first index, keys there now, keys there before) for a range spliced in place
+    _undo: list = field(default_factory=list)
+    _curves: dict | None = None  #: (data path, index) -> F-curve, once looked up
+    _collection: object = None  #: the F-curves of the action (the slot's channelbag's from 4.4)
+    _groups: dict = field(default_factory=dict)  #: channel groups by name, once looked up (4.4 on)
 
     def __post_init__(self):
         data = self.obj.animation_data
@@ -145,28 +173,40 @@ class ActionEdit:
         _, self._created_action = ensure_action(self.obj)
 
     def fcurve(self, path: str, index: int, group: str) -> bpy.types.FCurve:
-        """The F-curve for ``path[index]``, created in ``group`` if missing; its keys are remembered."""
-        curves = fcurves(self.obj, create=True)
-        curve = curves.find(path, index=index)
+        """The F-curve for ``path[index]``, created in ``group`` if missing."""
+        if self._curves is None:  # looked up once: finding a curve by path searches them all
+            self._collection = fcurves(self.obj, create=True)
+            self._curves = {(c.data_path, c.array_index): c for c in self._collection}
+        curve = self._curves.get((path, index))
         if curve is None:
-            curve = _new_fcurve(self.obj, curves, path, index, group)
-            self._created.append((path, index))
-        elif (path, index) not in self._saved:
-            self._saved[(path, index)] = read_keys(curve)
+            curve = _new_fcurve(self.obj, self._collection, path, index, group, self._groups)
+            self._curves[(path, index)] = curve
+            self._created[(path, index)] = None
         return curve
 
     def replace_range(self, fcurve: bpy.types.FCurve, frames: np.ndarray, values: np.ndarray, start, end) -> None:
         """Key ``values`` at ``frames``, replacing the keys in [start, end]; all other keys stay bit-identical.
 
         New keys are Bézier with auto-clamped handles, which Blender computes; keys outside the
-        range keep every attribute, their handles included.
+        range keep every attribute, their handles included. The cost is in proportion to the range
+        and the keys it replaces, or to the whole curve when that is less.
         """
-        if len(fcurve.keyframe_points) == 0:
+        points, channel = fcurve.keyframe_points, (fcurve.data_path, fcurve.array_index)
+        if len(points) == 0:
+            if channel not in self._created:  # a created curve goes as a whole
+                self._undo.append((*channel, None))
             self._key_new(fcurve, frames, values)
             return
+        first, stop = splice.bounds(points, start - RANGE_SLACK, end + RANGE_SLACK)
+        if splice.cheaper(fcurve, points, first, stop, len(frames)):
+            keys = splice.new_keys(fcurves(self.obj), fcurve, points, first, stop, frames, values, NEW_KEY_ATTRIBUTES)
+            self._undo.append((*channel, (first, len(keys), splice.read(points, first, stop))))
+            splice.write(points, first, stop - first, keys)
+            return
         old = read_keys(fcurve)
+        self._undo.append((*channel, old))
         frame_of = old["co"][:, 0]
-        keep = (frame_of < start - 1e-3) | (frame_of > end + 1e-3)
+        keep = (frame_of < start - RANGE_SLACK) | (frame_of > end + RANGE_SLACK)
         count = int(keep.sum()) + len(frames)
         merged = {}
         for name, width, dtype in KEY_FIELDS:
@@ -187,30 +227,29 @@ class ActionEdit:
 
     @staticmethod
     def _key_new(fcurve: bpy.types.FCurve, frames: np.ndarray, values: np.ndarray) -> None:
-        """Key an F-curve that has no keys yet: the same keys, without merging."""
+        """Key an F-curve that has no keys yet: the same keys, without merging. A key added in bulk is
+        already Bézier, auto-clamped, eased automatically, of type Keyframe and selected."""
         points = fcurve.keyframe_points
         points.add(len(frames))
-        points.foreach_set("co", np.column_stack([frames, values]).astype(np.float32).ravel())
-        for name in (
-            "interpolation",
-            "handle_left_type",
-            "handle_right_type",
-            "easing",
-            "back",
-            "amplitude",
-            "period",
-            "type",
-            "select_control_point",
-        ):
-            dtype = dict((f[0], f[2]) for f in KEY_FIELDS)[name]
-            points.foreach_set(name, np.full(len(frames), NEW_KEY[name], dtype))
+        co = np.empty((len(frames), 2), np.float32)
+        co[:, 0], co[:, 1] = frames, values
+        points.foreach_set("co", co.ravel())
+        for name, array in _new_key_arrays(len(frames)):
+            points.foreach_set(name, array)
         fcurve.update()
 
     def rollback(self) -> None:
         """Put the action back as it was before this edit."""
         curves = fcurves(self.obj)
-        for (path, index), keys in self._saved.items():
-            write_keys(curves.find(path, index=index), keys)
+        for path, index, before in reversed(self._undo):
+            curve = curves.find(path, index=index)
+            if before is None:
+                curve.keyframe_points.clear()
+            elif isinstance(before, dict):
+                write_keys(curve, before)
+            else:
+                first, count, keys = before
+                splice.write(curve.keyframe_points, first, count, keys)
         for path, index in self._created:
             curve = curves.find(path, index=index)
             if curve is not None:

@@ -1,11 +1,12 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Bake solved limbs to keyframes: gather every frame, plant, solve all frames at once, key in bulk.
+"""Bake solved limbs to keyframes: read every frame, plant, solve all frames at once, key in bulk.
 
-Each frame is evaluated by Blender (animated targets, other armatures, constraints, drivers)
-with live solving paused, so what is read is the animated pose. The chains of all frames then go
-through one solve, and each limb bone's rotation channel (in its own mode, continuous over
-time) is keyed with whole-array writes. Only those channels change; every other key is left
-bit-identical, and a failure leaves the action as it was.
+The animated pose and the goals are read over the whole range at once (:mod:`.sampling`): from the
+F-curves in bulk when nothing else drives them and that agrees with Blender, else by letting Blender
+evaluate each frame with live solving paused. The chains of all frames then go through one solve,
+and each limb bone's rotation channel (in its own mode, continuous over time) is keyed with
+whole-array writes. Only those channels change; every other key is left bit-identical, and a failure
+leaves the action as it was.
 """
 
 import time
@@ -16,13 +17,13 @@ import bpy
 import numpy as np
 
 from ..solvers import rotation_modes
-from . import plant, solve, timeline
+from . import plant, sampling, solve, timeline
 from . import report as report_module
 from .actions import ActionEdit, check_editable
 from .errors import LimbError
 from .ground import Ground
 from .keys import key_bone, rotation_path
-from .pose import AXIS_ANGLE, QUATERNION, by_mode, read_pose
+from .pose import AXIS_ANGLE, QUATERNION, by_mode
 
 
 @dataclass
@@ -34,6 +35,8 @@ class BakeReport:
     #: limb -> frames its goal lay off its plane, and the farthest it lay (world units)
     off_plane: dict[str, tuple[int, float]] = field(default_factory=dict)
     seconds: float = 0.0
+    path: str = ""  #: how the animation was read: "bulk" (F-curves evaluated at once) or "stepped" (frame by frame)
+    why: str = ""  #: a sentence saying how and why
 
 
 def frame_list(start: int, end: int, step: int) -> list[int]:
@@ -59,10 +62,10 @@ def bake(
     progress: Callable[[float], None] | None = None,
 ) -> BakeReport:
     """Key the solved pose of ``limbs`` (default: all enabled) of ``obj`` over a frame range of the
-    scene ``depsgraph`` evaluates, stepped through its frames.
+    scene ``depsgraph`` evaluates, read from its F-curves in bulk or stepped through its frames.
 
     The range defaults to the scene's. With ``turn_off_live`` the rig's live solving is switched
-    off afterwards, so the keys play back as baked. ``progress`` is called with the fraction done.
+    off afterwards, so the keys play back as baked. ``progress`` is called with the fraction read.
     Raises :class:`LimbError` (nothing changed) if a limb cannot be solved.
     """
     began = time.perf_counter()
@@ -76,19 +79,21 @@ def bake(
     check_editable(obj)
     frames = frame_list(*timeline.frame_range(scene, frame_start, frame_end), step)
     planting, analysis = planned.planting, None
-    if planting is None:
-        gathered, _ = _gather(depsgraph, planned, frames, progress)
-    else:  # planting reads the whole take; the chains are gathered at the baked frames on the way
+    span = plant.take(obj, scene, frames[0], frames[-1]) if planting is not None else frames
+    sampled = sampling.sample(depsgraph, planned, [*span, *frames], frames, progress)
+    rows = sampled.rows(frames)
+    pose = sampled.pose if len(rows) == len(sampled.frames) else sampled.pose.frames(rows)
+    groups = solve.assemble(planned, pose, sampled.goals[rows])
+    if planting is not None:  # planting reads the whole take
         ground = Ground(obj.limb_ik.ground, depsgraph)
-        span = plant.take(obj, scene, frames[0], frames[-1])
-        gathered, samples = _gather(depsgraph, planned, frames, progress, span)
+        samples = [plant.leg_sample(planting, sampled.pose.frame(row)) for row in sampled.rows(span)]
         analysis = plant.analyse(planting, span, samples, ground, scene)
         report_module.record(obj, planting, span, samples)  # what the foot report compares with, saved in the file
-    solved = solve.solve_frames(planned, gathered, frames, analysis)
+    solved = solve.solve_frames(planned, groups, pose, frames, analysis)
 
-    report = BakeReport(frames=len(frames), limbs=[limb.name for limb in planned.limbs])
+    report = BakeReport(len(frames), [limb.name for limb in planned.limbs], path=sampled.path, why=sampled.why)
     count = len(frames)
-    lengths = np.array([solve.world_length(pose) for _, pose in gathered])[:, None]
+    lengths = solve.world_length(pose)[:, None]
     for group, result in zip(solved.groups, solved.results):
         reached = result.reached.reshape(count, len(group.limbs))
         away = result.off_plane.reshape(count, len(group.limbs)) * lengths
@@ -99,7 +104,7 @@ def bake(
                 report.off_plane[limb.name] = (int(np.count_nonzero(off)), float(off.max()))
     edit = ActionEdit(obj)
     try:
-        report.keys = _write(obj, edit, solved, frames, gathered[0][1])
+        report.keys = _write(obj, edit, solved, frames, pose.frame(0))
     except Exception:
         edit.rollback()
         raise
@@ -107,23 +112,6 @@ def bake(
         obj.limb_ik.live = False
     report.seconds = time.perf_counter() - began
     return report
-
-
-def _gather(depsgraph, planned, frames, progress, span=()):
-    """The planned limbs gathered at every frame of ``frames`` (:func:`.solve.gather`); with ``span``
-    (planting), also the animated legs at every frame of it (:func:`.plant.leg_sample`)."""
-    obj, planting, baked = planned.obj, planned.planting, set(frames)
-
-    def read(depsgraph):
-        if depsgraph.scene.frame_current in baked:
-            groups, pose = solve.gather(planned, depsgraph)
-        else:
-            groups, pose = None, read_pose(obj, obj.evaluated_get(depsgraph))
-        return groups, pose, plant.leg_sample(planting, pose) if planting else None
-
-    stepped = sorted(baked.union(span))
-    read_at = dict(zip(stepped, timeline.step(depsgraph, stepped, read, progress)))
-    return [read_at[f][:2] for f in frames], [read_at[f][2] for f in span]
 
 
 def _write(obj, edit: ActionEdit, solved: solve.Solved, frames, first_pose) -> int:

@@ -130,14 +130,15 @@ def _scale_inheritance(bones, names) -> list[str]:
 
 def check_scale_inheritance(limbs, chains, matrices) -> None:
     """Raise :class:`LimbError` for a chain bone that does not inherit scale fully from a chain bone above it
-    whose pose matrix (``matrices``, armature space, all bones) is scaled unevenly or sheared: Blender then
-    moves it in a way the solve does not model. With even scales every way of inheriting scale agrees."""
+    whose pose matrix (``matrices``, armature space, all bones; or over frames, (F, B, 4, 4)) is scaled
+    unevenly or sheared: Blender then moves it in a way the solve does not model. With even scales every
+    way of inheriting scale agrees."""
     for limb, chain in zip(limbs, chains):
         for position, mode in chain.partial_scale:
-            above = matrices[chain.indices[position - 1]][:3, :3]
-            gram = above.T @ above
-            size = np.trace(gram) / 3.0
-            if np.abs(gram - size * np.eye(3)).max() > EVEN_SCALE * size:
+            above = matrices[..., chain.indices[position - 1], :3, :3]
+            gram = np.swapaxes(above, -1, -2) @ above
+            size = np.trace(gram, axis1=-2, axis2=-1)[..., None, None] / 3.0
+            if (np.abs(gram - size * np.eye(3)) > EVEN_SCALE * size).any():
                 raise LimbError(
                     f"Limb '{limb.name}': bone '{chain.bones[position]}' inherits scale as "
                     f"'{mode.replace('_', ' ').title()}', not Full, from '{chain.bones[position - 1]}', which is "

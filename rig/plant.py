@@ -10,6 +10,7 @@ analyse the same take, so they show the same pose.
 
 import math
 from dataclasses import dataclass
+from functools import cached_property
 from typing import NamedTuple
 
 import bpy
@@ -198,7 +199,7 @@ class Analysis:
     frames: range
     planted: Planted
 
-    @property
+    @cached_property
     def pitches(self) -> bool:
         """Whether the body turns anywhere in the take (a quadruped on a slope), not only rises and falls."""
         return not np.allclose(self.planted.body[:, :3, :3], np.eye(3), rtol=0.0, atol=1e-12)
@@ -310,78 +311,97 @@ def forget_all() -> None:
 
 
 class Carried(NamedTuple):
-    """The pelvis' new channels: it carries the body, so the solve writes it with the legs."""
+    """The pelvis' new channels: it carries the body, so the solve writes it with the legs. Over F frames
+    (from :func:`set_goals`) the arrays have a leading axis of F."""
 
     index: int  #: pose bone index
     location: np.ndarray  #: (3,) location channel
     rotation: np.ndarray | None  #: (4,) local rotation quaternion; None when the body does not pitch
 
+    def at(self, frame: int) -> "Carried":
+        return Carried(self.index, self.location[frame], None if self.rotation is None else self.rotation[frame])
 
-def set_goals(plan: PlantPlan, groups, pose: Pose, analysis: Analysis, frame: float) -> Carried:
-    """Put the planting of ``frame`` into the gathered chains: feet goals, and every chain below the
-    pelvis carried by the body's motion. Returns the pelvis' new channels."""
-    planted, at = analysis.planted, _between(analysis, frame)
+
+def set_goals(plan: PlantPlan, groups, pose: Pose, analysis: Analysis, frames) -> Carried:
+    """Put the planting of ``frames`` into chains gathered over them (:func:`.solve.assemble`, ``pose``
+    with a leading axis of F): feet goals, and every chain below the pelvis carried by the body's motion.
+    Returns the pelvis' new channels over the frames."""
+    planted, at = analysis.planted, _between(analysis, frames)
+    count = len(frames)
     to_armature = np.linalg.inv(pose.world)
     motion = to_armature @ at(planted.body) @ pose.world  # armature space
-    turn, move = motion[:3, :3], motion[:3, 3]
+    turn, move = motion[:, :3, :3], motion[:, :3, 3]
     feet, toes = at(planted.foot), at(planted.toe)
-    goals = {f.limb: (to_armature @ feet[n], to_armature[:3, :3] @ toes[n], f) for n, f in enumerate(plan.feet)}
+    feet_at = {f.limb: n for n, f in enumerate(plan.feet)}
     for group in groups:
         batch = group.batch
-        for row, limb in enumerate(group.limbs):
+
+        def rows(values):  # (F, limbs, ...) views
+            return None if values is None else values.reshape(count, -1, *values.shape[1:])
+
+        matrices, points, target = rows(batch.matrices), rows(batch.points), rows(batch.target)
+        end_rotation, toe_matrices, toe_goal = rows(batch.end_rotation), rows(batch.toe_matrices), rows(batch.toe_goal)
+        for column, limb in enumerate(group.limbs):
             if limb.name in plan.under_pelvis:
-                batch.matrices[row] = motion @ batch.matrices[row]
-                batch.points[row] = batch.points[row] @ turn.T + move
-                if batch.toe_matrices is not None:
-                    batch.toe_matrices[row] = motion @ batch.toe_matrices[row]
+                matrices[:, column] = motion[:, None] @ matrices[:, column]
+                points[:, column] = points[:, column] @ np.swapaxes(turn, 1, 2) + move[:, None]
+                if toe_matrices is not None:
+                    toe_matrices[:, column] = motion @ toe_matrices[:, column]
                 if limb.target is None:  # its own animated tip and turn, carried with the body
-                    batch.target[row] = turn @ batch.target[row] + move
-                    if batch.end_rotation is not None:
-                        batch.end_rotation[row] = turn @ batch.end_rotation[row]
-            if limb.name in goals:
-                goal, toe, foot = goals[limb.name]
-                batch.target[row] = goal[:3, 3] + goal[:3, 1] * foot.foot_length
-                batch.end_rotation[row] = goal[:3, :3]
-                if batch.toe_goal is not None:
-                    batch.toe_goal[row] = toe
+                    target[:, column] = np.einsum("fij,fj->fi", turn, target[:, column]) + move
+                    if end_rotation is not None:
+                        end_rotation[:, column] = turn @ end_rotation[:, column]
+            if limb.name in feet_at:
+                n, foot = feet_at[limb.name], plan.feet[feet_at[limb.name]]
+                goal = to_armature @ feet[:, n]
+                target[:, column] = goal[:, :3, 3] + goal[:, :3, 1] * foot.foot_length
+                end_rotation[:, column] = goal[:, :3, :3]
+                if toe_goal is not None:
+                    toe_goal[:, column] = to_armature[:, :3, :3] @ toes[:, n]
     return _carried(plan, pose, motion, analysis.pitches)
 
 
 def _carried(plan: PlantPlan, pose: Pose, motion: np.ndarray, pitches: bool) -> Carried:
-    """The pelvis' channels that move it (and all it carries) by ``motion`` (armature space); its
+    """The pelvis' channels that move it (and all it carries) by ``motion`` (F, 4, 4; armature space); its
     rotation only when the body ``pitches`` somewhere in the take."""
     index = plan.pelvis
-    head = pose.matrices[index, :3, 3]
-    location = _pelvis_location(plan, pose, motion[:3, :3] @ head + motion[:3, 3] - head)
+    head = pose.matrices[:, index, :3, 3]
+    location = _pelvis_location(plan, pose, np.einsum("fij,fj->fi", motion[:, :3, :3], head) + motion[:, :3, 3] - head)
     if not pitches:
         return Carried(index, location, None)
     frame, local = _pelvis_frame(plan, pose)  # the turn, seen from that frame
-    turned = np.linalg.solve(frame, motion[:3, :3] @ frame) @ local
-    return Carried(index, location, rotation_modes.matrix_to_quat(rotation_modes.nearest_rotation(turned[None]))[0])
+    turned = np.linalg.solve(frame, motion[:, :3, :3] @ frame) @ local
+    return Carried(index, location, rotation_modes.matrix_to_quat(rotation_modes.nearest_rotation(turned)))
 
 
-def _between(analysis: Analysis, frame: float):
-    """A reader of per-frame arrays at ``frame``, which may fall between two analysed frames
-    (motion blur, subframe playback): linearly between them (matrices then go to their nearest
-    rotations in the solve)."""
-    offset = min(max(frame - analysis.frames.start, 0.0), len(analysis.frames) - 1.0)
-    below = int(math.floor(offset))
-    above = min(below + 1, len(analysis.frames) - 1)
+def _between(analysis: Analysis, frames):
+    """A reader of per-frame arrays at ``frames``, which may fall between two analysed frames (motion
+    blur, subframe playback): linearly between them (matrices then go to their nearest rotations in
+    the solve)."""
+    offset = np.clip(np.asarray(frames, dtype=np.float64) - analysis.frames.start, 0.0, len(analysis.frames) - 1.0)
+    below = np.floor(offset).astype(int)
+    above = np.minimum(below + 1, len(analysis.frames) - 1)
     t = offset - below
-    return lambda values: values[below] if t == 0.0 else (1.0 - t) * values[below] + t * values[above]
+
+    def read(values):
+        weight = t.reshape(-1, *[1] * (values.ndim - 1))
+        return np.where(weight == 0.0, values[below], (1.0 - weight) * values[below] + weight * values[above])
+
+    return read
 
 
 def _pelvis_location(plan: PlantPlan, pose: Pose, shift: np.ndarray) -> np.ndarray:
-    """The pelvis' location channel that moves it by ``shift`` (armature space)."""
-    index = plan.pelvis
+    """(F, 3) the pelvis' location channel that moves it by ``shift`` (F, 3; armature space), ``pose`` over F
+    frames."""
+    location = pose.location[:, plan.pelvis]
     if not plan.local_location:
-        return pose.location[index] + shift
-    return pose.location[index] + np.linalg.solve(_pelvis_frame(plan, pose)[0], shift)  # applied in that frame
+        return location + shift
+    return location + np.linalg.solve(_pelvis_frame(plan, pose)[0], shift[..., None])[..., 0]  # applied in that frame
 
 
 def _pelvis_frame(plan: PlantPlan, pose: Pose) -> tuple[np.ndarray, np.ndarray]:
-    """The frame the pelvis' own rotation and location sit in (its armature-space matrix without
+    """(F, 3, 3) the frame the pelvis' own rotation and location sit in (its armature-space matrix without
     its own scale and rotation; see solvers.local_rotation for the model), and that rotation."""
     index = plan.pelvis
-    local = rotation_modes.quat_to_matrix(local_quaternions(pose, [index], [plan.pelvis_mode]))[0]
-    return pose.matrices[index, :3, :3] / pose.scale[index][None, :] @ local.T, local
+    local = rotation_modes.quat_to_matrix(local_quaternions(pose, [index], [plan.pelvis_mode])[:, 0])
+    return pose.matrices[:, index, :3, :3] / pose.scale[:, index, None, :] @ np.swapaxes(local, 1, 2), local

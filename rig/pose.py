@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """Bulk pose I/O: bone matrices as float64, rotations read and written in each bone's own mode."""
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
 import bpy
 import numpy as np
@@ -14,8 +14,9 @@ QUATERNION = "QUATERNION"
 
 @dataclass
 class Pose:
-    """Every bone of one armature at one moment. Matrices come from the evaluated armature (what the
-    viewport shows); rotation and scale channels from the original, which is what gets written."""
+    """Every bone of one armature at one moment, or over F frames with a leading axis of F on every
+    array. Matrices come from the evaluated armature (what the viewport shows); rotation and scale
+    channels from the original, which is what gets written."""
 
     world: np.ndarray  #: (4, 4) the armature object's evaluated world matrix
     matrices: np.ndarray  #: (B, 4, 4) armature space
@@ -24,6 +25,19 @@ class Pose:
     quaternion: np.ndarray  #: (B, 4)
     euler: np.ndarray  #: (B, 3)
     axis_angle: np.ndarray  #: (B, 4)
+
+    def frame(self, index: int) -> "Pose":
+        """One frame of a pose over frames, as views."""
+        return Pose(*(getattr(self, f.name)[index] for f in fields(Pose)))
+
+    def frames(self, indices) -> "Pose":
+        """The frames ``indices`` of a pose over frames."""
+        return Pose(*(getattr(self, f.name)[indices] for f in fields(Pose)))
+
+
+def over_frames(poses: list[Pose]) -> Pose:
+    """One pose over frames from a pose per frame."""
+    return Pose(*(np.stack([getattr(p, f.name) for p in poses]) for f in fields(Pose)))
 
 
 def read_pose(obj: bpy.types.Object, obj_eval: bpy.types.Object) -> Pose:
@@ -57,25 +71,28 @@ def by_mode(modes) -> dict[str, np.ndarray]:
 
 
 def local_quaternions(pose: Pose, indices, modes) -> np.ndarray:
-    """(n, 4) local rotations of the bones ``indices`` whose rotation modes are ``modes``."""
+    """(n, 4) local rotations of the bones ``indices`` whose rotation modes are ``modes``; (F, n, 4) for a
+    pose over F frames."""
     indices = np.asarray(indices)
-    out = np.empty((len(indices), 4))
+    leading = pose.quaternion.shape[:-2]
+    out = np.empty((*leading, len(indices), 4))
     for mode, rows in by_mode(modes).items():
         bones = indices[rows]
         if mode == QUATERNION:
-            q = pose.quaternion[bones]
-            n = np.linalg.norm(q, axis=1, keepdims=True)
-            out[rows] = np.where(n > 0.0, q / np.where(n > 0.0, n, 1.0), [1.0, 0.0, 0.0, 0.0])
+            q = pose.quaternion[..., bones, :]
+            n = np.linalg.norm(q, axis=-1, keepdims=True)
+            out[..., rows, :] = np.where(n > 0.0, q / np.where(n > 0.0, n, 1.0), [1.0, 0.0, 0.0, 0.0])
         else:
-            channels = pose.axis_angle[bones] if mode == AXIS_ANGLE else pose.euler[bones]
+            channels = pose.axis_angle[..., bones, :] if mode == AXIS_ANGLE else pose.euler[..., bones, :]
+            channels = channels.reshape(-1, channels.shape[-1])
             # A channel that is not a number stays one: the solve refuses it, naming the limb.
             finite = np.isfinite(channels).all(axis=1)
-            converted = np.full((len(bones), 4), np.nan)
+            converted = np.full((len(channels), 4), np.nan)
             if mode == AXIS_ANGLE:
                 converted[finite] = rotation_modes.axis_angle_to_quat(channels[finite])
             else:
                 converted[finite] = rotation_modes.euler_to_quat(channels[finite], mode)
-            out[rows] = converted
+            out[..., rows, :] = converted.reshape(*leading, len(bones), 4)
     return out
 
 

@@ -1,9 +1,10 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""The one solve path: plan the limbs (:func:`plan`), gather a frame (:func:`gather`), plant and
-solve one frame or many at once (:func:`solve_frames`), write.
+"""The one solve path: plan the limbs (:func:`plan`), gather them at a frame (:func:`gather`) or over
+many (:func:`assemble`, from a pose and goals read over frames), plant and solve one frame or many at
+once (:func:`solve_frames`), write.
 
 :func:`solve_rig` does it at the current frame for the Solve and Match FK operators, the API and
-live solving, strict or not; the bake gathers many frames, solves them through
+live solving, strict or not; the bake reads many frames (:mod:`.sampling`), solves them through
 :func:`solve_frames` and keys the result. They differ only in what they do with problems (report
 and stop, mark and skip, fail the file) and where the result goes (pose channels or keys).
 """
@@ -13,12 +14,12 @@ from dataclasses import dataclass, field
 import bpy
 import numpy as np
 
-from ..solvers import ChainBatch, ChainResult, Reach, SolverError, solve_chains, stack
+from ..solvers import ChainBatch, ChainResult, Reach, SolverError, solve_chains
 from . import actions, animator, goals, plant, switch
 from .chain import Chain, chain_of, check_armature, check_scale_inheritance
 from .choices import END_ROTATION_ITEMS, PLANE_ITEMS, PLANE_NORMALS, REACH_ITEMS, SWIVEL_ITEMS
 from .errors import LimbError
-from .pose import Pose, local_quaternions, read_pose, write_rotations
+from .pose import Pose, local_quaternions, over_frames, read_pose, write_rotations
 
 
 @dataclass
@@ -140,11 +141,30 @@ def gather(planned: Plan, depsgraph) -> tuple[list[Gathered], Pose]:
     """Read the pose and the goals of every planned limb at the current frame."""
     goals.check_evaluated(planned.obj, planned.limbs, planned.chains, depsgraph)
     obj = planned.obj
-    obj_eval = obj.evaluated_get(depsgraph)
-    pose = read_pose(obj, obj_eval)
+    pose = read_pose(obj, obj.evaluated_get(depsgraph))
+    goal_world = goals.world_matrices(goal_refs(planned), depsgraph)
+    return assemble(planned, over_frames([pose]), goal_world[None]), pose
+
+
+def goal_refs(planned: Plan) -> list[tuple]:
+    """Every target and pole of the planned chains once, as (object, bone name), in the order
+    :func:`assemble` takes their world matrices."""
+    refs = []
+    for chain in planned.chains:
+        refs += [goal for goal in (chain.target, chain.pole) if goal and goal not in refs]
+    return refs
+
+
+def assemble(planned: Plan, pose: Pose, goal_world: np.ndarray) -> list[Gathered]:
+    """The planned chains over F frames, from the pose over those frames (arrays with a leading axis of F)
+    and the world matrices ``goal_world`` (F, G, 4, 4) of :func:`goal_refs` there. Each group's rows are
+    its limbs frame after frame."""
+    obj = planned.obj
+    count = len(pose.world)
     check_scale_inheritance(planned.limbs, planned.chains, pose.matrices)
-    to_armature = np.linalg.inv(pose.world)
     unit = world_length(pose)
+    goal = np.linalg.inv(pose.world)[:, None] @ goal_world  # armature space
+    refs = goal_refs(planned)
     settings = _limb_settings(obj.limb_ik.limbs)
     position = {limb.name: i for i, limb in enumerate(obj.limb_ik.limbs)}
     groups = []
@@ -157,60 +177,69 @@ def gather(planned: Plan, depsgraph) -> tuple[list[Gathered], Pose]:
         if not members:
             continue
         limbs, chains = [m[0] for m in members], [m[1] for m in members]
-        rows = [position[limb.name] for limb in limbs]
-        own = {name: values[rows] for name, values in settings.items()}
+        own = {name: values[[position[limb.name] for limb in limbs]] for name, values in settings.items()}
         index = np.array([c.indices for c in chains])
         written = np.array([c.written for c in chains])
         modes = [planned.modes[i] for i in written.ravel()]
-        local = local_quaternions(pose, written.ravel(), modes).reshape(*written.shape, 4)
-        matrices = pose.matrices[index]
-        last = matrices[:, -1]
-        tip = last[:, :3, 3] + last[:, :3, 1] * np.array([c.tip_length for c in chains])[:, None]
-        points = np.concatenate([matrices[:, :, :3, 3], tip[:, None]], axis=1)
-        target, end_rotation = tip.copy(), last[:, :3, :3].copy()
-        pole, pole_mask = np.zeros((len(limbs), 3)), np.zeros(len(limbs), bool)
+        local = local_quaternions(pose, written.ravel(), modes).reshape(count, *written.shape, 4)
+        matrices = pose.matrices[:, index]
+        last = matrices[:, :, -1]
+        tip = last[..., :3, 3] + last[..., :3, 1] * np.array([c.tip_length for c in chains])[:, None]
+        points = np.concatenate([matrices[..., :3, 3], tip[:, :, None]], axis=2)
+        target, end_rotation = tip.copy(), last[..., :3, :3].copy()
+        pole, pole_mask = np.zeros((count, len(limbs), 3)), np.zeros(len(limbs), bool)
         aimed = [row for row, chain in enumerate(chains) if chain.target]
         if aimed:
-            goal = to_armature @ goals.world_matrices([chains[r].target for r in aimed], depsgraph)
-            target[aimed] = goal[:, :3, 3]
+            aim = goal[:, [refs.index(chains[r].target) for r in aimed]]
+            target[:, aimed] = aim[..., :3, 3]
             turned = [i for i, row in enumerate(aimed) if own["end_rotation"][row] == END_ROTATION["TARGET"]]
             if turned:
                 turned_rows = [aimed[i] for i in turned]
-                end_rotation[turned_rows] = goals.end_rotations(goal[turned], own["target_offset"][turned_rows])
+                offsets = np.tile(own["target_offset"][turned_rows], (count, 1))
+                end_rotation[:, turned_rows] = goals.end_rotations(aim[:, turned].reshape(-1, 4, 4), offsets).reshape(
+                    count, len(turned), 3, 3
+                )
         poled = [row for row, chain in enumerate(chains) if chain.pole]
         if poled:
-            pole[poled] = (to_armature @ goals.world_matrices([chains[r].pole for r in poled], depsgraph))[:, :3, 3]
+            pole[:, poled] = goal[:, [refs.index(chains[r].pole) for r in poled], :3, 3]
             pole_mask[poled] = True
+
+        def rows(values):  # frame after frame, the limbs of each
+            return values.reshape(-1, *values.shape[2:])
+
+        def tiled(values):  # a setting per limb, the same at every frame
+            return np.tile(values, (count, *([1] * (np.ndim(values) - 1))))
+
         batch = ChainBatch(
-            matrices=matrices,
-            scales=pose.scale[index],
-            rotations=local[:, :size],
-            points=points,
-            target=target,
-            end_rotation=end_rotation if size == 3 else None,
-            pole=pole,
-            pole_mask=pole_mask,
-            hinge=np.array([c.hinge for c in chains]),
-            use_hinge=own["use_hinge"].astype(bool),
-            end_plane=own["swivel"] == SWIVEL["END_PLANE"],
-            influence=own["influence"],
+            matrices=rows(matrices),
+            scales=rows(pose.scale[:, index]),
+            rotations=rows(local[:, :, :size]),
+            points=rows(points),
+            target=rows(target),
+            end_rotation=rows(end_rotation) if size == 3 else None,
+            pole=rows(pole),
+            pole_mask=tiled(pole_mask),
+            hinge=tiled(np.array([c.hinge for c in chains])),
+            use_hinge=tiled(own["use_hinge"].astype(bool)),
+            end_plane=tiled(own["swivel"] == SWIVEL["END_PLANE"]),
+            influence=tiled(own["influence"]),
             options={
-                "mode": own["reach"],
-                "softness": own["softness"] / unit,
-                "max_stretch": own["max_stretch"],
-                "stretch_start": own["stretch_start"],
+                "mode": tiled(own["reach"]),
+                "softness": (own["softness"][None, :] / unit[:, None]).ravel(),
+                "max_stretch": tiled(own["max_stretch"]),
+                "stretch_start": tiled(own["stretch_start"]),
                 # Stored in single precision, 180° reads as slightly more than pi.
-                "min_bend": np.minimum(own["min_bend"], np.pi),
-                "max_bend": np.minimum(own["max_bend"], np.pi),
+                "min_bend": tiled(np.minimum(own["min_bend"], np.pi)),
+                "max_bend": tiled(np.minimum(own["max_bend"], np.pi)),
             },
-            plane=_plane_normals(own),
+            plane=None if (plane := _plane_normals(own)) is None else tiled(plane),
         )
         if with_toe:  # planting sets the toe's goal; until then it keeps its animated turn
-            toes = written[:, -1]
-            batch.toe_matrices, batch.toe_scales = pose.matrices[toes], pose.scale[toes]
-            batch.toe_rotations, batch.toe_goal = local[:, -1], pose.matrices[toes][:, :3, :3]
+            toes = pose.matrices[:, written[:, -1]]
+            batch.toe_matrices, batch.toe_scales = rows(toes), rows(pose.scale[:, written[:, -1]])
+            batch.toe_rotations, batch.toe_goal = rows(local[:, :, -1]), rows(toes[..., :3, :3])
         groups.append(Gathered(size, limbs, chains, batch, modes))
-    return groups, pose
+    return groups
 
 
 def _enum_values(items) -> dict[str, int]:
@@ -259,9 +288,9 @@ def _plane_normals(own: dict[str, np.ndarray]) -> np.ndarray | None:
     return normals if normals.any() else None
 
 
-def world_length(pose: Pose) -> float:
-    """World length of one unit of the armature's space."""
-    return abs(np.linalg.det(pose.world[:3, :3])) ** (1.0 / 3.0)
+def world_length(pose: Pose) -> float | np.ndarray:
+    """World length of one unit of the armature's space; (F,) over F frames."""
+    return np.abs(np.linalg.det(pose.world[..., :3, :3])) ** (1.0 / 3.0)
 
 
 @dataclass
@@ -279,22 +308,15 @@ class Solved:
         return np.concatenate([g.bones.ravel() for g in self.groups] + [np.array([c.index for c in carried], int)])
 
 
-def solve_frames(planned: Plan, gathered: list[tuple[list[Gathered], Pose]], frames, analysis=None) -> Solved:
-    """Solve the planned limbs at every one of ``frames``, as :func:`gather` read them there
-    (``gathered``, a frame each), all frames in one solve per group. Where legs are planted,
+def solve_frames(planned: Plan, groups: list[Gathered], pose: Pose, frames, analysis=None) -> Solved:
+    """Solve the planned limbs at every one of ``frames``, gathered there (:func:`assemble`: ``groups``,
+    and ``pose`` with a leading axis of F), all frames in one solve per group. Where legs are planted,
     ``analysis`` (:func:`.plant.analyse` of a take holding the frames) first puts the ground into
     their goals. Raises :class:`LimbError` naming the limbs the solvers refuse."""
     carried = []
     if planned.planting is not None:
-        carried = [plant.set_goals(planned.planting, g, pose, analysis, f) for (g, pose), f in zip(gathered, frames)]
-    if len(gathered) == 1:
-        groups = gathered[0][0]
-    else:
-        first = gathered[0][0]
-        groups = [
-            Gathered(group.size, group.limbs, group.chains, stack([g[n].batch for g, _ in gathered]), group.modes)
-            for n, group in enumerate(first)
-        ]
+        over = plant.set_goals(planned.planting, groups, pose, analysis, frames)
+        carried = [over.at(n) for n in range(len(frames))]
     results = []
     for group in groups:
         try:
@@ -377,7 +399,7 @@ def solve_rig(
     groups, pose = gather(planned, depsgraph)
     analysis = plant.current(planned.planting, depsgraph, pose) if planned.planting is not None else None
     frame = depsgraph.scene.frame_current_final
-    solved = solve_frames(planned, [(groups, pose)], [frame], analysis)
+    solved = solve_frames(planned, groups, over_frames([pose]), [frame], analysis)
     if live:
         bones = solved.bones
         before = animator.read_channels(obj, bones)

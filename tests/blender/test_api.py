@@ -237,11 +237,16 @@ def test_bake_and_plant_call_progress_and_stop_when_it_raises(lik, leg, function
     assert leg.limb_ik.ground is None and not leg.limb_ik.limbs["leg.L"].plant
     done = []
     report = bake(leg, **where, frame_start=1, frame_end=8, progress=done.append)
+    assert report.frames == 8 and report.keys > 0
+    assert report.path == "bulk" and done == [1.0]  # the animation read at once: one step
+    leg.pose.bones["hips"].constraints.new("COPY_LOCATION")  # now the scene is stepped through
+    done.clear()
+    report = bake(leg, **where, frame_start=1, frame_end=8, progress=done.append)
+    assert report.path == "stepped"
     if function == "bake":
         assert done == [n / 8 for n in range(1, 9)]
     else:  # planting reads the whole take (the scene's 250 frames), not only the baked ones
         assert len(done) == 250 and done == sorted(done) and done[-1] == 1.0
-    assert report.frames == 8 and report.keys > 0
 
 
 @pytest.mark.parametrize("value", [1.5, 2.0, "1", True])

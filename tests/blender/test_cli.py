@@ -127,6 +127,7 @@ def test_parallel_bake_does_the_good_files_and_names_the_bad(inputs, baked):
             for part in entry["armatures"]:
                 assert part["baked"] == part["limbs"] and part["keys"] > 0 and part["frames"] == list(FRAMES)
                 assert part["problems"] == {}
+                assert part["path"] in ("bulk", "stepped") and part["why"] in done.stdout  # how it was read, and why
     assert files["leg_second_scene"]["armatures"][0]["scene"] == "Second"
     assert sorted(p.name for p in output.iterdir()) == sorted(f"{name}.blend" for name in good("bake"))
     assert {path.name: sha256(path) for path in folder.iterdir()} == checksums, "an input changed"
