@@ -70,10 +70,25 @@ def read_channels(obj: bpy.types.Object, indices) -> dict[str, np.ndarray]:
     return out
 
 
-def remember(obj: bpy.types.Object, frame: float, indices: np.ndarray, before: dict[str, np.ndarray]) -> None:
-    """Note that the live solve has just written the bones ``indices`` of ``obj`` at ``frame``,
-    where ``before`` held the animator's values."""
-    written = Written(indices, before, read_channels(obj, indices))
+def channels(pose, indices) -> dict[str, np.ndarray]:
+    """The transform channels of the bones ``indices`` in ``pose`` (a :class:`.pose.Pose`, which holds them as
+    read or written), as stored (float32): what :func:`read_channels` would read."""
+    return {name: getattr(pose, _POSE_FIELDS[name])[indices].astype(np.float32) for name, _ in CHANNELS}
+
+
+_POSE_FIELDS = {
+    "rotation_quaternion": "quaternion",
+    "rotation_euler": "euler",
+    "rotation_axis_angle": "axis_angle",
+    "scale": "scale",
+    "location": "location",
+}
+
+
+def remember(obj: bpy.types.Object, frame: float, indices: np.ndarray, before: dict, after: dict) -> None:
+    """Note that the live solve has just written ``after`` into the bones ``indices`` of ``obj`` at ``frame``,
+    where ``before`` held the animator's values (both as :func:`channels` gives them)."""
+    written = Written(indices, before, after)
     _written[obj.session_uid] = written
     history = _recent.setdefault(obj.session_uid, OrderedDict())
     history.pop(frame, None)

@@ -96,10 +96,11 @@ def end_rotations(goals: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     offsets existed expect. A mirrored goal (seen from an armature scaled by -1) is turned as the
     rotation with its Y and Z axes, as the offset was taken."""
     offsets = np.asarray(offsets, dtype=np.float64)
-    turns = quat_to_matrix(offsets / np.linalg.norm(offsets, axis=1, keepdims=True))
     turned = ~np.all(offsets == IDENTITY, axis=1)
     out = goals[:, :3, :3].copy()
-    out[turned] = _unmirrored(out[turned]) @ turns[turned]
+    if turned.any():
+        turns = quat_to_matrix(offsets[turned] / np.linalg.norm(offsets[turned], axis=1, keepdims=True))
+        out[turned] = _unmirrored(out[turned]) @ turns
     return out
 
 

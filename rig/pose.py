@@ -28,16 +28,21 @@ class Pose:
 
     def frame(self, index: int) -> "Pose":
         """One frame of a pose over frames, as views."""
-        return Pose(*(getattr(self, f.name)[index] for f in fields(Pose)))
+        return Pose(*(getattr(self, name)[index] for name in _FIELDS))
 
     def frames(self, indices) -> "Pose":
         """The frames ``indices`` of a pose over frames."""
-        return Pose(*(getattr(self, f.name)[indices] for f in fields(Pose)))
+        return Pose(*(getattr(self, name)[indices] for name in _FIELDS))
+
+
+_FIELDS = tuple(f.name for f in fields(Pose))
 
 
 def over_frames(poses: list[Pose]) -> Pose:
-    """One pose over frames from a pose per frame."""
-    return Pose(*(np.stack([getattr(p, f.name) for p in poses]) for f in fields(Pose)))
+    """One pose over frames from a pose per frame (a single frame's as views of it)."""
+    if len(poses) == 1:
+        return Pose(*(getattr(poses[0], name)[None] for name in _FIELDS))
+    return Pose(*(np.stack([getattr(p, name) for p in poses]) for name in _FIELDS))
 
 
 def read_pose(obj: bpy.types.Object, obj_eval: bpy.types.Object) -> Pose:

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 import bpy
 import numpy as np
 
-from ..solvers import ChainBatch, ChainResult, Reach, SolverError, solve_chains
+from ..solvers import ChainBatch, ChainResult, Reach, SolverError, solve_by_count
 from . import actions, animator, goals, plant, switch
 from .chain import Chain, chain_of, check_armature, check_scale_inheritance
 from .choices import END_ROTATION_ITEMS, PLANE_ITEMS, PLANE_NORMALS, REACH_ITEMS, SWIVEL_ITEMS
@@ -32,10 +32,69 @@ class Plan:
     problems: dict[str, str] = field(default_factory=dict)  #: limb name -> sentence
     planting: plant.PlantPlan | None = None  #: the planted legs' set-up, when some are planted
     modes: list[str] = field(default_factory=list)  #: rotation mode of every pose bone
+    refs: list[tuple] = field(default_factory=list)  #: :func:`goal_refs`
+    layouts: list["Layout"] = field(default_factory=list)  #: the chains by size, as :func:`assemble` gathers them
 
     def raise_first_problem(self) -> None:
         if self.problems:
             raise LimbError(next(iter(self.problems.values())))
+
+
+@dataclass
+class Layout:
+    """The planned limbs of one chain size (two or three bones, with or without a toe) and where
+    :func:`assemble` finds their bones, settings and goals: what does not change from frame to frame."""
+
+    size: int
+    with_toe: bool
+    limbs: list
+    chains: list[Chain]
+    settings: np.ndarray  #: (n,) the limbs' positions among the armature's limbs
+    index: np.ndarray  #: (n, size) pose bone indices of the chains
+    written: np.ndarray  #: (n, bones) pose bone indices written: each chain's bones, and its toe when it has one
+    modes: list[str]  #: rotation mode of every written bone, row-major
+    tip_length: np.ndarray  #: (n, 1)
+    hinge: np.ndarray  #: (n, 3)
+    aimed: list[int]  #: rows with a target
+    aims: list[int]  #: their targets' positions in :func:`goal_refs`
+    poled: list[int]  #: rows with a pole
+    poles: list[int]  #: their poles' positions in :func:`goal_refs`
+
+
+def _layouts(planned: "Plan") -> list[Layout]:
+    position = {limb.name: i for i, limb in enumerate(planned.obj.limb_ik.limbs)}
+    out = []
+    for size, with_toe in ((2, False), (3, False), (3, True)):
+        members = [
+            (limb, chain)
+            for limb, chain in zip(planned.limbs, planned.chains)
+            if chain.size == size and (chain.toe is not None) == with_toe
+        ]
+        if not members:
+            continue
+        limbs, chains = [m[0] for m in members], [m[1] for m in members]
+        written = np.array([c.written for c in chains])
+        aimed = [row for row, chain in enumerate(chains) if chain.target]
+        poled = [row for row, chain in enumerate(chains) if chain.pole]
+        out.append(
+            Layout(
+                size,
+                with_toe,
+                limbs,
+                chains,
+                np.array([position[limb.name] for limb in limbs]),
+                np.array([c.indices for c in chains]),
+                written,
+                [planned.modes[i] for i in written.ravel()],
+                np.array([[c.tip_length] for c in chains]),
+                np.array([c.hinge for c in chains]),
+                aimed,
+                [planned.refs.index(chains[r].target) for r in aimed],
+                poled,
+                [planned.refs.index(chains[r].pole) for r in poled],
+            )
+        )
+    return out
 
 
 @dataclass
@@ -48,11 +107,7 @@ class Gathered:
     chains: list[Chain]
     batch: ChainBatch
     modes: list[str]  #: rotation mode of every written bone, row-major
-
-    @property
-    def bones(self) -> np.ndarray:
-        """(rows, bones) pose bone indices written: each chain's bones, and its toe when it has one."""
-        return np.array([chain.written for chain in self.chains])
+    bones: np.ndarray  #: (rows, bones) pose bone indices written: each chain's bones, and its toe when it has one
 
 
 @dataclass
@@ -87,6 +142,9 @@ def plan(obj: bpy.types.Object, limbs=None) -> Plan:
         kept = [(limb, chain) for limb, chain in zip(result.limbs, result.chains) if not limb.plant]
         result.problems.update({limb.name: str(error) for limb in result.limbs if limb.plant})
         result.limbs, result.chains = [k[0] for k in kept], [k[1] for k in kept]
+    for chain in result.chains:
+        result.refs += [goal for goal in (chain.target, chain.pole) if goal and goal not in result.refs]
+    result.layouts = _layouts(result)
     return result
 
 
@@ -149,48 +207,31 @@ def gather(planned: Plan, depsgraph) -> tuple[list[Gathered], Pose]:
 def goal_refs(planned: Plan) -> list[tuple]:
     """Every target and pole of the planned chains once, as (object, bone name), in the order
     :func:`assemble` takes their world matrices."""
-    refs = []
-    for chain in planned.chains:
-        refs += [goal for goal in (chain.target, chain.pole) if goal and goal not in refs]
-    return refs
+    return planned.refs
 
 
 def assemble(planned: Plan, pose: Pose, goal_world: np.ndarray) -> list[Gathered]:
     """The planned chains over F frames, from the pose over those frames (arrays with a leading axis of F)
     and the world matrices ``goal_world`` (F, G, 4, 4) of :func:`goal_refs` there. Each group's rows are
     its limbs frame after frame."""
-    obj = planned.obj
     count = len(pose.world)
     check_scale_inheritance(planned.limbs, planned.chains, pose.matrices)
     unit = world_length(pose)
     goal = np.linalg.inv(pose.world)[:, None] @ goal_world  # armature space
-    refs = goal_refs(planned)
-    settings = _limb_settings(obj.limb_ik.limbs)
-    position = {limb.name: i for i, limb in enumerate(obj.limb_ik.limbs)}
+    settings = _limb_settings(planned.obj.limb_ik.limbs)
     groups = []
-    for size, with_toe in ((2, False), (3, False), (3, True)):
-        members = [
-            (limb, chain)
-            for limb, chain in zip(planned.limbs, planned.chains)
-            if chain.size == size and (chain.toe is not None) == with_toe
-        ]
-        if not members:
-            continue
-        limbs, chains = [m[0] for m in members], [m[1] for m in members]
-        own = {name: values[[position[limb.name] for limb in limbs]] for name, values in settings.items()}
-        index = np.array([c.indices for c in chains])
-        written = np.array([c.written for c in chains])
-        modes = [planned.modes[i] for i in written.ravel()]
-        local = local_quaternions(pose, written.ravel(), modes).reshape(count, *written.shape, 4)
-        matrices = pose.matrices[:, index]
+    for layout in planned.layouts:
+        size, limbs, written, aimed, poled = layout.size, layout.limbs, layout.written, layout.aimed, layout.poled
+        own = {name: values[layout.settings] for name, values in settings.items()}
+        local = local_quaternions(pose, written.ravel(), layout.modes).reshape(count, *written.shape, 4)
+        matrices = pose.matrices[:, layout.index]
         last = matrices[:, :, -1]
-        tip = last[..., :3, 3] + last[..., :3, 1] * np.array([c.tip_length for c in chains])[:, None]
+        tip = last[..., :3, 3] + last[..., :3, 1] * layout.tip_length
         points = np.concatenate([matrices[..., :3, 3], tip[:, :, None]], axis=2)
         target, end_rotation = tip.copy(), last[..., :3, :3].copy()
         pole, pole_mask = np.zeros((count, len(limbs), 3)), np.zeros(len(limbs), bool)
-        aimed = [row for row, chain in enumerate(chains) if chain.target]
         if aimed:
-            aim = goal[:, [refs.index(chains[r].target) for r in aimed]]
+            aim = goal[:, layout.aims]
             target[:, aimed] = aim[..., :3, 3]
             turned = [i for i, row in enumerate(aimed) if own["end_rotation"][row] == END_ROTATION["TARGET"]]
             if turned:
@@ -199,27 +240,26 @@ def assemble(planned: Plan, pose: Pose, goal_world: np.ndarray) -> list[Gathered
                 end_rotation[:, turned_rows] = goals.end_rotations(aim[:, turned].reshape(-1, 4, 4), offsets).reshape(
                     count, len(turned), 3, 3
                 )
-        poled = [row for row, chain in enumerate(chains) if chain.pole]
         if poled:
-            pole[:, poled] = goal[:, [refs.index(chains[r].pole) for r in poled], :3, 3]
+            pole[:, poled] = goal[:, layout.poles, :3, 3]
             pole_mask[poled] = True
 
         def rows(values):  # frame after frame, the limbs of each
             return values.reshape(-1, *values.shape[2:])
 
         def tiled(values):  # a setting per limb, the same at every frame
-            return np.tile(values, (count, *([1] * (np.ndim(values) - 1))))
+            return values if count == 1 else np.tile(values, (count, *([1] * (np.ndim(values) - 1))))
 
         batch = ChainBatch(
             matrices=rows(matrices),
-            scales=rows(pose.scale[:, index]),
+            scales=rows(pose.scale[:, layout.index]),
             rotations=rows(local[:, :, :size]),
             points=rows(points),
             target=rows(target),
             end_rotation=rows(end_rotation) if size == 3 else None,
             pole=rows(pole),
             pole_mask=tiled(pole_mask),
-            hinge=tiled(np.array([c.hinge for c in chains])),
+            hinge=tiled(layout.hinge),
             use_hinge=tiled(own["use_hinge"].astype(bool)),
             end_plane=tiled(own["swivel"] == SWIVEL["END_PLANE"]),
             influence=tiled(own["influence"]),
@@ -234,11 +274,11 @@ def assemble(planned: Plan, pose: Pose, goal_world: np.ndarray) -> list[Gathered
             },
             plane=None if (plane := _plane_normals(own)) is None else tiled(plane),
         )
-        if with_toe:  # planting sets the toe's goal; until then it keeps its animated turn
+        if layout.with_toe:  # planting sets the toe's goal; until then it keeps its animated turn
             toes = pose.matrices[:, written[:, -1]]
             batch.toe_matrices, batch.toe_scales = rows(toes), rows(pose.scale[:, written[:, -1]])
             batch.toe_rotations, batch.toe_goal = rows(local[:, :, -1]), rows(toes[..., :3, :3])
-        groups.append(Gathered(size, limbs, chains, batch, modes))
+        groups.append(Gathered(size, limbs, layout.chains, batch, layout.modes, written))
     return groups
 
 
@@ -320,7 +360,7 @@ def solve_frames(planned: Plan, groups: list[Gathered], pose: Pose, frames, anal
     results = []
     for group in groups:
         try:
-            results.append(solve_chains(group.batch))
+            results.append(solve_by_count(group.batch))
         except SolverError as error:
             names = ", ".join(f"'{limb.name}'" for limb in group.limbs)
             raise LimbError(f"Limbs {names} could not be solved: {error}.") from error
@@ -402,10 +442,10 @@ def solve_rig(
     solved = solve_frames(planned, groups, over_frames([pose]), [frame], analysis)
     if live:
         bones = solved.bones
-        before = animator.read_channels(obj, bones)
+        before = animator.channels(pose, bones)
     write(obj, pose, solved)
     if live:
-        animator.remember(obj, frame, bones, before)
+        animator.remember(obj, frame, bones, before, animator.channels(pose, bones))
     for group, result in zip(solved.groups, solved.results):
         for limb, reached, off_plane in zip(group.limbs, result.reached, result.off_plane):
             report.solved.append(limb.name)

@@ -108,6 +108,8 @@ class _Settings:
         def rows(value, kind=float) -> list:
             if isinstance(value, bool | int | float):  # a setting shared by all chains, as most are
                 return [kind(value)] * n
+            if isinstance(value, np.ndarray) and value.shape == (n,) and value.dtype == np.dtype(kind):
+                return value.tolist()  # one per chain, as the rig layer gives them
             try:
                 return np.broadcast_to(np.asarray(value, dtype=kind), (n,)).tolist()
             except ValueError:
