@@ -29,15 +29,16 @@ def _solve_moved():
 @persistent
 def limb_ik_frame_change_pre(scene, depsgraph=None):
     if not animator.is_suspended():
-        animator.restore_scene(scene)
+        live.before_frame_change(scene)
 
 
 @persistent
 def limb_ik_frame_change_post(scene, depsgraph):
     if animator.is_suspended():
         return
-    for obj in live.live_rigs(scene):
-        live.solve_live(obj, depsgraph)
+    again = [live.solve_live(obj, depsgraph) for obj in live.live_rigs(scene)]
+    if any(again) and not bpy.app.timers.is_registered(_solve_moved):
+        bpy.app.timers.register(_solve_moved, first_interval=0.0)
 
 
 def _solve_current_scene() -> None:

@@ -5,7 +5,9 @@ A keyed bone gets its animated rotation back from the animation system on every 
 without keys would keep what the live solve wrote, and the next solve would start from the IK
 pose instead of the animator's. So the values the live solve wrote are swapped back for what
 was there before, before each frame change and before saving, unless someone has changed them
-since (a key, a driver, the animator).
+since (a key, a driver, the animator). At a frame change, a rig whose live solve can compose that
+pose itself (:mod:`.fk`) keeps the values written and the solve takes the animator's in their place
+(:func:`pending`), saving an evaluation of the armature.
 
 Undo steps store the channels as they are, solved values included. After an undo or redo, the
 write those values came from is looked up among the recent ones (the last at each frame), so the
@@ -29,6 +31,14 @@ CHANNELS = (
     ("scale", 3),
     ("location", 3),
 )
+#: Each channel's field in :class:`.pose.Pose`.
+POSE_FIELDS = {
+    "rotation_quaternion": "quaternion",
+    "rotation_euler": "euler",
+    "rotation_axis_angle": "axis_angle",
+    "scale": "scale",
+    "location": "location",
+}
 RECENT_FRAMES = 256  #: frames whose last write is remembered for undo, per armature
 
 
@@ -73,16 +83,7 @@ def read_channels(obj: bpy.types.Object, indices) -> dict[str, np.ndarray]:
 def channels(pose, indices) -> dict[str, np.ndarray]:
     """The transform channels of the bones ``indices`` in ``pose`` (a :class:`.pose.Pose`, which holds them as
     read or written), as stored (float32): what :func:`read_channels` would read."""
-    return {name: getattr(pose, _POSE_FIELDS[name])[indices].astype(np.float32) for name, _ in CHANNELS}
-
-
-_POSE_FIELDS = {
-    "rotation_quaternion": "quaternion",
-    "rotation_euler": "euler",
-    "rotation_axis_angle": "axis_angle",
-    "scale": "scale",
-    "location": "location",
-}
+    return {name: getattr(pose, POSE_FIELDS[name])[indices].astype(np.float32) for name, _ in CHANNELS}
 
 
 def remember(obj: bpy.types.Object, frame: float, indices: np.ndarray, before: dict, after: dict) -> None:
@@ -97,8 +98,14 @@ def remember(obj: bpy.types.Object, frame: float, indices: np.ndarray, before: d
         history.popitem(last=False)
 
 
+def pending(obj: bpy.types.Object) -> Written | None:
+    """The last live write on ``obj`` that has not been undone: its values may still be in the channels."""
+    return _written.get(obj.session_uid)
+
+
 def restore(obj: bpy.types.Object) -> None:
-    """Put back the animator's values of the bones the live solve wrote on ``obj``, where untouched."""
+    """Put back the animator's values of the bones the live solve wrote on ``obj``, where untouched: value by
+    value, as keys and drivers set them (one Euler angle may be keyed and the others not)."""
     written = _written.pop(obj.session_uid, None)
     if written is None or len(obj.pose.bones) <= int(written.indices.max(initial=-1)):
         return
@@ -106,12 +113,12 @@ def restore(obj: bpy.types.Object) -> None:
     count = len(obj.pose.bones)
     changed = False
     for name, width in CHANNELS:
-        untouched = np.all(current[name] == written.after[name], axis=1)
+        untouched = current[name] == written.after[name]
         if not untouched.any():
             continue
         buffer = np.empty(count * width, np.float32)
         obj.pose.bones.foreach_get(name, buffer)
-        buffer.reshape(count, width)[written.indices[untouched]] = written.before[name][untouched]
+        buffer.reshape(count, width)[written.indices] = np.where(untouched, written.before[name], current[name])
         obj.pose.bones.foreach_set(name, buffer)
         changed = True
     if changed:

@@ -4,12 +4,14 @@
 rigs whose targets were dragged by hand solved again."""
 
 import bpy
+import numpy as np
 
-from . import animator, ground, plant, solve
+from . import animator, fk, ground, plant, solve
 from .errors import LimbError
 
 _plans: dict[int, tuple[tuple, solve.Plan]] = {}  # by Object.session_uid: (signature, plan)
-_moved: set[int] = set()  # live rigs whose targets or poles were moved since they were solved
+_moved: set[int] = set()  # live rigs whose targets or poles were moved since they were solved, or to solve again
+_composing: dict[int, solve.Plan] = {}  # rigs not restored before this frame change: the plan that allowed it
 
 
 def live_rigs(scene: bpy.types.Scene):
@@ -21,6 +23,7 @@ def forget_all() -> None:
     animator's values, planting analyses and ground trees."""
     _plans.clear()
     _moved.clear()
+    _composing.clear()
     animator.forget_all()
     plant.forget_all()
     ground.forget_all()
@@ -68,6 +71,31 @@ def solve_moved(context) -> None:
 def forget_plans() -> None:
     """Forget the cached plans: undo may have reallocated the limbs and bones they refer to."""
     _plans.clear()
+    _composing.clear()
+
+
+def before_frame_change(scene: bpy.types.Scene) -> None:
+    """Put back the animator's values under the live writes in ``scene``, except on live rigs whose solve
+    composes the animator's pose itself (:mod:`.fk`): their armatures are then evaluated once this frame."""
+    _composing.clear()
+    for obj in scene.objects:
+        if animator.pending(obj) is None:
+            continue
+        cached = _plans.get(obj.session_uid)
+        if obj.limb_ik.live and obj.limb_ik.limbs and cached is not None and _composable(cached[1]):
+            _composing[obj.session_uid] = cached[1]
+        else:
+            animator.restore(obj)
+
+
+def _composable(planned: solve.Plan) -> bool:
+    return (
+        planned.composes
+        and bool(planned.limbs)
+        and planned.planting is None
+        and len(planned.obj.pose.bones) >= fk.COMPOSE_FROM
+        and fk.goals_apart(planned)
+    )
 
 
 def show_now(obj: bpy.types.Object, context) -> None:
@@ -91,16 +119,37 @@ def _plan(obj: bpy.types.Object) -> solve.Plan:
     return planned
 
 
-def solve_live(obj: bpy.types.Object, depsgraph) -> None:
-    """Solve the enabled limbs of ``obj``; limbs that cannot be solved are skipped and marked.
+def solve_live(obj: bpy.types.Object, depsgraph) -> bool:
+    """Solve the enabled limbs of ``obj``; limbs that cannot be solved are skipped and marked. True when the
+    rig must be solved again once evaluated (:func:`solve_moved`): the animator's pose under the last write,
+    left in place before this frame change, could not be composed after all.
 
     Never raises for a problem with the rig: the problem is stored in the limbs' status.
     """
+    under = animator.pending(obj)  # left in place by before_frame_change
     try:
-        problems = solve.solve_rig(obj, depsgraph, strict=False, planned=_plan(obj), live=True).problems
+        planned = _plan(obj)
+        if under is not None and not (
+            (_composing.get(obj.session_uid) is planned or _composable(planned))
+            and np.isin(under.indices, np.concatenate([layout.written.ravel() for layout in planned.layouts])).all()
+        ):
+            return _again(obj)
+        problems = solve.solve_rig(obj, depsgraph, strict=False, planned=planned, live=True, under=under).problems
+    except fk.Uncomposed:
+        planned.composes = False  # restored before the frame changes from now on
+        return _again(obj)
     except LimbError as error:
         problems = {limb.name: str(error) for limb in obj.limb_ik.limbs if limb.enabled}
+        animator.restore(obj)  # nothing written: the animator's pose, as when restored before the frame change
     for limb in obj.limb_ik.limbs:
         status = problems.get(limb.name, "") if limb.enabled else ""
         if limb.status != status:  # written only on change: every write tags the object
             limb.status = status
+    return False
+
+
+def _again(obj: bpy.types.Object) -> bool:
+    """Put back the animator's values on ``obj`` and have it solved again once evaluated."""
+    animator.restore(obj)
+    _moved.add(obj.session_uid)
+    return True

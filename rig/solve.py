@@ -15,7 +15,7 @@ import bpy
 import numpy as np
 
 from ..solvers import ChainBatch, ChainResult, Reach, SolverError, solve_by_count
-from . import actions, animator, goals, plant, switch
+from . import actions, animator, fk, goals, plant, switch
 from .chain import Chain, chain_of, check_armature, check_scale_inheritance
 from .choices import END_ROTATION_ITEMS, PLANE_ITEMS, PLANE_NORMALS, REACH_ITEMS, SWIVEL_ITEMS
 from .errors import LimbError
@@ -34,6 +34,8 @@ class Plan:
     modes: list[str] = field(default_factory=list)  #: rotation mode of every pose bone
     refs: list[tuple] = field(default_factory=list)  #: :func:`goal_refs`
     layouts: list["Layout"] = field(default_factory=list)  #: the chains by size, as :func:`assemble` gathers them
+    tree: fk.Tree | None = None  #: the armature's bones as :func:`.fk.compose` walks them, once needed
+    composes: bool = True  #: False once :func:`.fk.compose` could not compose the animator's pose for it
 
     def raise_first_problem(self) -> None:
         if self.problems:
@@ -195,11 +197,15 @@ def signature(obj: bpy.types.Object) -> tuple:
     return (limbs, pointer(obj.data), pointer(settings.ground), settings.pelvis_bone, *arrays)
 
 
-def gather(planned: Plan, depsgraph) -> tuple[list[Gathered], Pose]:
-    """Read the pose and the goals of every planned limb at the current frame."""
+def gather(planned: Plan, depsgraph, under: animator.Written | None = None) -> tuple[list[Gathered], Pose]:
+    """Read the pose and the goals of every planned limb at the current frame. ``under``: the last live write,
+    whose values the channels may still hold; the animator's pose under it is composed here (:mod:`.fk`),
+    or :class:`.fk.Uncomposed` raised."""
     goals.check_evaluated(planned.obj, planned.limbs, planned.chains, depsgraph)
     obj = planned.obj
     pose = read_pose(obj, obj.evaluated_get(depsgraph))
+    if under is not None and not fk.compose(planned, pose, under):
+        raise fk.Uncomposed
     goal_world = goals.world_matrices(goal_refs(planned), depsgraph)
     return assemble(planned, over_frames([pose]), goal_world[None]), pose
 
@@ -418,7 +424,13 @@ def check(obj: bpy.types.Object, depsgraph) -> dict[str, str]:
 
 
 def solve_rig(
-    obj: bpy.types.Object, depsgraph, limbs=None, strict: bool = True, planned: Plan | None = None, live: bool = False
+    obj: bpy.types.Object,
+    depsgraph,
+    limbs=None,
+    strict: bool = True,
+    planned: Plan | None = None,
+    live: bool = False,
+    under: animator.Written | None = None,
 ) -> Report:
     """Solve ``limbs`` (default: all enabled) of ``obj`` at the current frame and write the pose: the
     Solve and Match FK operators, the API's ``solve`` and live solving.
@@ -427,6 +439,7 @@ def solve_rig(
     written, and so does a rig with no limb to solve. Otherwise such limbs are skipped and listed
     in the report. ``planned``: the plan of those limbs, when made already. ``live``: the animator's
     values under what is written are kept, to come back at the next frame change (:mod:`.animator`).
+    ``under``: the last live write, not restored (:func:`gather`).
     """
     planned = plan(obj, limbs) if planned is None else planned
     if strict:
@@ -436,7 +449,7 @@ def solve_rig(
     report = Report(problems=dict(planned.problems))
     if not planned.limbs:
         return report
-    groups, pose = gather(planned, depsgraph)
+    groups, pose = gather(planned, depsgraph, under)
     analysis = plant.current(planned.planting, depsgraph, pose) if planned.planting is not None else None
     frame = depsgraph.scene.frame_current_final
     solved = solve_frames(planned, groups, over_frames([pose]), [frame], analysis)

@@ -19,6 +19,31 @@ from . import rotation_modes
 from .errors import SolverError
 
 
+def _quaternion_products() -> np.ndarray:
+    """(16, 9): a rotation matrix's entries, row-major, from the products ``q[a] * q[b]`` of a unit
+    quaternion's components (w, x, y, z), flattened as ``4 * a + b``."""
+    table = np.zeros((4, 4, 9))
+    w, x, y, z = range(4)
+    entries = (
+        {(w, w): 1, (x, x): 1, (y, y): -1, (z, z): -1},
+        {(x, y): 2, (w, z): -2},
+        {(x, z): 2, (w, y): 2},
+        {(x, y): 2, (w, z): 2},
+        {(w, w): 1, (x, x): -1, (y, y): 1, (z, z): -1},
+        {(y, z): 2, (w, x): -2},
+        {(x, z): 2, (w, y): -2},
+        {(y, z): 2, (w, x): 2},
+        {(w, w): 1, (x, x): -1, (y, y): -1, (z, z): 1},
+    )
+    for entry, terms in enumerate(entries):
+        for (a, b), factor in terms.items():
+            table[a, b, entry] = factor
+    return table.reshape(16, 9)
+
+
+_QUATERNION_PRODUCTS = _quaternion_products()
+
+
 def rotation_matrices(values, mode: str) -> np.ndarray:
     """(..., 3, 3) rotation matrices of rotation channels ``values`` in Blender's rotation ``mode``:
     (..., 4) quaternions (normalised first; a zero one is Blender's half turn about X), (..., 4)
@@ -26,10 +51,15 @@ def rotation_matrices(values, mode: str) -> np.ndarray:
     values = np.asarray(values, dtype=np.float64)
     flat = values.reshape(-1, values.shape[-1])
     if mode == "QUATERNION":
+        if not np.isfinite(flat).all():
+            raise SolverError("quaternions must be finite")
         zero = ~(np.abs(flat).max(axis=1, initial=0.0) > 0.0)
         flat = np.where(zero[:, None], [0.0, 1.0, 0.0, 0.0], flat)
-        quaternions = flat
-    elif mode == "AXIS_ANGLE":
+        # Each entry is a sum of products of two components over the squared length: one product per pair.
+        products = (flat[:, :, None] * flat[:, None, :]).reshape(-1, 16)
+        matrices = (products @ _QUATERNION_PRODUCTS) / (flat * flat).sum(axis=1)[:, None]
+        return matrices.reshape(*values.shape[:-1], 3, 3)
+    if mode == "AXIS_ANGLE":
         quaternions = rotation_modes.axis_angle_to_quat(flat)
     else:
         quaternions = rotation_modes.euler_to_quat(flat, mode)
