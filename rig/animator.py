@@ -109,18 +109,18 @@ def restore(obj: bpy.types.Object) -> None:
     written = _written.pop(obj.session_uid, None)
     if written is None or len(obj.pose.bones) <= int(written.indices.max(initial=-1)):
         return
-    current = read_channels(obj, written.indices)
     count = len(obj.pose.bones)
     changed = False
     for name, width in CHANNELS:
-        untouched = current[name] == written.after[name]
-        if not untouched.any():
-            continue
         buffer = np.empty(count * width, np.float32)
         obj.pose.bones.foreach_get(name, buffer)
-        buffer.reshape(count, width)[written.indices] = np.where(untouched, written.before[name], current[name])
-        obj.pose.bones.foreach_set(name, buffer)
-        changed = True
+        values = buffer.reshape(count, width)
+        current = values[written.indices]
+        untouched = current == written.after[name]
+        if untouched.any():
+            values[written.indices] = np.where(untouched, written.before[name], current)
+            obj.pose.bones.foreach_set(name, buffer)
+            changed = True
     if changed:
         obj.update_tag()
 

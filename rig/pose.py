@@ -114,34 +114,46 @@ def _axis_angle_near(axis_angle: np.ndarray, previous: np.ndarray) -> np.ndarray
     return np.where(nearer[:, None], candidates[1], candidates[0])
 
 
-def write_rotations(obj: bpy.types.Object, pose: Pose, indices, modes, quaternions, y_scale=None, locations=None):
+def write_rotations(
+    obj: bpy.types.Object, pose: Pose, indices, modes, quaternions, y_scale=None, locations=None, every=False
+):
     """Write local rotations (and Y scale factors) to the bones ``indices``, each in its own mode,
     and ``locations`` ({bone index: location}) to other bones.
 
     Euler and axis-angle values stay nearest to the bone's current ones and quaternions on their
-    hemisphere, so nothing flips between frames. ``pose`` is updated to what was written.
+    hemisphere, so nothing flips between frames. ``pose`` is updated to what was written. Only the
+    channels written are set, or with ``every``, every channel as ``pose`` holds it.
     """
     indices = np.asarray(indices)
     quaternions = np.asarray(quaternions, dtype=np.float64)
+    channels = {}  # only the kinds of rotation written: the others are as read
     for mode, rows in by_mode(modes).items():
         bones = indices[rows]
         if mode == QUATERNION:
             pose.quaternion[bones] = rotation_modes.same_hemisphere(quaternions[rows], pose.quaternion[bones])
+            channels["rotation_quaternion"] = pose.quaternion
         elif mode == AXIS_ANGLE:
             pose.axis_angle[bones] = _axis_angle_near(
                 rotation_modes.quat_to_axis_angle(quaternions[rows]), pose.axis_angle[bones]
             )
+            channels["rotation_axis_angle"] = pose.axis_angle
         else:
             pose.euler[bones] = rotation_modes.quat_to_euler(quaternions[rows], mode, pose.euler[bones])
-    bones = obj.pose.bones
-    bones.foreach_set("rotation_quaternion", pose.quaternion.astype(np.float32).ravel())
-    bones.foreach_set("rotation_euler", pose.euler.astype(np.float32).ravel())
-    bones.foreach_set("rotation_axis_angle", pose.axis_angle.astype(np.float32).ravel())
+            channels["rotation_euler"] = pose.euler
+    if every:
+        channels.update(
+            rotation_quaternion=pose.quaternion, rotation_euler=pose.euler, rotation_axis_angle=pose.axis_angle
+        )
     if y_scale is not None:
         pose.scale[indices, 1] *= y_scale
-        bones.foreach_set("scale", pose.scale.astype(np.float32).ravel())
+    if y_scale is not None or every:
+        channels["scale"] = pose.scale
     if locations:
         for index, location in locations.items():
             pose.location[index] = location
-        bones.foreach_set("location", pose.location.astype(np.float32).ravel())
+    if locations or every:
+        channels["location"] = pose.location
+    bones = obj.pose.bones
+    for name, values in channels.items():
+        bones.foreach_set(name, values.astype(np.float32).ravel())
     obj.update_tag()  # foreach_set alone does not tell the depsgraph

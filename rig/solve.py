@@ -373,9 +373,9 @@ def solve_frames(planned: Plan, groups: list[Gathered], pose: Pose, frames, anal
     return Solved(groups, results, carried)
 
 
-def write(obj: bpy.types.Object, pose: Pose, solved: Solved) -> None:
+def write(obj: bpy.types.Object, pose: Pose, solved: Solved, every: bool = False) -> None:
     """Write the solved rotations (and stretch) of one frame, and the pelvis channels planting
-    carries, into the pose."""
+    carries, into the pose; with ``every``, every channel as ``pose`` holds it (:func:`.pose.write_rotations`)."""
     groups, results, carried = solved.groups, solved.results, solved.carried
     indices = [g.bones.ravel() for g in groups]
     modes = [mode for g in groups for mode in g.modes]
@@ -394,6 +394,7 @@ def write(obj: bpy.types.Object, pose: Pose, solved: Solved) -> None:
         np.concatenate(quaternions),
         y_scale if (y_scale != 1.0).any() else None,
         {c.index: c.location for c in carried},
+        every,
     )
 
 
@@ -456,7 +457,7 @@ def solve_rig(
     if live:
         bones = solved.bones
         before = animator.channels(pose, bones)
-    write(obj, pose, solved)
+    write(obj, pose, solved, every=under is not None)  # the channels under the last write put back too
     if live:
         animator.remember(obj, frame, bones, before, animator.channels(pose, bones))
     for group, result in zip(solved.groups, solved.results):

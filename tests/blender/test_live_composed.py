@@ -26,9 +26,13 @@ def composing(lik, monkeypatch):
 
 
 def _rig():
-    """The human metarig with targets, an unkeyed animator's pose on the legs in three rotation modes, and
-    one Euler channel of the right thigh keyed (the others not)."""
+    """The human metarig with targets, an unkeyed animator's pose on the legs in three rotation modes, one
+    Euler channel of the right thigh keyed (the others not), and the right leg stretching out of reach
+    from frame 5."""
     rig = rigs.human_with_targets()
+    leg = rig.limb_ik.limbs["leg.R"]
+    leg.reach = "STRETCH"
+    rigs.keyed_target(rig, leg, lambda f: (0.0, -0.05, -0.05 * max(f - 4, 0)), range(1, 9))
     rigs.enter_pose_mode(rig)
     for name, mode, turn in (
         ("thigh.L", "XZY", (0.3, 0.1, -0.2)),
@@ -76,7 +80,10 @@ def _play(rig):
         solved = []
         for frame in FRAMES:
             scene.frame_set(frame)
-            assert rigs.goal_error(rig, rig.limb_ik.limbs["leg.L"]) <= 1e-5, frame
+            for leg in ("leg.L", "leg.R"):
+                assert rigs.goal_error(rig, rig.limb_ik.limbs[leg]) <= 1e-5, (frame, leg)
+            stretched = rig.pose.bones["thigh.R"].scale.y > 1.0 + 1e-3
+            assert stretched == (frame >= 5), frame
             solved.append((rigs.channels(rig), rigs.pose_snapshot(rig)))
     finally:
         bpy.app.handlers.frame_change_post.remove(look)
@@ -142,3 +149,14 @@ def test_a_constraint_on_a_chain_bone_falls_back_to_restoring(lik, composing):
     scene.frame_set(4)
     scene.frame_set(3)
     np.testing.assert_array_equal(rigs.channels(rig), fallback)
+
+
+def test_a_stretch_no_longer_written_goes_back_to_the_animators_scale(composing):
+    rig = _rig()
+    composing(True)
+    rig.limb_ik.live = True
+    bpy.context.scene.frame_set(8)
+    assert rig.pose.bones["thigh.R"].scale.y > 1.01
+    rig.limb_ik.limbs["leg.R"].reach = "EXTEND"  # nothing stretches, so no scale is solved
+    bpy.context.scene.frame_set(4)
+    assert tuple(rig.pose.bones["thigh.R"].scale) == (1.0, 1.0, 1.0)
