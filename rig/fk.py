@@ -20,7 +20,7 @@ import numpy as np
 
 from ..solvers import posing
 from .animator import CHANNELS, POSE_FIELDS, Written
-from .pose import AXIS_ANGLE, QUATERNION, Pose, by_mode
+from .pose import AXIS_ANGLE, QUATERNION, Pose
 
 #: Composing here pays from about this many bones in the armature: with fewer, putting the animator's values
 #: back and having Blender evaluate the armature once more costs less (measured: 7 bones, 0.15 ms slower
@@ -46,6 +46,8 @@ class Tree:
     local_location: np.ndarray  #: (B,) bool
     read: np.ndarray  #: (B,) bool: the bones the plan reads (its chains' and toes') and every bone above them
     read_bones: list  #: those pose bones
+    modes: np.ndarray  #: (B,) each bone's rotation mode, as its position in ``mode_names``
+    mode_names: list[str]
 
 
 def _tree(planned) -> Tree:
@@ -62,6 +64,7 @@ def _tree(planned) -> Tree:
     offsets = rest.copy()
     child = parents >= 0
     offsets[child] = np.linalg.solve(rest[parents[child]], rest[child])
+    names = sorted(set(planned.modes))
     read = np.zeros(len(parents), bool)
     for chain in planned.chains:
         for index in chain.written:
@@ -76,6 +79,8 @@ def _tree(planned) -> Tree:
         np.array([b.bone.use_local_location for b in pose_bones], bool),
         read,
         [pose_bones[int(i)] for i in np.flatnonzero(read)],
+        np.array([names.index(mode) for mode in planned.modes], int),
+        names,
     )
 
 
@@ -128,12 +133,16 @@ def compose(planned, pose: Pose, written: Written) -> bool:
         if any(len(pose_bone.constraints) for pose_bone in bones.read_bones):
             return False
         # Composed from the values Blender evaluated (to check that it composes them so) and from the animator's.
+        position = np.full(len(bones.parents), -1)
+        position[composed] = np.arange(len(composed))
+        at = position[rows]
+        inside = at >= 0
         channels = {}
         for name, _ in CHANNELS:
             field = POSE_FIELDS[name]
-            both = np.stack([getattr(pose, field)] * 2)
-            both[1, rows] = values[name]
-            channels[field] = both[:, composed]
+            both = np.repeat(getattr(pose, field)[composed][None], 2, axis=0)
+            both[1, at[inside]] = values[name][inside]
+            channels[field] = both
         as_evaluated, animated = _matrices(planned, bones, pose.matrices, channels, composed)
         size = max(1.0, float(np.abs(pose.matrices[composed]).max()))
         if not np.abs(as_evaluated - pose.matrices[composed]).max() <= MATCH * size:
@@ -150,7 +159,10 @@ def _matrices(planned, bones: Tree, matrices: np.ndarray, channels: dict, compos
     are not composed."""
     count = len(channels["location"])
     rotation = np.empty((count, len(composed), 3, 3))
-    for mode, rows in by_mode([planned.modes[i] for i in composed]).items():
+    codes = bones.modes[composed]
+    for code in np.unique(codes):
+        mode = bones.mode_names[code]
+        rows = np.flatnonzero(codes == code)
         field = {QUATERNION: "quaternion", AXIS_ANGLE: "axis_angle"}.get(mode, "euler")
         rotation[:, rows] = posing.rotation_matrices(channels[field][:, rows], mode)
     location = np.where(bones.connected[composed, None], 0.0, channels["location"])

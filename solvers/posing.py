@@ -20,8 +20,8 @@ from .errors import SolverError
 
 
 def _quaternion_products() -> np.ndarray:
-    """(16, 9): a rotation matrix's entries, row-major, from the products ``q[a] * q[b]`` of a unit
-    quaternion's components (w, x, y, z), flattened as ``4 * a + b``."""
+    """(10, 9): a rotation matrix's entries, row-major, from the products ``q[a] * q[b]`` (a <= b, in the order of
+    :data:`_PAIRS`) of a unit quaternion's components (w, x, y, z)."""
     table = np.zeros((4, 4, 9))
     w, x, y, z = range(4)
     entries = (
@@ -38,9 +38,10 @@ def _quaternion_products() -> np.ndarray:
     for entry, terms in enumerate(entries):
         for (a, b), factor in terms.items():
             table[a, b, entry] = factor
-    return table.reshape(16, 9)
+    return table[_PAIRS]
 
 
+_PAIRS = np.triu_indices(4)
 _QUATERNION_PRODUCTS = _quaternion_products()
 
 
@@ -53,11 +54,12 @@ def rotation_matrices(values, mode: str) -> np.ndarray:
     if mode == "QUATERNION":
         if not np.isfinite(flat).all():
             raise SolverError("quaternions must be finite")
-        zero = ~(np.abs(flat).max(axis=1, initial=0.0) > 0.0)
-        flat = np.where(zero[:, None], [0.0, 1.0, 0.0, 0.0], flat)
-        # Each entry is a sum of products of two components over the squared length: one product per pair.
-        products = (flat[:, :, None] * flat[:, None, :]).reshape(-1, 16)
-        matrices = (products @ _QUATERNION_PRODUCTS) / (flat * flat).sum(axis=1)[:, None]
+        length = np.einsum("ij,ij->i", flat, flat)
+        zero = length == 0.0
+        if zero.any():
+            flat, length = np.where(zero[:, None], [0.0, 1.0, 0.0, 0.0], flat), np.where(zero, 1.0, length)
+        # Each entry is a sum of products of two components over the squared length.
+        matrices = (flat[:, _PAIRS[0]] * flat[:, _PAIRS[1]]) @ _QUATERNION_PRODUCTS / length[:, None]
         return matrices.reshape(*values.shape[:-1], 3, 3)
     if mode == "AXIS_ANGLE":
         quaternions = rotation_modes.axis_angle_to_quat(flat)
