@@ -83,9 +83,9 @@ def solve_two_bone_batch(
 
 
 def solve_three_bone_batch(
-    root, knee, ankle, tip, target, end_direction, pole=None, pole_mask=None, hinge=None, natural=True, **options
+    root, knee, ankle, tip, target, end_direction, pole=None, pole_mask=None, hinge=None, end_plane=True, **options
 ) -> ThreeBoneBatch:
-    """:func:`.three_bone.solve_three_bone` for N limbs; ``natural`` is a bool or an (N,) mask."""
+    """:func:`.three_bone.solve_three_bone` for N limbs; ``end_plane`` is a bool or an (N,) mask."""
     ankle, tip = as_points("ankle", ankle), as_points("tip", tip)
     n = len(ankle)
     if len(tip) != n:
@@ -101,7 +101,7 @@ def solve_three_bone_batch(
         "target": as_points("target", target, n),
         "end direction": as_points("end direction", end_direction, n),
     }
-    natural = per_limb(natural, n, bool)
+    end_plane = per_limb(end_plane, n, bool)
     limbs = limb_inputs(n, pole, pole_mask, hinge, None, **options)
 
     out_knee, out_ankle, out_tip = np.empty((n, 3)), np.empty((n, 3)), np.empty((n, 3))
@@ -110,7 +110,7 @@ def solve_three_bone_batch(
         a, b, c, p, t, direction = (_split(name, array, rows) for name, array in points.items())
         pole_block, use_pole, hinge_block, _, settings = limbs.block(rows)
         solved = three_bone_block(
-            a, b, c, p, t, direction, pole_block, use_pole, hinge_block, _block(natural, rows), settings, rows.start
+            a, b, c, p, t, direction, pole_block, use_pole, hinge_block, _block(end_plane, rows), settings, rows.start
         )
         for part, out in zip(solved[:3], (out_knee, out_ankle, out_tip)):
             soa.join(part, out[rows])
@@ -118,8 +118,8 @@ def solve_three_bone_batch(
     return ThreeBoneBatch(out_knee, out_ankle, out_tip, reached, stretch, held)
 
 
-def three_bone_block(a, b, c, p, t, direction, pole, use_pole, hinge, natural, s, first_row):
-    """One block of :func:`solve_three_bone_batch`, as component arrays (``natural``: a bool mask or a shared
+def three_bone_block(a, b, c, p, t, direction, pole, use_pole, hinge, end_plane, s, first_row):
+    """One block of :func:`solve_three_bone_batch`, as component arrays (``end_plane``: a bool mask or a shared
     bool, ``s``: the block's settings): new knees, ankles and tips, reached, stretch and held."""
     direction, ok = soa.unit_scaled(direction)
     if not ok.all():
@@ -130,7 +130,7 @@ def three_bone_block(a, b, c, p, t, direction, pole, use_pole, hinge, natural, s
     # The end bone along its direction with its tip on the target: the ankle's goal (see the scalar solver).
     wrist_goal = soa.sub(t, soa.scale(direction, end_length))
     check_range("target", wrist_goal, first_row)  # the two-bone solve's target
-    plane = direction if np.all(natural) else soa.where(natural, direction, (0.0, 0.0, 0.0))
+    plane = direction if np.all(end_plane) else soa.where(end_plane, direction, (0.0, 0.0, 0.0))
     k, e, r, st, h = solve_block(a, b, c, wrist_goal, pole, use_pole, hinge, plane, s, first_row)
     new_tip = soa.add(e, soa.scale(direction, end_length))
     if h.any():

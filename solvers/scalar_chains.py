@@ -218,7 +218,7 @@ def _solve_chain(k: int, row: int, c: dict, goals: list, settings: _Settings):
             )
         else:
             solved = solve_three_bone(
-                *joints, target, direction, pole=pole, hinge=hinge, natural=settings.end_plane[row], options=options
+                *joints, target, direction, pole=pole, hinge=hinge, end_plane=settings.end_plane[row], options=options
             )
             new_local, reached = [solved.knee, solved.ankle, solved.tip], solved.reached
     new_points = [origin] + [_add(origin, _mat_vec(rigid, p)) for p in new_local]

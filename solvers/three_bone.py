@@ -3,9 +3,9 @@
 
 The end bone must point along ``end_direction`` with its tip on the target, so the joint before
 it (the ankle, hock or wrist) must reach ``target - end_length * end_direction``; the first two
-bones solve for that point. The end-plane swivel (the article's *natural* way, ``natural=True``
-here and in :mod:`.batch`, ``end_plane`` in :class:`.chains.ChainBatch` and the limb's *End
-Plane* setting) also swivels the chain so that all joints lie in one plane with the end bone;
+bones solve for that point. The end-plane swivel (the article's *natural* way; ``end_plane=True``
+here, in :mod:`.batch` and :class:`.chains.ChainBatch`, and the limb's *End Plane* setting) also
+swivels the chain so that all joints lie in one plane with the end bone;
 otherwise the end bone copies the direction whatever plane the first two bones are in.
 """
 
@@ -38,7 +38,7 @@ def solve_three_bone(
     end_direction: Vec3,
     pole: Vec3 | None = None,
     hinge: Vec3 | None = None,
-    natural: bool = True,
+    end_plane: bool = True,
     options: ReachOptions = DEFAULT_OPTIONS,
 ) -> ThreeBoneSolution:
     """New knee, ankle and tip positions putting the tip on ``target`` with the end bone along ``end_direction``.
@@ -59,7 +59,7 @@ def solve_three_bone(
         raise SolverError(f"end bone must have a finite, non-zero length, not {end_length:g}")
     tx, ty, tz = target
     wrist_goal = (tx - end_length * ex, ty - end_length * ey, tz - end_length * ez)
-    plane = (ex, ey, ez) if natural else None
+    plane = (ex, ey, ez) if end_plane else None
     two = solve_two_bone(root, knee, ankle, wrist_goal, pole=pole, hinge=hinge, plane=plane, options=options)
     if two.held:
         new_tip = (px, py, pz)

@@ -195,7 +195,14 @@ def plant(legs: Legs, cast_down: CastDown, settings: PlantSettings) -> Planted:
         # As straight as animated, or nearly.
         longest = np.clip(animated[:, n], LENGTH_MARGIN * lengths[:, n], lengths[:, n])
         ankles = bend_in_air(
-            held[:, n], hips[:, n], moved[:, n, 3], animated[:, n], legs.thigh[:, n], legs.shin[:, n], longest
+            held[:, n],
+            standing[:, n],
+            hips[:, n],
+            moved[:, n, 3],
+            animated[:, n],
+            legs.thigh[:, n],
+            legs.shin[:, n],
+            longest,
         )
         moved[:, n] += (ankles - moved[:, n, 3])[:, None]
     need, hit = _sinking(moved.reshape(-1, *points.shape[2:]), depth.reshape(-1, *depth.shape[2:]), cast_down)

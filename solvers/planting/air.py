@@ -20,12 +20,13 @@ def extension(angle, thigh, shin) -> np.ndarray:
     return np.sqrt(np.maximum(thigh * thigh + shin * shin + 2.0 * thigh * shin * np.cos(angle), 0.0))
 
 
-def bend_in_air(held, hips, ankles, animated, thigh, shin, longest) -> np.ndarray:
+def bend_in_air(held, standing, hips, ankles, animated, thigh, shin, longest) -> np.ndarray:
     """One leg's (F, 3) ankles, moved along the line from the (F, 3) ``hips`` on the frames it is
     not ``held`` (F,), so that its bend (with ``thigh`` and ``shin`` lengths (F,)) differs from the
     ``animated`` bend (from the animated hip-to-ankle distances (F,)) by an amount easing from
     take-off to landing (held as it was where the take starts or ends in the air); never farther
-    than ``longest`` (F,) from the hip."""
+    than ``longest`` (F,) from the hip. Where the motion has the foot ``standing`` (F,) though it is not
+    held (hanging over an edge), the ankle moves straight up or down instead, so the foot does not slide."""
     ankles = np.array(ankles, dtype=np.float64)
     frames = len(held)
     if not np.asarray(held, bool).any():
@@ -40,6 +41,11 @@ def bend_in_air(held, hips, ankles, animated, thigh, shin, longest) -> np.ndarra
         u = smoothstep((np.arange(first, last + 1) - first + 1) / (last - first + 2))
         wanted = bend(animated[span], thigh[span], shin[span]) + before + u * (after - before)
         extent = np.minimum(extension(np.clip(wanted, 0.0, np.pi), thigh[span], shin[span]), longest[span])
-        direction = apart[first : last + 1] / np.maximum(distance[first : last + 1], 1e-12)[:, None]
-        ankles[first : last + 1] = hips[first : last + 1] + direction * extent[:, None]
+        direction = apart[span] / np.maximum(distance[span], 1e-12)[:, None]
+        moved = hips[span] + direction * extent[:, None]
+        across = np.linalg.norm(apart[span, :2], axis=1)
+        upright = np.asarray(standing, bool)[span] & (extent > across)
+        moved[upright, :2] = ankles[span][upright, :2]
+        moved[upright, 2] = hips[span][upright, 2] - np.sqrt(extent[upright] ** 2 - across[upright] ** 2)
+        ankles[span] = moved
     return ankles

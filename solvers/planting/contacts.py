@@ -38,14 +38,16 @@ class Contacts:
 
 def contact_level(height, frames: int, tolerance: float) -> float:
     """The lowest height that ``height`` (F,) rests at for ``frames`` frames running (within
-    ``tolerance``): a point's height when it stands, ignoring dips shorter than that (capture
-    glitches), however many there are; the lowest height of all for a point that never rests."""
+    ``tolerance``): a point's height when it stands, ignoring one-frame dips (capture glitches),
+    however many there are and however deep, and longer dips deeper than ``tolerance``; the lowest
+    height of all for a point that never rests."""
     height = np.asarray(height, dtype=np.float64)
-    frames = min(max(frames, 1), len(height))
-    windows = np.lib.stride_tricks.sliding_window_view(height, frames)
+    held = np.maximum(height[:-1], height[1:]) if len(height) > 1 else height  # one-frame dips gone
+    frames = min(max(frames, 1), len(held))
+    windows = np.lib.stride_tricks.sliding_window_view(held, frames)
     low, high = windows.min(axis=1), windows.max(axis=1)
     resting = high - low <= tolerance
-    return float(low[resting].min() if resting.any() else low.min())
+    return float(low[resting].min() if resting.any() else height.min())
 
 
 def find_contacts(sole, fps: float, contact_height: float, contact_speed: float) -> Contacts:

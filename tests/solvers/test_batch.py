@@ -85,14 +85,14 @@ def test_three_bone_batch_agrees_with_the_scalar_solver(rows):
         pole=vectors_or_zero(c.pole for c, *_ in rows),
         pole_mask=np.array([c.pole is not None for c, *_ in rows]),
         hinge=vectors_or_zero(c.hinge for c, *_ in rows),
-        natural=np.array([natural for *_, natural in rows]),
+        end_plane=np.array([end_plane for *_, end_plane in rows]),
         **option_arrays([c.options for c, *_ in rows]),
     )
     scalars = [
         solve_three_bone(
-            c.limb.root, c.limb.knee, c.limb.end, tip, target, direction, c.pole, c.hinge, natural, c.options
+            c.limb.root, c.limb.knee, c.limb.end, tip, target, direction, c.pole, c.hinge, end_plane, c.options
         )
-        for c, tip, target, direction, natural in rows
+        for c, tip, target, direction, end_plane in rows
     ]
     sizes = [c.limb.size + dist(tip, c.limb.end) for c, tip, *_ in rows]
     assert_rows_agree(batch, scalars, sizes, points=("knee", "ankle", "tip"))
@@ -258,7 +258,7 @@ def test_wrong_shapes_are_rejected(changes, message):
         (dict(ankle=np.zeros((N, 2))), r"ankle must be an \(N, 3\) array"),
         (dict(tip=np.zeros((N + 1, 3))), "same number of rows"),
         (dict(end_direction=np.zeros((N + 1, 3))), "end direction must be an"),
-        (dict(natural=np.ones(N + 1, bool)), "per-limb settings"),
+        (dict(end_plane=np.ones(N + 1, bool)), "per-limb settings"),
     ],
 )
 def test_three_bone_batch_rejects_wrong_shapes(changes, message):

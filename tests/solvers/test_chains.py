@@ -81,14 +81,14 @@ def test_influence_zero_leaves_the_pose_alone():
 
 @SEVERAL_CHAINS
 @given(settings, st.booleans())
-def test_three_bone_chains_put_the_tip_on_the_target_with_the_goal_rotation(setting, natural):
+def test_three_bone_chains_put_the_tip_on_the_target_with_the_goal_rotation(setting, end_plane):
     seed, _, connected = setting
     rng = np.random.default_rng(seed)
     chains = [random_chain(rng, 3, False, "uniform", connected) for _ in range(2)]
     posed = [replace(c, quats=np.array([random_quaternion(rng) for _ in range(3)])) for c in chains]
     targets = [p.joints()[-1] for p in posed]
     goals = np.array([end_goal(p) for p in posed])
-    result = solve_chains(batch_of(chains, targets, end_rotation=goals, end_plane=natural))
+    result = solve_chains(batch_of(chains, targets, end_rotation=goals, end_plane=end_plane))
     assert result.reached.all()
     for c, target, goal, points, rotations in zip(chains, targets, goals, result.points, result.rotations):
         size = c.size()
@@ -96,7 +96,7 @@ def test_three_bone_chains_put_the_tip_on_the_target_with_the_goal_rotation(sett
         assert np.abs(points[-1] - target).max() <= REL * size
         assert np.abs(moved.joints() - points).max() <= REL * size
         assert same_rotation(end_goal(moved), goal, 1e-9)
-        if natural:  # all four joints in one plane
+        if end_plane:  # all four joints in one plane
             a, b, d = points[1] - points[0], points[2] - points[0], points[3] - points[0]
             assert abs(np.cross(a, b) @ d) <= REL * size**3
 
@@ -212,8 +212,8 @@ def test_a_thigh_scaled_unevenly_reaches_exactly_and_a_second_solve_keeps_the_po
     assert solved >= 8
 
 
-@pytest.mark.parametrize("natural", [False, True])
-def test_under_a_mirrored_parent_the_foot_takes_the_goal_y_and_z_and_the_tip_is_exact(natural):
+@pytest.mark.parametrize("end_plane", [False, True])
+def test_under_a_mirrored_parent_the_foot_takes_the_goal_y_and_z_and_the_tip_is_exact(end_plane):
     """A parent scaled by -1 on one axis mirrors the chain's frames: no rotation gives the end bone the
     goal orientation, so it takes the goal's Y (its direction) and Z axes, and the mirror of its X."""
     rng = np.random.default_rng(7)
@@ -222,7 +222,7 @@ def test_under_a_mirrored_parent_the_foot_takes_the_goal_y_and_z_and_the_tip_is_
         chain.parent[:3, 1] *= -1.0
         posed = replace(chain, quats=np.array([random_quaternion(rng) for _ in range(3)]))
         goal = aimed_goal(posed)
-        result = solve_chains(batch_of([chain], [posed.joints()[-1]], end_rotation=goal[None], end_plane=natural))
+        result = solve_chains(batch_of([chain], [posed.joints()[-1]], end_rotation=goal[None], end_plane=end_plane))
         assert result.reached[0]
         assert np.linalg.norm(posed_tip(chain, result) - posed.joints()[-1]) <= 1e-12 * chain.size()
         frame = replace(chain, quats=result.rotations[0]).matrices()[-1][:3, :3]

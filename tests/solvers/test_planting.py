@@ -130,6 +130,48 @@ DOWN_A_PLANE = Take(CLEAN_WALK, Plane(slope=math.radians(20.0), direction=-0.5 *
 #: Three one-frame dips in a leg's two seconds, a toe joint 1.6 cm up, stances sliding 1.6 cm: 14.8 mm slide.
 DIPPED = Take(dataclasses.replace(CLEAN_WALK, fps=24.0, toe_rest=(0.015625, 0.0), slide=0.015625, dips=3), Plane())
 
+#: A walk onto a 25 cm step down, one stance with the heel on the upper level and the ball 2.3 cm past
+#: the edge: as the heel lifts the foot hangs over the edge, and went with the hip: 13.8 mm slide.
+OVER_AN_EDGE = Take(
+    dataclasses.replace(CLEAN_WALK, seconds=1.5, clearance=0.0625),
+    Step(rise=-0.25, direction=0.5 * math.pi, origin=(0.0, 0.9140625)),
+)
+#: A 24 fps jog on ground raised 9 cm, seven one-frame dips in each leg's take: 6.2 mm slide.
+JOG_WITH_DIPS = Take(
+    Gait(
+        fps=24.0,
+        seconds=1.6850365846672204,
+        speed=2.118216017792609,
+        period=0.8261435667619808,
+        duty=0.36832688072646774,
+        phase=0.02,
+        heading=0.095,
+        start=(-1.0, 0.6155578159934829),
+        floor=0.0,
+        thigh=0.40722585649321186,
+        shin=0.38117440492365207,
+        hip_width=0.08238143887770404,
+        ankle_height=0.06788826994304126,
+        foot_length=0.12716952646434115,
+        heel_back=0.06738466007764132,
+        toe_length=0.05465560537533154,
+        toe_rest=(0.012530286216920067, 0.025594725434196386),
+        strike=0.10239518578879679,
+        rock=0.17063113505986247,
+        heel_lift=0.33071730087429774,
+        toe_off=0.3490658503988659,
+        clearance=0.08006341783194086,
+        reach=0.9697329599781637,
+        ease=0.05228366582416431,
+        slide=0.01168818954349124,
+        jitter=0.001444448485580539,
+        dips=7,
+        dip_depth=0.02,
+        seed=0,
+    ),
+    Plane(direction=0.19416559558270893, base=0.09004821149517928, origin=(-1.0, 0.6155578159934829)),
+)
+
 # ---------------------------------------------------------------------------------------------
 # In contact, the ball keeps its authored height above the floor as its height above the ground
 
@@ -266,6 +308,19 @@ def test_feet_in_contact_stay_within_reach(kind, data):
 def test_locked_feet_do_not_slide(kind, data):
     """With foot lock, the planted ball moves at most 5 mm across the ground over any contact."""
     slid = slides(run(data.draw(takes(kind)), foot_lock=True).footing)
+    assert slid.max(initial=0.0) <= 0.005, f"a contact slides {1e3 * slid.max():.1f} mm"
+
+
+def test_a_foot_hanging_over_a_steps_edge_does_not_slide():
+    """Where the motion stands but the foot hangs over an edge (not held), it moves straight up or down."""
+    slid = slides(run(OVER_AN_EDGE, foot_lock=True).footing)
+    assert slid.max(initial=0.0) <= 0.005, f"a contact slides {1e3 * slid.max():.1f} mm"
+
+
+def test_locked_feet_do_not_slide_in_a_jog_with_many_dips():
+    """Dips one frame long set no contact level, however many: they had pulled the ball's 1.1 cm below
+    where it rests, a contact ended a frame early, and the lock's release slid the ball."""
+    slid = slides(run(JOG_WITH_DIPS, foot_lock=True).footing)
     assert slid.max(initial=0.0) <= 0.005, f"a contact slides {1e3 * slid.max():.1f} mm"
 
 

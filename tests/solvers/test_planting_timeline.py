@@ -198,13 +198,13 @@ def test_clean_examples():
 )
 def test_a_glitch_of_a_frame_or_two_is_not_the_level(frames, rest, jitter, length, depth, data):
     """A point resting at ``rest`` (jittering by up to 2 mm) that dips once, for one or two frames,
-    more than the tolerance below it: its level is its lowest resting height, not the dip's."""
+    more than the tolerance below it: its level is its lowest resting height (within its jitter), not the dip's."""
     rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
     height = rest + rng.uniform(0.0, jitter, frames)
     at = data.draw(st.integers(0, frames - length))
     resting = np.delete(height, range(at, at + length)).min()
     height[at : at + length] = resting - depth
-    assert contact_level(height, 3, 0.015) == resting
+    assert resting <= contact_level(height, 3, 0.015) <= resting + jitter
 
 
 def test_a_point_that_rests_is_at_its_level():

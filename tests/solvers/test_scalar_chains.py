@@ -30,7 +30,9 @@ def test_the_scalar_kernel_gives_the_batch_kernels_results(batch):
     if isinstance(expected, SolverError) or isinstance(result, SolverError):
         assert type(expected) is type(result), (expected, result)
         return
-    assert_results_agree(result, expected, batch, 1e-9)
+    # 1e-7, not 1e-12: near full reach a joint's angle comes from an arc cosine near 1, where rounding at
+    # 1e-16 moves it by about its square root, and the kernels round differently (1.7e-8 seen)
+    assert_results_agree(result, expected, batch, 1e-7)
 
 
 @pytest.mark.parametrize("rows", [1, SCALAR_LIMIT, SCALAR_LIMIT + 1, 40])

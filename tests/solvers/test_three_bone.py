@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """Three-bone IK: the tip reaches the target with the end bone along the given direction, the
-natural way keeps all four joints in one plane, and the rest is the two-bone solver's."""
+end-plane swivel keeps all four joints in one plane, and the rest is the two-bone solver's."""
 
 import math
 from dataclasses import dataclass
@@ -87,12 +87,12 @@ def assert_lengths(leg: Leg, solution, scale=1.0):
 
 
 @given(legs().flatmap(lambda leg: st.tuples(st.just(leg), reachable_goals(leg))), st.booleans(), st.data())
-def test_the_tip_reaches_the_target_with_the_end_bone_along_its_direction(leg_goal, natural, data):
+def test_the_tip_reaches_the_target_with_the_end_bone_along_its_direction(leg_goal, end_plane, data):
     leg, (target, direction) = leg_goal
     limb = Limb(leg.root, leg.knee, leg.ankle)
     pole = data.draw(poles(limb, target))
     hinge = data.draw(axes(limb, target))
-    solution = solve_three_bone(*leg.args(), target, direction, pole=pole, hinge=hinge, natural=natural)
+    solution = solve_three_bone(*leg.args(), target, direction, pole=pole, hinge=hinge, end_plane=end_plane)
     assert solution.reached and not solution.held
     assert dist(solution.tip, target) <= REL * leg.size
     assert dist(unit(sub(solution.tip, solution.ankle)), unit(direction)) <= 1e-12
@@ -119,18 +119,18 @@ def test_the_first_two_bones_are_the_two_bone_solution_for_the_ankle_goal(leg, d
     limb = Limb(leg.root, leg.knee, leg.ankle)
     target = add(leg.root, mul(data.draw(unit_vectors()), leg.size * data.draw(finite(0.0, 1.5))))
     direction = unit(data.draw(end_directions()))
-    natural = data.draw(st.booleans())
-    pole = data.draw(poles(limb, target, ("random",) if natural else ("none", "random", "on line")))
+    end_plane = data.draw(st.booleans())
+    pole = data.draw(poles(limb, target, ("random",) if end_plane else ("none", "random", "on line")))
     hinge = data.draw(axes(limb, target, ("none", "random", "along", "tiny")))
     options = data.draw(reach_options(limb.size))
-    solution = solve_three_bone(*leg.args(), target, direction, pole, hinge, natural, options)
+    solution = solve_three_bone(*leg.args(), target, direction, pole, hinge, end_plane, options)
     ankle_goal = sub(target, mul(direction, leg.lengths[2]))
     two = solve_two_bone(leg.root, leg.knee, leg.ankle, ankle_goal, pole=pole, hinge=hinge, options=options)
     # The test's ankle goal may differ from the solver's in the last bit: keep the swivel well defined,
     # and on the very edge of the reach accept either side.
     aim = unit_or_x(sub(ankle_goal, leg.root))
     offset = norm(perpendicular_part(sub(leg.knee, leg.root), aim))
-    assume(offset > 1e-6 * leg.size or pole is not None and not natural)
+    assume(offset > 1e-6 * leg.size or pole is not None and not end_plane)
     if (solution.reached, solution.held) != (two.reached, two.held):
         nudged = [
             solve_two_bone(
@@ -166,8 +166,8 @@ def test_hold_keeps_the_whole_pose_when_out_of_reach(leg, data):
 def test_end_angle_and_roll_describe_the_new_pose(leg, data):
     target = add(leg.root, mul(data.draw(unit_vectors()), leg.size * data.draw(finite(0.0, 1.5))))
     direction = data.draw(end_directions())
-    natural = data.draw(st.booleans())
-    solution = solve_three_bone(*leg.args(), target, direction, natural=natural)
+    end_plane = data.draw(st.booleans())
+    solution = solve_three_bone(*leg.args(), target, direction, end_plane=end_plane)
     assert all_finite(solution.roll, solution.end_angle)
     lower, end = sub(solution.ankle, solution.knee), sub(solution.tip, solution.ankle)
     assert abs(solution.end_angle) == pytest.approx(angle_between(lower, end), abs=1e-9)
@@ -186,7 +186,7 @@ def test_end_angle_and_roll_describe_the_new_pose(leg, data):
 def test_a_pose_already_on_its_goal_does_not_roll(leg):
     assume(dist(leg.ankle, leg.root) > 1e-6 * leg.size)  # else rounding alone picks the aim
     direction = sub(leg.tip, leg.ankle)
-    solution = solve_three_bone(*leg.args(), leg.tip, direction, natural=False)
+    solution = solve_three_bone(*leg.args(), leg.tip, direction, end_plane=False)
     offset = norm(perpendicular_part(sub(leg.knee, leg.root), unit_or_x(sub(leg.ankle, leg.root))))
     # a straight leg's knee is only defined to ~sqrt(1e-16) of its size off the line
     tol = knee_tolerance(leg.size, dist(leg.ankle, leg.root), offset)
