@@ -5,7 +5,8 @@
     ~/.cache/limb_ik/venv-blender-5.0/bin/python benchmarks/run_all.py [--only live bake]
 
 Prints each benchmark's markdown tables as they come and exits non-zero if any benchmark fails
-(a goal that is missed is a result, not a failure). About three to four minutes on two cores.
+(a goal that is missed is a result, not a failure). Several minutes on two cores (the live benchmark,
+up to 500 legs, about five).
 """
 
 import argparse
