@@ -25,6 +25,10 @@ def _pair(pattern: str, sides=("left", "right"), letters="LR") -> dict:
 
 
 _DEEPMIMIC = _pair(("{side}_hip", "{side}_knee", "{side}_ankle", None))
+_HORSE = {
+    **{f"front.{s}": (f"{c}_arm", f"{c}_forearm", f"{c}_hand", f"{c}_hoof") for s, c in (("L", "l"), ("R", "r"))},
+    **{f"hind.{s}": (f"{c}_leg", f"{c}_shin", f"{c}_foot", f"{c}_hoof_back") for s, c in (("L", "l"), ("R", "r"))},
+}
 
 
 @dataclass(frozen=True)
@@ -53,16 +57,7 @@ CLIPS = {
     "horse_walk": Clip(
         "0ad-data/0ad_horse_walk.bvh",
         0.5,
-        {
-            **{
-                f"front.{s}": (f"{c}_arm", f"{c}_forearm", f"{c}_hand", f"{c}_hoof")
-                for s, c in (("L", "l"), ("R", "r"))
-            },
-            **{
-                f"hind.{s}": (f"{c}_leg", f"{c}_shin", f"{c}_foot", f"{c}_hoof_back")
-                for s, c in (("L", "l"), ("R", "r"))
-            },
-        },
+        _HORSE,
         "root",
         "quadruped",
         in_place=True,
@@ -70,16 +65,7 @@ CLIPS = {
     "horse_trot": Clip(
         "0ad-data/0ad_horse_trot.bvh",
         0.5,
-        {
-            **{
-                f"front.{s}": (f"{c}_arm", f"{c}_forearm", f"{c}_hand", f"{c}_hoof")
-                for s, c in (("L", "l"), ("R", "r"))
-            },
-            **{
-                f"hind.{s}": (f"{c}_leg", f"{c}_shin", f"{c}_foot", f"{c}_hoof_back")
-                for s, c in (("L", "l"), ("R", "r"))
-            },
-        },
+        _HORSE,
         "root",
         "quadruped",
         in_place=True,

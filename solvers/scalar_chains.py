@@ -170,7 +170,7 @@ def _solve_chain(k: int, row: int, c: dict, goals: list, settings: _Settings):
 
     # The rigid space: the first bone's frame with its rotation taken back out.
     frame = bones[0].frame
-    rigid = _mat_mul_transposed(frame, _quat_to_mat(bones[0].unit))
+    rigid = _mat_mul_transposed(frame, soa.quat_to_mat(bones[0].unit))
     to_rigid, det = _inverse(rigid)
     columns = [
         math.sqrt(rigid[j] * rigid[j] + rigid[3 + j] * rigid[3 + j] + rigid[6 + j] * rigid[6 + j]) for j in range(3)
@@ -297,7 +297,7 @@ def _turn_bones(bones: list, old: list, new: list, goals: list, stretch: bool) -
             local = quat_rotate((turn[0], -turn[1], -turn[2], -turn[3]), local)
             new[j] = _add(bone.head, _mat_vec(bone.frame, (local[0], local[1] / factor, local[2])))
         if goals and i + 1 < k:
-            m = _quat_to_mat(turn)
+            m = soa.quat_to_mat(turn)
             turned = (m[0], m[1] * factor, m[2], m[3], m[4] * factor, m[5], m[6], m[7] * factor, m[8])
             carried = _mat_mul(_mat_mul(frame, turned), bone.inverse)
     return out
@@ -306,11 +306,11 @@ def _turn_bones(bones: list, old: list, new: list, goals: list, stretch: bool) -
 def _goal_turn(frame: tuple, rotation: tuple, goal: tuple) -> tuple:
     """The new local rotation giving a bone whose carried frame is ``frame`` the orientation ``goal``, and its
     turn (see :func:`.local_rotation._goal_turn`)."""
-    before = _mat_mul_transposed(frame, _quat_to_mat(rotation))
+    before = _mat_mul_transposed(frame, soa.quat_to_mat(rotation))
     mirrored = _det(before) < 0.0
     if mirrored:
         before = (-before[0], before[1], before[2], -before[3], before[4], before[5], -before[6], before[7], before[8])
-    g = _quat_to_mat(goal)
+    g = soa.quat_to_mat(goal)
     near = _nearest_rotation(before)
     n0, n1, n2, n3, n4, n5, n6, n7, n8 = near
     g0, g1, g2, g3, g4, g5, g6, g7, g8 = g
@@ -438,23 +438,6 @@ def _unit(q: tuple) -> tuple:
     if not n > 0.0:
         raise SolverError("rotation quaternions must not be zero")
     return (q[0] / n, q[1] / n, q[2] / n, q[3] / n)
-
-
-def _quat_to_mat(q: tuple) -> tuple:
-    w, x, y, z = q
-    xx, yy, zz = x * x, y * y, z * z
-    xy, xz, yz, wx, wy, wz = x * y, x * z, y * z, w * x, w * y, w * z
-    return (
-        1.0 - 2.0 * (yy + zz),
-        2.0 * (xy - wz),
-        2.0 * (xz + wy),
-        2.0 * (xy + wz),
-        1.0 - 2.0 * (xx + zz),
-        2.0 * (yz - wx),
-        2.0 * (xz - wy),
-        2.0 * (yz + wx),
-        1.0 - 2.0 * (xx + yy),
-    )
 
 
 def _mat_to_quat(m: tuple) -> tuple:

@@ -227,7 +227,7 @@ def nearest_rotation(m: Mat) -> Mat:
 
 
 def quat_to_mat(q: Quat) -> Mat:
-    """Rotation matrix of the unit quaternion ``q``."""
+    """Rotation matrix of the unit quaternion ``q`` (components as arrays, or as floats for the scalar kernel)."""
     w, x, y, z = q
     xx, yy, zz = x * x, y * y, z * z
     xy, xz, yz, wx, wy, wz = x * y, x * z, y * z, w * x, w * y, w * z
