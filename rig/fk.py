@@ -7,9 +7,10 @@ after the new solve is written. Instead, the live solve reads the frame as Blend
 the animator's values wherever the channels still hold the write's, and composes the bones below them
 from their parents' evaluated matrices (:func:`compose`): one evaluation of the armature per frame.
 
-That holds where Blender composes those bones the plain way, which :func:`compose` checks on the frame
-itself: no constraint on the bones the solve reads or above them, and the bones composed from the values
-Blender evaluated match its matrices; and for goals that do not hang from the rig (:func:`goals_apart`).
+That holds where Blender composes those bones the plain way: no constraint on the bones the solve reads or
+above them, full inheritance (:func:`may_compose`, before the frame change), and on the frame itself
+(:func:`compose`) the bones composed from the values Blender evaluated match its matrices; and for goals
+that do not hang from the rig (:func:`goals_apart`).
 Elsewhere, and on armatures of fewer than :data:`COMPOSE_FROM` bones, the channels are restored and
 evaluated as before.
 """
@@ -48,6 +49,9 @@ class Tree:
     read_bones: list  #: those pose bones
     modes: np.ndarray  #: (B,) each bone's rotation mode, as its position in ``mode_names``
     mode_names: list[str]
+    #: Whether Blender poses each read bone from its parent as :func:`compose` does: inheriting rotation and
+    #: scale fully, no IK constraint of another bone reaching it (constraints of their own: :func:`may_compose`)
+    plain: bool
 
 
 def _tree(planned) -> Tree:
@@ -71,6 +75,16 @@ def _tree(planned) -> Tree:
             while index >= 0 and not read[index]:
                 read[index] = True
                 index = parents[index]
+    plain = all(
+        b.parent is None or (b.bone.use_inherit_rotation and b.bone.inherit_scale == "FULL")
+        for b, on in zip(pose_bones, read)
+        if on
+    )
+    for pose_bone in pose_bones:  # an IK constraint moves the bones above its own, as far as its chain reaches
+        for constraint in pose_bone.constraints:
+            if not constraint.mute and constraint.type in ("IK", "SPLINE_IK"):
+                reach = [pose_bone, *pose_bone.parent_recursive][: constraint.chain_count or None]
+                plain = plain and not any(read[pose_bones.find(b.name)] for b in reach)
     return Tree(
         parents,
         [np.flatnonzero(depth == d) for d in range(int(depth.max(initial=0)) + 1)],
@@ -81,6 +95,7 @@ def _tree(planned) -> Tree:
         [pose_bones[int(i)] for i in np.flatnonzero(read)],
         np.array([names.index(mode) for mode in planned.modes], int),
         names,
+        plain,
     )
 
 
@@ -89,6 +104,18 @@ def tree(planned) -> Tree:
     if planned.tree is None:
         planned.tree = _tree(planned)
     return planned.tree
+
+
+def may_compose(planned) -> bool:
+    """Whether :func:`compose` may compose the bones the plan reads, as far as can be told before the frame
+    is evaluated: Blender poses them plainly (:attr:`Tree.plain`), with no constraint of their own, the
+    armature in its pose position."""
+    bones = tree(planned)
+    return (
+        bones.plain
+        and planned.obj.data.pose_position == "POSE"
+        and not any(len(pose_bone.constraints) for pose_bone in bones.read_bones)
+    )
 
 
 def goals_apart(planned) -> bool:
@@ -113,7 +140,8 @@ def compose(planned, pose: Pose, written: Written) -> bool:
     """Put into ``pose``, read at this frame with the channels as they are, the animator's pose under
     ``written``, the last live write: the animator's values where the channels still hold the write's,
     and the bones below them composed from those values. False, with ``pose`` unchanged, where that
-    cannot be done here (a constraint, a bone Blender composes otherwise)."""
+    cannot be done here: Blender's matrices are not what the values it evaluated compose to (an IK
+    constraint set since the plan was made, say). Call where :func:`may_compose`."""
     rows = written.indices
     values, held = {}, np.zeros(len(rows), bool)
     for name, _ in CHANNELS:
@@ -130,8 +158,6 @@ def compose(planned, pose: Pose, written: Written) -> bool:
         below[level] |= below[bones.parents[level]]
     composed = np.flatnonzero(below & bones.read)
     if len(composed):
-        if any(len(pose_bone.constraints) for pose_bone in bones.read_bones):
-            return False
         # Composed from the values Blender evaluated (to check that it composes them so) and from the animator's.
         position = np.full(len(bones.parents), -1)
         position[composed] = np.arange(len(composed))

@@ -95,6 +95,7 @@ def _composable(planned: solve.Plan) -> bool:
         and planned.planting is None
         and len(planned.obj.pose.bones) >= fk.COMPOSE_FROM
         and fk.goals_apart(planned)
+        and fk.may_compose(planned)
     )
 
 

@@ -126,7 +126,17 @@ def test_composing_poses_the_rig_as_restoring_does(composing, tmp_path):
     np.testing.assert_array_equal(rigs.channels(rig), animator)
 
 
-def test_a_constraint_on_a_chain_bone_falls_back_to_restoring(lik, composing):
+def _restored_at(lik, composing, rig, frame: int) -> np.ndarray:
+    """The channels live solving gives at ``frame``, restoring before the frame change."""
+    rig.limb_ik.live = False
+    composing(False)
+    rig.limb_ik.live = True
+    bpy.context.scene.frame_set(frame + 1)
+    bpy.context.scene.frame_set(frame)
+    return rigs.channels(rig)
+
+
+def test_a_constraint_on_a_chain_bone_has_the_pose_restored_before_the_frame_change(lik, composing):
     rig = _rig()
     scene = bpy.context.scene
     scene.frame_set(3)
@@ -135,20 +145,39 @@ def test_a_constraint_on_a_chain_bone_falls_back_to_restoring(lik, composing):
     rig.limb_ik.live = True
     scene.frame_set(2)
     rig.pose.bones["shin.L"].constraints.new("LIMIT_ROTATION")  # no limit set: it changes nothing
-    scene.frame_set(3)  # composing finds the constraint: the animator's pose is put back, solved once evaluated
+    seen = []
+    bpy.app.handlers.frame_change_post.insert(0, lambda *_: seen.append(rigs.channels(rig)))  # before Limb IK's
+    try:
+        scene.frame_set(3)
+    finally:
+        del bpy.app.handlers.frame_change_post[0]
+    np.testing.assert_array_equal(seen[0], animator)  # put back before the frame was evaluated
+    assert rigs.goal_error(rig, rig.limb_ik.limbs["leg.L"]) <= 1e-5
+    np.testing.assert_array_equal(rigs.channels(rig), _restored_at(lik, composing, rig, 3))
+
+
+def test_an_ik_constraint_found_on_the_frame_falls_back_to_restoring(lik, composing):
+    """Another bone's IK constraint reaching the limb, set after the plan was made: the frame shows
+    Blender's matrices are not what the channels compose to, so the animator's pose is put back and
+    solved once evaluated (the timer), and restored before the frame changes from then on."""
+    rig = _rig()
+    scene = bpy.context.scene
+    scene.frame_set(3)
+    animator = rigs.channels(rig)
+    composing(True)
+    rig.limb_ik.live = True
+    scene.frame_set(2)
+    ik = rig.pose.bones["toe.L"].constraints.new("IK")
+    ik.target, ik.chain_count = rigs.empty("Toe goal", (0.3, -0.4, 0.3)), 4
+    scene.frame_set(3)
     np.testing.assert_array_equal(rigs.channels(rig), animator)
     lik.rig.live.solve_moved(bpy.context)  # what the timer runs
-    assert rigs.goal_error(rig, rig.limb_ik.limbs["leg.L"]) <= 1e-5
     fallback = rigs.channels(rig)
-    scene.frame_set(4)
-    scene.frame_set(3)  # from now on restored before the frame change
-    np.testing.assert_array_equal(rigs.channels(rig), fallback)
-    rig.limb_ik.live = False
-    composing(False)
-    rig.limb_ik.live = True
+    assert not np.array_equal(fallback, animator)
     scene.frame_set(4)
     scene.frame_set(3)
     np.testing.assert_array_equal(rigs.channels(rig), fallback)
+    np.testing.assert_array_equal(fallback, _restored_at(lik, composing, rig, 3))
 
 
 def test_a_stretch_no_longer_written_goes_back_to_the_animators_scale(composing):
