@@ -117,7 +117,7 @@ def plant(legs: Legs, cast_down: CastDown, settings: PlantSettings) -> Planted:
     # by a map that turns about its ball and lifts it by the ground's height there, keeping its
     # height above it.
     down, standing = contacts.down, contacts.stance.any(axis=2)
-    held = standing | sliding(contacts, settings.contact_height)
+    held = standing | sliding(contacts, settings.contact_height, fps)
     pivot = sole[:, :, BALL]
     footing, normal, ground = (a.reshape(frames, count, *a.shape[1:]) for a in cast_down(pivot.reshape(-1, 3)))
     no_ground = down & ~ground

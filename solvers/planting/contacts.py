@@ -22,6 +22,8 @@ LOCK_ORDER = (BALL, TIP, HEEL)
 REST_TIME = 0.05
 #: Seconds: shorter touches are noise, and so are shorter lifts within a contact.
 MIN_CONTACT, MAX_GAP = 0.03, 0.02
+#: Seconds: down no longer than this before its first stance or after its last, a foot lands or lifts.
+LIFT_TIME = 0.1
 
 
 @dataclass(frozen=True)
@@ -121,18 +123,27 @@ def lock_offsets(sole_xy, stance, release_frames: float, most: float = np.inf) -
     return offsets
 
 
-def sliding(contacts: Contacts, contact_height: float) -> np.ndarray:
+def sliding(contacts: Contacts, contact_height: float, fps: float) -> np.ndarray:
     """(F, n) frames where a foot slides along the floor without standing: while it is down and never
     stands (an in-place cycle, a landing that slides through), or when it is within half the contact
-    height of its level. Such a foot must still follow the ground; one higher in the contact band,
-    around a stance, is landing or lifting."""
+    height of its level (and, before a contact's first stance or after its last, its ball is). Such a
+    foot must still follow the ground; one higher in the contact band, around a stance, is landing or
+    lifting, as is one whose toe is still low while the ball leaves."""
     standing = contacts.stance.any(axis=2)
     low = contacts.clearance.min(axis=2) <= 0.5 * contact_height
+    ball_low = contacts.clearance[..., BALL] <= 0.5 * contact_height
     slide = contacts.down & ~standing & low
     for n in range(slide.shape[1]):
         for first, last in intervals(contacts.down[:, n]):
-            if not standing[first : last + 1, n].any():
+            stands = np.flatnonzero(standing[first : last + 1, n])
+            if not len(stands):
                 slide[first : last + 1, n] = True
+                continue
+            # before its first stance and after its last, a foot whose ball is up is landing or lifting
+            # (its toe still low at toe-off), whatever its lowest point, and so is one down that briefly
+            for span in (slice(first, first + stands[0]), slice(first + stands[-1] + 1, last + 1)):
+                brief = span.stop - span.start <= LIFT_TIME * fps
+                slide[span, n] &= False if brief else ball_low[span, n]
     return slide
 
 

@@ -125,7 +125,7 @@ TOWARDS_A_STEP = Take(
 )
 #: Up a 20 cm step at 60 fps: the knee turns 22.4 degrees more than animated in one frame.
 UP_A_STEP = Take(dataclasses.replace(CLEAN_WALK, fps=60.0), Step(rise=0.2, direction=0.5 * math.pi, origin=(0.0, 1.0)))
-#: Straight down a 20 degree plane at 24 fps: the knee turns 10.4 degrees more than animated in one frame.
+#: Straight down a 20 degree plane at 24 fps: the knee turns 10.3 degrees more than animated in one frame.
 DOWN_A_PLANE = Take(CLEAN_WALK, Plane(slope=math.radians(20.0), direction=-0.5 * math.pi))
 #: Three one-frame dips in a leg's two seconds, a toe joint 1.6 cm up, stances sliding 1.6 cm: 14.8 mm slide.
 DIPPED = Take(dataclasses.replace(CLEAN_WALK, fps=24.0, toe_rest=(0.015625, 0.0), slide=0.015625, dips=3), Plane())
@@ -172,6 +172,44 @@ JOG_WITH_DIPS = Take(
     Plane(direction=0.19416559558270893, base=0.09004821149517928, origin=(-1.0, 0.6155578159934829)),
 )
 
+#: A take starting mid-stance 18 cm before an 11.6 cm step up, the next landing on it: the toe-off frames,
+#: the toe still low and the ball leaving at 2 m/s, were held as sliding, and the step under the ball eased
+#: back into the stance: 14.9 mm.
+TOE_OFF_BEFORE_A_STEP = Take(
+    Gait(
+        fps=24.0,
+        seconds=1.7765602952150388,
+        speed=0.861820038776786,
+        period=1.057102096326783,
+        duty=0.6208644869013915,
+        phase=0.8060662126494318,
+        heading=0.15,
+        start=(0.9011600119209842, -0.15886701531249137),
+        floor=0.0,
+        thigh=0.4174183333368776,
+        shin=0.44612745742872423,
+        hip_width=0.09013308295636417,
+        ankle_height=0.0759657411163213,
+        foot_length=0.12589418317695658,
+        heel_back=0.06999999999999999,
+        toe_length=0.06507810880286406,
+        toe_rest=(1e-05, 0.0017368682764405889),
+        strike=0.12748788327982655,
+        rock=0.15776074533177303,
+        heel_lift=0.37888149613280664,
+        toe_off=0.6171101930296442,
+        clearance=0.04050549002145636,
+        reach=0.9577896291230392,
+        ease=0.04135899792824692,
+        slide=1e-06,
+        jitter=0.0017464764224876988,
+        dips=0,
+        dip_depth=0.02,
+        seed=9555744,
+    ),
+    Step(rise=0.11641018604746384, direction=1.2146508437165409, origin=(0.8445195243972751, 0.21589995330935546)),
+)
+
 # ---------------------------------------------------------------------------------------------
 # In contact, the ball keeps its authored height above the floor as its height above the ground
 
@@ -204,6 +242,7 @@ def test_ball_keeps_its_height_on_sine_ground(take):
 
 @budget(shrink=False)
 @example(take=TOWARDS_A_STEP)
+@example(take=TOE_OFF_BEFORE_A_STEP)
 @given(take=takes("step"))
 def test_ball_keeps_its_height_on_a_step_away_from_the_riser(take):
     """On a step the limits hold for feet standing on one level; a foot across the riser's edge is
@@ -262,7 +301,7 @@ def assert_knee_smooth(result: Result):
     strict=True,
     raises=AssertionError,
     reason="down a 20 degree plane at 24 fps the trailing leg stands 50-58 degrees more bent than animated (the "
-    "pelvis is lowered for the leading foot) and lets that go over a 6-frame swing: 10.4 degrees in one frame",
+    "pelvis is lowered for the leading foot) and lets that go over a 6-frame swing: 10.3 degrees in one frame",
 )
 @budget(shrink=False)
 @example(take=DOWN_A_PLANE)
