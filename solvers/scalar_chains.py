@@ -26,6 +26,7 @@ from .errors import SolverError
 from .local_rotation import SHEAR_NOISE
 from .options import Reach, ReachOptions
 from .rotation import quat_multiply, quat_rotate, rotation_between
+from .soa import add, cross, dot, mat_det, mat_mul, mat_vec, sub
 from .three_bone import solve_three_bone
 from .two_bone import solve_two_bone
 
@@ -177,18 +178,18 @@ def _solve_chain(k: int, row: int, c: dict, goals: list, settings: _Settings):
     ]
     if not abs(det) > 1e-12 * (columns[0] * columns[1] * columns[2]):
         raise SolverError(f"the first bone has a degenerate (flat) pose matrix (row {row})")
-    joints = [(0.0, 0.0, 0.0)] + [_mat_vec(to_rigid, _sub(p, origin)) for p in points[1:]]
+    joints = [(0.0, 0.0, 0.0)] + [mat_vec(to_rigid, sub(p, origin)) for p in points[1:]]
     normal, goal, off_plane = settings.plane[row], tuple(c["target"]), 0.0
     if normal is not None:  # held in a plane: the goal projected into it
         goal, offset = scalar_plane.project(goal, origin, scalar_plane.unit_normal(normal))
         off_plane = abs(offset)
-        rigid_normal = _mat_vec(
+        rigid_normal = mat_vec(
             (rigid[0], rigid[3], rigid[6], rigid[1], rigid[4], rigid[7], rigid[2], rigid[5], rigid[8]), normal
         )
-    target = _mat_vec(to_rigid, _sub(goal, origin))
+    target = mat_vec(to_rigid, sub(goal, origin))
     pole = None
     if settings.pole is not None and settings.use_pole[row]:
-        pole = _mat_vec(to_rigid, _sub(settings.pole[row], origin))
+        pole = mat_vec(to_rigid, sub(settings.pole[row], origin))
     names = ("root", "knee", "end") if k == 2 else ("root", "knee", "ankle", "tip")
     for name, point in (*zip(names, joints), ("target", target), ("pole", pole)):
         if point is not None and not (
@@ -206,12 +207,12 @@ def _solve_chain(k: int, row: int, c: dict, goals: list, settings: _Settings):
         new_local, reached = [solved.knee, solved.end], solved.reached
     else:
         if normal is not None:  # the end bone's goal turned to lay its tail in the plane
-            goal_rotations[0] = scalar_plane.turned_into_plane(goal_rotations[0], normal, _sub(points[3], points[2]))
+            goal_rotations[0] = scalar_plane.turned_into_plane(goal_rotations[0], normal, sub(points[3], points[2]))
         # The end bone's tail runs along its Y axis, or against it when its own Y scale is negative.
         w, x, y, z = goal_rotations[0]
         sign = math.copysign(1.0, c["scales"][2][1])
         along = (2.0 * (x * y - w * z) * sign, (1.0 - 2.0 * (x * x + z * z)) * sign, 2.0 * (y * z + w * x) * sign)
-        direction = _mat_vec(to_rigid, along)
+        direction = mat_vec(to_rigid, along)
         if normal is not None:
             *new_local, reached = scalar_plane.solve_three_bone_plane(
                 *joints, target, direction, rigid_normal, pole, hinge, options
@@ -221,21 +222,19 @@ def _solve_chain(k: int, row: int, c: dict, goals: list, settings: _Settings):
                 *joints, target, direction, pole=pole, hinge=hinge, end_plane=settings.end_plane[row], options=options
             )
             new_local, reached = [solved.knee, solved.ankle, solved.tip], solved.reached
-    new_points = [origin] + [_add(origin, _mat_vec(rigid, p)) for p in new_local]
+    new_points = [origin] + [add(origin, mat_vec(rigid, p)) for p in new_local]
     if normal is not None and len(goals) == 2:  # the toe's goal too, along the foot as solved
-        goal_rotations[1] = scalar_plane.turned_into_plane(
-            goal_rotations[1], normal, _sub(new_points[3], new_points[2])
-        )
+        goal_rotations[1] = scalar_plane.turned_into_plane(goal_rotations[1], normal, sub(new_points[3], new_points[2]))
 
     # Write back from the actual joints, then pose the chain's bones with the rotations written.
     stretch = settings.mode[row] == Reach.STRETCH
     first_goal = len(bones) - len(goals)
     turned = _turn_bones(bones, points[1 : first_goal + 1], new_points[1 : first_goal + 1], goal_rotations, stretch)
     posed = _posed(bones[:k], [q for q, _ in turned[:k]], [f for _, f in turned[:k]], points)
-    size = sum(_norm(_sub(b, a)) for a, b in zip(points, points[1:]))
-    if max(_norm(_sub(p, q)) for p, q in zip(posed, new_points)) > LENGTH_NOISE * size:
+    size = sum(_norm(sub(b, a)) for a, b in zip(points, points[1:]))
+    if max(_norm(sub(p, q)) for p, q in zip(posed, new_points)) > LENGTH_NOISE * size:
         return None
-    reached = reached and _norm(_sub(posed[-1], goal)) <= REACHED * size
+    reached = reached and _norm(sub(posed[-1], goal)) <= REACHED * size
 
     t = settings.influence[row]
     rotations = [_slerp(bone.unit, q, t) for bone, (q, _) in zip(bones, turned)]
@@ -266,9 +265,9 @@ def _hinge(row: int, settings: _Settings, frame: tuple, to_rigid: tuple, joints:
         return None
     given = None if settings.hinge is None else settings.hinge[row]
     if given is not None and _norm(given) > 0.0:
-        return _mat_vec(_mat_mul(to_rigid, frame), given)
-    upper, lower = _sub(joints[1], joints[0]), _sub(joints[2], joints[1])
-    bend = _cross(upper, lower)
+        return mat_vec(mat_mul(to_rigid, frame), given)
+    upper, lower = sub(joints[1], joints[0]), sub(joints[2], joints[1])
+    bend = cross(upper, lower)
     return None if _norm(bend) <= STRAIGHT * _norm(upper) * _norm(lower) else bend
 
 
@@ -280,26 +279,26 @@ def _turn_bones(bones: list, old: list, new: list, goals: list, stretch: bool) -
     carried = None
     out = []
     for i, bone in enumerate(bones):
-        frame = bone.frame if carried is None else _mat_mul(carried, bone.frame)
+        frame = bone.frame if carried is None else mat_mul(carried, bone.frame)
         factor = 1.0
         if i >= first_goal:
             new_rotation, turn = _goal_turn(frame, bone.rotation, goals[i - first_goal])
         else:
-            old_local = _mat_vec(bone.inverse, _sub(old[i], bone.head))
-            new_local = _mat_vec(bone.inverse, _sub(new[i], bone.head))
+            old_local = mat_vec(bone.inverse, sub(old[i], bone.head))
+            new_local = mat_vec(bone.inverse, sub(new[i], bone.head))
             turn = rotation_between(old_local, new_local)
             new_rotation = _unit(quat_multiply(bone.rotation, turn))
             if stretch:
                 factor = _norm(new_local) / max(_norm(old_local), 1e-300)
         out.append((new_rotation, factor))
         for j in range(i + 1, first_goal):  # carried back through this bone's change
-            local = _mat_vec(bone.inverse, _sub(new[j], bone.head))
+            local = mat_vec(bone.inverse, sub(new[j], bone.head))
             local = quat_rotate((turn[0], -turn[1], -turn[2], -turn[3]), local)
-            new[j] = _add(bone.head, _mat_vec(bone.frame, (local[0], local[1] / factor, local[2])))
+            new[j] = add(bone.head, mat_vec(bone.frame, (local[0], local[1] / factor, local[2])))
         if goals and i + 1 < k:
             m = soa.quat_to_mat(turn)
             turned = (m[0], m[1] * factor, m[2], m[3], m[4] * factor, m[5], m[6], m[7] * factor, m[8])
-            carried = _mat_mul(_mat_mul(frame, turned), bone.inverse)
+            carried = mat_mul(mat_mul(frame, turned), bone.inverse)
     return out
 
 
@@ -307,7 +306,7 @@ def _goal_turn(frame: tuple, rotation: tuple, goal: tuple) -> tuple:
     """The new local rotation giving a bone whose carried frame is ``frame`` the orientation ``goal``, and its
     turn (see :func:`.local_rotation._goal_turn`)."""
     before = _mat_mul_transposed(frame, soa.quat_to_mat(rotation))
-    mirrored = _det(before) < 0.0
+    mirrored = mat_det(before) < 0.0
     if mirrored:
         before = (-before[0], before[1], before[2], -before[3], before[4], before[5], -before[6], before[7], before[8])
     g = soa.quat_to_mat(goal)
@@ -327,7 +326,7 @@ def _goal_turn(frame: tuple, rotation: tuple, goal: tuple) -> tuple:
     )
     new_rotation = _mat_to_quat(local)
     if _shear(before) > SHEAR_NOISE:
-        wanted = _mat_vec(_inverse(before)[0], (g[1], g[4], g[7]))
+        wanted = mat_vec(_inverse(before)[0], (g[1], g[4], g[7]))
         new_rotation = quat_multiply(rotation_between((local[1], local[4], local[7]), wanted), new_rotation)
     if mirrored:
         new_rotation = (new_rotation[0], new_rotation[1], -new_rotation[2], -new_rotation[3])
@@ -344,9 +343,9 @@ def _posed(bones: list, new_rotations: list, y_scale: list, points: list) -> lis
         p = points[j]
         for i in reversed(range(j)):
             bone = bones[i]
-            local = _mat_vec(bone.inverse, _sub(p, bone.head))
+            local = mat_vec(bone.inverse, sub(p, bone.head))
             local = quat_rotate(turns[i], (local[0], local[1] * y_scale[i], local[2]))
-            p = _add(bone.head, _mat_vec(bone.frame, local))
+            p = add(bone.head, mat_vec(bone.frame, local))
         out.append(p)
     return out
 
@@ -358,9 +357,9 @@ def _orientation(goal: list, name: str) -> tuple:
         return _unit(tuple(goal))
     m = tuple(e for row in goal for e in row)
     lengths = [math.sqrt(m[j] * m[j] + m[3 + j] * m[3 + j] + m[6 + j] * m[6 + j]) for j in range(3)]
-    if not abs(_det(m)) > 1e-12 * (lengths[0] * lengths[1] * lengths[2]):
+    if not abs(mat_det(m)) > 1e-12 * (lengths[0] * lengths[1] * lengths[2]):
         raise SolverError(f"{name} must not be a flat matrix (a zero scale)")
-    if _det(m) < 0.0:  # mirrored: it stands for its Y and Z axes
+    if mat_det(m) < 0.0:  # mirrored: it stands for its Y and Z axes
         m = (-m[0], m[1], m[2], -m[3], m[4], m[5], -m[6], m[7], m[8])
     near = _nearest_rotation(m)
     aim = rotation_between((near[1], near[4], near[7]), (m[1], m[4], m[7]))
@@ -373,7 +372,7 @@ def _nearest_rotation(m: tuple) -> tuple:
     a, b, c = (length if length > 0.0 else 1.0 for length in lengths)
     x = (m[0] / a, m[1] / b, m[2] / c, m[3] / a, m[4] / b, m[5] / c, m[6] / a, m[7] / b, m[8] / c)
     a, b, c = (x[0], x[3], x[6]), (x[1], x[4], x[7]), (x[2], x[5], x[8])
-    irregular = max(abs(_dot(a, b)), abs(_dot(a, c)), abs(_dot(b, c))) > 1e-3 or _det(x) <= 0.0
+    irregular = max(abs(dot(a, b)), abs(dot(a, c)), abs(dot(b, c))) > 1e-3 or mat_det(x) <= 0.0
     if irregular:  # sheared, mirrored or flat: the polar factor of an SVD
         u, _, vt = np.linalg.svd(np.array(m).reshape(3, 3))
         if np.linalg.det(u @ vt) < 0.0:
@@ -398,9 +397,9 @@ def _nearest_rotation(m: tuple) -> tuple:
 def _shear(m: tuple) -> float:
     """How far ``m`` is from a rotation times a uniform scale (see :func:`.local_rotation._shear`)."""
     a, b, c = (m[0], m[3], m[6]), (m[1], m[4], m[7]), (m[2], m[5], m[8])
-    aa, bb, cc = _dot(a, a), _dot(b, b), _dot(c, c)
+    aa, bb, cc = dot(a, a), dot(b, b), dot(c, c)
     size = (aa + bb + cc) / 3.0
-    return max(abs(aa - size), abs(bb - size), abs(cc - size), abs(_dot(a, b)), abs(_dot(a, c)), abs(_dot(b, c))) / size
+    return max(abs(aa - size), abs(bb - size), abs(cc - size), abs(dot(a, b)), abs(dot(a, c)), abs(dot(b, c))) / size
 
 
 def _slerp(a: tuple, b: tuple, t: float) -> tuple:
@@ -478,26 +477,6 @@ def _inverse(m: tuple) -> tuple[tuple, float]:
     ), det
 
 
-def _det(m: tuple) -> float:
-    return m[0] * (m[4] * m[8] - m[5] * m[7]) - m[1] * (m[3] * m[8] - m[5] * m[6]) + m[2] * (m[3] * m[7] - m[4] * m[6])
-
-
-def _mat_mul(a: tuple, b: tuple) -> tuple:
-    a0, a1, a2, a3, a4, a5, a6, a7, a8 = a
-    b0, b1, b2, b3, b4, b5, b6, b7, b8 = b
-    return (
-        a0 * b0 + a1 * b3 + a2 * b6,
-        a0 * b1 + a1 * b4 + a2 * b7,
-        a0 * b2 + a1 * b5 + a2 * b8,
-        a3 * b0 + a4 * b3 + a5 * b6,
-        a3 * b1 + a4 * b4 + a5 * b7,
-        a3 * b2 + a4 * b5 + a5 * b8,
-        a6 * b0 + a7 * b3 + a8 * b6,
-        a6 * b1 + a7 * b4 + a8 * b7,
-        a6 * b2 + a7 * b5 + a8 * b8,
-    )
-
-
 def _mat_mul_transposed(a: tuple, b: tuple) -> tuple:
     """``a @ b^T``."""
     a0, a1, a2, a3, a4, a5, a6, a7, a8 = a
@@ -513,30 +492,6 @@ def _mat_mul_transposed(a: tuple, b: tuple) -> tuple:
         a6 * b3 + a7 * b4 + a8 * b5,
         a6 * b6 + a7 * b7 + a8 * b8,
     )
-
-
-def _mat_vec(m: tuple, v) -> tuple:
-    return (
-        m[0] * v[0] + m[1] * v[1] + m[2] * v[2],
-        m[3] * v[0] + m[4] * v[1] + m[5] * v[2],
-        m[6] * v[0] + m[7] * v[1] + m[8] * v[2],
-    )
-
-
-def _sub(a, b) -> tuple:
-    return (a[0] - b[0], a[1] - b[1], a[2] - b[2])
-
-
-def _add(a, b) -> tuple:
-    return (a[0] + b[0], a[1] + b[1], a[2] + b[2])
-
-
-def _dot(a, b) -> float:
-    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
-
-
-def _cross(a, b) -> tuple:
-    return (a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0])
 
 
 def _norm(a) -> float:

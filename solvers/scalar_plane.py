@@ -12,6 +12,7 @@ from .constants import COORDINATE_LIMIT, DEGENERATE, MIN_LENGTH
 from .errors import SolverError
 from .options import ReachOptions
 from .rotation import quat_multiply, rotation_between
+from .soa import cross, dot, sub
 from .two_bone import reach_distance
 
 
@@ -42,7 +43,7 @@ def in_plane(direction, unit, fallback) -> tuple:
     if part is None:  # across the normal, from the axis least along it
         least = min(range(3), key=lambda i: abs(unit[i]))
         axis = tuple(1.0 if i == least else 0.0 for i in range(3))
-        x, y, z = _cross(unit, axis)
+        x, y, z = cross(unit, axis)
         n = math.sqrt(x * x + y * y + z * z)
         part = (x / n, y / n, z / n)
     return part
@@ -60,21 +61,21 @@ def solve_two_bone_plane(root, knee, end, target, normal, pole, hinge, options: 
     """New knee and end of a two-bone chain held in the plane through its root with ``normal``, its reach and
     whether it is held (see :func:`.plane.solve_two_bone_plane`); ``pole`` and ``hinge`` may be None."""
     unit = unit_normal(normal)
-    upper, lower = _norm(_sub(knee, root)), _norm(_sub(end, knee))
+    upper, lower = _norm(sub(knee, root)), _norm(sub(end, knee))
     if not (upper < COORDINATE_LIMIT and lower < COORDINATE_LIMIT):
         raise SolverError(f"joint coordinates must be finite and within ±{COORDINATE_LIMIT:g}")
     if upper < MIN_LENGTH or lower < MIN_LENGTH:
         raise SolverError(f"bones must have non-zero length (upper {upper:g}, lower {lower:g})")
-    to_goal = _sub(target, root)
-    aim = in_plane(to_goal, unit, _sub(end, root))  # a goal on the normal through the root keeps the aim
-    distance = abs(_dot(to_goal, aim))
+    to_goal = sub(target, root)
+    aim = in_plane(to_goal, unit, sub(end, root))  # a goal on the normal through the root keeps the aim
+    distance = abs(dot(to_goal, aim))
     reach = reach_distance(distance, upper, lower, options)
     if reach is None:  # held: out of reach in HOLD mode
         return tuple(knee), tuple(end), False, True
     length, stretch, reached = reach
     reach_upper = upper * stretch
     angle = _root_angle(reach_upper, lower * stretch, length)
-    across = _cross(unit, aim)
+    across = cross(unit, aim)
     side = _side(unit, across, root, knee, pole, hinge, upper + lower)
     c, s = math.cos(angle), side * math.sin(angle)
     new_knee = tuple(root[i] + reach_upper * (c * aim[i] - s * across[i]) for i in range(3))
@@ -87,10 +88,10 @@ def solve_three_bone_plane(root, knee, ankle, tip, target, end_direction, normal
     unit = unit_normal(normal)
     if end_direction[0] == end_direction[1] == end_direction[2] == 0.0:
         raise SolverError("end direction must not be the zero vector")
-    end_length = _norm(_sub(tip, ankle))
+    end_length = _norm(sub(tip, ankle))
     if not end_length >= MIN_LENGTH:
         raise SolverError(f"end bone must have non-zero length, not {end_length:g}")
-    direction = in_plane(end_direction, unit, _sub(tip, ankle))
+    direction = in_plane(end_direction, unit, sub(tip, ankle))
     goal, _ = project(target, root, unit)
     wrist = tuple(goal[i] - end_length * direction[i] for i in range(3))
     new_knee, new_ankle, reached, held = solve_two_bone_plane(root, knee, ankle, wrist, unit, pole, hinge, options)
@@ -115,15 +116,15 @@ def _side(unit, across, root, knee, pole, hinge, size: float) -> float:
     """+1 where the knee bends about the normal, -1 where against: toward the pole, as the hinge bends, to the
     side the knee is on now, else +1 (see :func:`.plane._sides`)."""
     side = 1.0
-    now = _dot(_sub(knee, root), across)
+    now = dot(sub(knee, root), across)
     if abs(now) > DEGENERATE * size:
         side = -math.copysign(1.0, now)
     if hinge is not None:
-        along = _dot(hinge, unit)
+        along = dot(hinge, unit)
         if abs(along) > DEGENERATE * _norm(hinge):
             side = math.copysign(1.0, along)
     if pole is not None:
-        toward = _dot(_sub(pole, root), across)
+        toward = dot(sub(pole, root), across)
         if abs(toward) > DEGENERATE * size:
             side = -math.copysign(1.0, toward)
     return side
@@ -136,24 +137,12 @@ def _part_in_plane(v, unit) -> tuple | None:
     scaled = (v[0] / big, v[1] / big, v[2] / big) if big > 0.0 else tuple(v)
     part = scaled
     for _ in range(2):
-        k = _dot(part, unit)
+        k = dot(part, unit)
         part = (part[0] - k * unit[0], part[1] - k * unit[1], part[2] - k * unit[2])
     length = _norm(part)
     if not length > DEGENERATE * _norm(scaled):
         return None
     return (part[0] / length, part[1] / length, part[2] / length)
-
-
-def _sub(a, b) -> tuple:
-    return (a[0] - b[0], a[1] - b[1], a[2] - b[2])
-
-
-def _dot(a, b) -> float:
-    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
-
-
-def _cross(a, b) -> tuple:
-    return (a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0])
 
 
 def _norm(a) -> float:

@@ -4,7 +4,9 @@
 A vector is a tuple of three 1-D float64 arrays ``(x, y, z)``, a 3x3 matrix a tuple of nine in
 row-major order, a quaternion a tuple of four ``(w, x, y, z)``. Each array holds one component
 for every limb, so each operation is a handful of numpy calls that run at memory speed, with no
-per-limb Python and no small-matrix routines.
+per-limb Python and no small-matrix routines. The plain arithmetic ones (:func:`add`, :func:`sub`,
+:func:`dot`, :func:`cross`, :func:`mat_vec`, :func:`mat_mul`, :func:`mat_det`, :func:`quat_to_mat`)
+work on floats as well: the scalar solvers use them too.
 
 Callers work through many limbs a block of rows at a time (:func:`blocks`), so that the arrays
 of one block stay in the processor's cache. Rare cases (zero vectors, opposite directions)
@@ -145,8 +147,18 @@ def mat_vec(m: Mat, v: Vec) -> Vec:
 
 
 def mat_mul(a: Mat, b: Mat) -> Mat:
-    return tuple(
-        a[3 * r] * b[c] + a[3 * r + 1] * b[3 + c] + a[3 * r + 2] * b[6 + c] for r in range(3) for c in range(3)
+    a0, a1, a2, a3, a4, a5, a6, a7, a8 = a
+    b0, b1, b2, b3, b4, b5, b6, b7, b8 = b
+    return (
+        a0 * b0 + a1 * b3 + a2 * b6,
+        a0 * b1 + a1 * b4 + a2 * b7,
+        a0 * b2 + a1 * b5 + a2 * b8,
+        a3 * b0 + a4 * b3 + a5 * b6,
+        a3 * b1 + a4 * b4 + a5 * b7,
+        a3 * b2 + a4 * b5 + a5 * b8,
+        a6 * b0 + a7 * b3 + a8 * b6,
+        a6 * b1 + a7 * b4 + a8 * b7,
+        a6 * b2 + a7 * b5 + a8 * b8,
     )
 
 
@@ -227,7 +239,7 @@ def nearest_rotation(m: Mat) -> Mat:
 
 
 def quat_to_mat(q: Quat) -> Mat:
-    """Rotation matrix of the unit quaternion ``q`` (components as arrays, or as floats for the scalar kernel)."""
+    """Rotation matrix of the unit quaternion ``q``."""
     w, x, y, z = q
     xx, yy, zz = x * x, y * y, z * z
     xy, xz, yz, wx, wy, wz = x * y, x * z, y * z, w * x, w * y, w * z

@@ -15,6 +15,7 @@ from typing import NamedTuple
 from .constants import COORDINATE_LIMIT, MIN_LENGTH
 from .errors import SolverError
 from .options import DEFAULT_OPTIONS, ReachOptions
+from .soa import cross, dot, sub
 from .two_bone import Vec3, _unit, solve_two_bone
 
 
@@ -77,35 +78,23 @@ def solve_three_bone(
     )
 
 
-def _sub(a, b):
-    return (a[0] - b[0], a[1] - b[1], a[2] - b[2])
-
-
-def _dot(a, b):
-    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
-
-
-def _cross(a, b):
-    return (a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0])
-
-
 def _offset_from_axis(point, root, axis):
     """Part of ``point - root`` perpendicular to the (not necessarily unit) ``axis``."""
-    v = _sub(point, root)
-    k = _dot(v, axis) / _dot(axis, axis)
+    v = sub(point, root)
+    k = dot(v, axis) / dot(axis, axis)
     return (v[0] - k * axis[0], v[1] - k * axis[1], v[2] - k * axis[2])
 
 
 def _roll(root, old_knee, new_knee, new_ankle) -> float:
     """Signed angle about the new root-ankle axis from the old knee's side to the new knee's side
     (the old axis plays no part: it may be undefined, with the old ankle on the root)."""
-    new_axis = _sub(new_ankle, root)
-    if _dot(new_axis, new_axis) == 0.0:
+    new_axis = sub(new_ankle, root)
+    if dot(new_axis, new_axis) == 0.0:
         return 0.0
     before = _offset_from_axis(old_knee, root, new_axis)
     after = _offset_from_axis(new_knee, root, new_axis)
-    sin_part = _dot(_cross(before, after), new_axis) / math.sqrt(_dot(new_axis, new_axis))
-    return math.atan2(sin_part, _dot(before, after))
+    sin_part = dot(cross(before, after), new_axis) / math.sqrt(dot(new_axis, new_axis))
+    return math.atan2(sin_part, dot(before, after))
 
 
 def _end_angle(root, knee, ankle, tip) -> float:
@@ -114,7 +103,7 @@ def _end_angle(root, knee, ankle, tip) -> float:
     The full angle, not its part in the knee's plane: the end bone leaves that plane in the simple
     way, and a straight leg's bend axis is only rounding noise.
     """
-    lower, end = _sub(ankle, knee), _sub(tip, ankle)
-    turn = _cross(lower, end)
-    angle = math.atan2(math.sqrt(_dot(turn, turn)), _dot(lower, end))
-    return -angle if _dot(turn, _cross(_sub(knee, root), lower)) < 0.0 else angle
+    lower, end = sub(ankle, knee), sub(tip, ankle)
+    turn = cross(lower, end)
+    angle = math.atan2(math.sqrt(dot(turn, turn)), dot(lower, end))
+    return -angle if dot(turn, cross(sub(knee, root), lower)) < 0.0 else angle
