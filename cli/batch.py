@@ -20,7 +20,7 @@ from . import arguments, console, files, merge, parallel
 from .commands import Options
 from .one_file import process_file
 from .report import entry as new_entry
-from .report import not_done, version, write_json
+from .report import not_done, version
 from .stop import Stop
 
 
@@ -95,7 +95,7 @@ class _Batch:
         console.print_summary(listed, time.perf_counter() - self.began, self.stop.name if self.stop else None)
         if self.args.json:
             try:
-                write_json(self.args.json, self.report(status))
+                merge.write(self.args.json, self.report(status))
             except OSError as error:
                 print(f"The report could not be written to '{self.args.json}': {error}", file=sys.stderr, flush=True)
                 return status or 1
@@ -162,4 +162,4 @@ class _Batch:
 
     def _write_progress(self) -> None:
         with contextlib.suppress(OSError):  # progress only: the last write says if the path is unusable
-            write_json(self.args.json, self.report(None))
+            merge.write(self.args.json, self.report(None))

@@ -1,9 +1,8 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""The JSON report: one entry per file (``status`` ok, failed or stopped), written whole and renamed
-into place."""
+"""The JSON report: one entry per file (``status`` ok, failed or stopped); :func:`.merge.write` writes it
+whole and renames it into place."""
 
 import json
-import os
 import tomllib
 from pathlib import Path
 
@@ -33,16 +32,6 @@ def read_json(path: str) -> dict | None:
             return json.load(file)
     except (OSError, ValueError):
         return None
-
-
-def write_json(path: str, report: dict) -> None:
-    path = os.path.abspath(path)
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    temporary = f"{path}.{os.getpid()}.tmp"
-    with open(temporary, "w", encoding="utf-8") as file:
-        json.dump(report, file, indent=2)
-        file.write("\n")
-    os.replace(temporary, path)
 
 
 def version() -> str:
