@@ -196,6 +196,18 @@ def pose_snapshot(obj: bpy.types.Object) -> np.ndarray:
     return np.array([np.array(pb.matrix) for pb in rig.pose.bones])
 
 
+def set_rotation(pose_bone, quaternion) -> None:
+    """Turn ``pose_bone`` to ``quaternion`` in its own rotation mode."""
+    mode = pose_bone.rotation_mode
+    if mode == "QUATERNION":
+        pose_bone.rotation_quaternion = quaternion
+    elif mode == "AXIS_ANGLE":
+        axis, angle = quaternion.to_axis_angle()
+        pose_bone.rotation_axis_angle = (angle, *axis)
+    else:
+        pose_bone.rotation_euler = quaternion.to_euler(mode)
+
+
 def enter_pose_mode(obj: bpy.types.Object) -> None:
     bpy.context.view_layer.objects.active = obj
     if bpy.context.mode != "POSE":

@@ -52,14 +52,7 @@ def test_unkeyed_bones_do_not_drift():
     for name, mode, turn in animator_pose:
         bone = rig.pose.bones[name]
         bone.rotation_mode = mode
-        quaternion = Euler(turn).to_quaternion()
-        if mode == "QUATERNION":
-            bone.rotation_quaternion = quaternion
-        elif mode == "AXIS_ANGLE":
-            axis, angle = quaternion.to_axis_angle()
-            bone.rotation_axis_angle = (angle, *axis)
-        else:
-            bone.rotation_euler = quaternion.to_euler(mode)
+        rigs.set_rotation(bone, Euler(turn).to_quaternion())
     animator = rigs.channels(rig)
     start = rigs.pose_snapshot(rig)
     scene = bpy.context.scene

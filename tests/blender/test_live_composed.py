@@ -42,14 +42,7 @@ def _rig():
     ):
         bone = rig.pose.bones[name]
         bone.rotation_mode = mode
-        quaternion = Euler(turn).to_quaternion()
-        if mode == "QUATERNION":
-            bone.rotation_quaternion = quaternion
-        elif mode == "AXIS_ANGLE":
-            axis, angle = quaternion.to_axis_angle()
-            bone.rotation_axis_angle = (angle, *axis)
-        else:
-            bone.rotation_euler = quaternion.to_euler(mode)
+        rigs.set_rotation(bone, Euler(turn).to_quaternion())
     thigh = rig.pose.bones["thigh.R"]
     for frame, x in ((1, -0.2), (8, 0.25)):
         thigh.rotation_euler.x = x

@@ -84,19 +84,9 @@ def build(lik, folder, s) -> bpy.types.Object:
     for name, scale, turn in zip(("thigh.L", "shin.L", "foot.L"), s["own"], s["pose"]):
         bone = rig.pose.bones[name]
         bone.scale = scale
-        _set_rotation(bone, Euler(turn).to_quaternion())
+        rigs.set_rotation(bone, Euler(turn).to_quaternion())
     bpy.context.view_layer.update()
     return rig
-
-
-def _set_rotation(pose_bone, quaternion) -> None:
-    if pose_bone.rotation_mode == "QUATERNION":
-        pose_bone.rotation_quaternion = quaternion
-    elif pose_bone.rotation_mode == "AXIS_ANGLE":
-        axis, angle = quaternion.to_axis_angle()
-        pose_bone.rotation_axis_angle = (angle, *axis)
-    else:
-        pose_bone.rotation_euler = quaternion.to_euler(pose_bone.rotation_mode)
 
 
 def place_target(rig, limb, s) -> bpy.types.Object:

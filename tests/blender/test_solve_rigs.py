@@ -126,22 +126,11 @@ def test_leg_rolls_joints_and_rotation_modes(rolls, connected, modes):
     # Start from an animated pose that is not the rest pose, in every bone's own mode.
     for name, turn in (("thigh.L", (0.3, 0.1, -0.2)), ("shin.L", (-0.2, 0.05, 0.1)), ("foot.L", (0.1, 0.2, 0.0))):
         bone = rig.pose.bones[name]
-        _set_rotation(bone, Euler(turn).to_quaternion())
+        rigs.set_rotation(bone, Euler(turn).to_quaternion())
     bpy.ops.limb_ik.detect_limbs()
     solve_to_targets(rig, {"leg.L": (0.03, -0.1, 0.15)})
     for name, mode in zip(("thigh.L", "shin.L", "foot.L"), modes):
         assert rig.pose.bones[name].rotation_mode == mode
-
-
-def _set_rotation(pose_bone, quaternion) -> None:
-    mode = pose_bone.rotation_mode
-    if mode == "QUATERNION":
-        pose_bone.rotation_quaternion = quaternion
-    elif mode == "AXIS_ANGLE":
-        axis, angle = quaternion.to_axis_angle()
-        pose_bone.rotation_axis_angle = (angle, *axis)
-    else:
-        pose_bone.rotation_euler = quaternion.to_euler(mode)
 
 
 def test_armature_translated_rotated_and_scaled_non_uniformly():
@@ -249,7 +238,7 @@ def test_influence_blends_from_the_animated_pose():
     assert rigs.goal_error(rig, limb) <= REACHED
 
     for n in names:  # back to the animated pose
-        _set_rotation(rig.pose.bones[n], animated[n])
+        rigs.set_rotation(rig.pose.bones[n], animated[n])
     limb.influence = 0.5
     assert bpy.ops.limb_ik.solve() == {"FINISHED"}
     for n in names:
