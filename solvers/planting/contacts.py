@@ -126,9 +126,9 @@ def lock_offsets(sole_xy, stance, release_frames: float, most: float = np.inf) -
 def sliding(contacts: Contacts, contact_height: float, fps: float) -> np.ndarray:
     """(F, n) frames where a foot slides along the floor without standing: while it is down and never
     stands (an in-place cycle, a landing that slides through), or when it is within half the contact
-    height of its level (and, before a contact's first stance or after its last, its ball is). Such a
-    foot must still follow the ground; one higher in the contact band, around a stance, is landing or
-    lifting, as is one whose toe is still low while the ball leaves."""
+    height of its level. Such a foot must still follow the ground; one higher in the contact band is
+    landing or lifting, and so is one before a contact's first stance or after its last that is down
+    there no longer than :data:`LIFT_TIME`, or whose ball is up (its toe still low as the ball leaves)."""
     standing = contacts.stance.any(axis=2)
     low = contacts.clearance.min(axis=2) <= 0.5 * contact_height
     ball_low = contacts.clearance[..., BALL] <= 0.5 * contact_height
@@ -139,11 +139,11 @@ def sliding(contacts: Contacts, contact_height: float, fps: float) -> np.ndarray
             if not len(stands):
                 slide[first : last + 1, n] = True
                 continue
-            # before its first stance and after its last, a foot whose ball is up is landing or lifting
-            # (its toe still low at toe-off), whatever its lowest point, and so is one down that briefly
             for span in (slice(first, first + stands[0]), slice(first + stands[-1] + 1, last + 1)):
-                brief = span.stop - span.start <= LIFT_TIME * fps
-                slide[span, n] &= False if brief else ball_low[span, n]
+                if span.stop - span.start <= LIFT_TIME * fps:
+                    slide[span, n] = False
+                else:
+                    slide[span, n] &= ball_low[span, n]
     return slide
 
 
