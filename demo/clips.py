@@ -2,13 +2,13 @@
 """Real motion to plant: motion capture and keyed animals that nobody on this project made.
 
 The demo's walk is bundled in ``demo/clips/`` with its licence; the others are read from the
-shared folder beside the repository (``../shared/mocap``, or ``$LIMB_IK_SHARED/mocap``), which
-tests and benchmarks may use. Each clip names its legs as (thigh, shin, foot, toe or None), the
-bones the planting figures are measured on: written here by hand, not found by the detection
-being tested.
+shared folder (:func:`_shared`), which tests and benchmarks may use. Each clip names its legs as
+(thigh, shin, foot, toe or None), the bones the planting figures are measured on: written here by
+hand, not found by the detection being tested.
 """
 
 import os
+import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -17,7 +17,27 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
 BUNDLED = ROOT / "demo" / "clips"
-SHARED = Path(os.environ.get("LIMB_IK_SHARED", ROOT.parent / "shared"))
+
+
+def _shared() -> Path:
+    """The shared folder: ``$LIMB_IK_SHARED``, else beside the repository, else beside the working copy this
+    one was cloned from (a fresh clone made elsewhere, as CI makes one)."""
+    if "LIMB_IK_SHARED" in os.environ:
+        return Path(os.environ["LIMB_IK_SHARED"])
+    beside = ROOT.parent / "shared"
+    if beside.is_dir():
+        return beside
+    try:
+        origin = subprocess.run(
+            ["git", "-C", str(ROOT), "config", "--get", "remote.origin.url"], capture_output=True, text=True
+        ).stdout.strip()
+    except OSError:  # no git
+        return beside
+    cloned_from = Path(origin).parent / "shared" if origin and Path(origin).is_dir() else None
+    return cloned_from if cloned_from is not None and cloned_from.is_dir() else beside
+
+
+SHARED = _shared()
 
 
 def _pair(pattern: str, sides=("left", "right"), letters="LR") -> dict:
