@@ -499,7 +499,8 @@ def test_usage_lines_name_the_command_typed(extension, capsys):
     assert capsys.readouterr().err.startswith("usage: my-batch bake ")
     done = launch("bake", "a.blend")
     assert done.returncode == 2
-    assert done.stderr.startswith(f"usage: {Path(sys.executable).name} {LAUNCHER} bake "), done.stderr
+    # argparse breaks the usage line after the command where the path is long (a clone in a temporary folder)
+    assert re.match(rf"usage: {re.escape(f'{Path(sys.executable).name} {LAUNCHER}')} bake\s", done.stderr), done.stderr
     run = importlib.import_module("run")  # tools/run.py
     version = "{}.{}".format(*bpy.app.version[:2])
     if Path(sys.executable) != run.cache_dir() / f"venv-blender-{version}" / "bin" / "python":
@@ -508,4 +509,5 @@ def test_usage_lines_name_the_command_typed(extension, capsys):
         [sys.executable, ROOT / "tools" / "run.py", "cli", "bake", "a.blend"], capture_output=True, text=True
     )
     assert done.returncode == 2
-    assert done.stderr.startswith(f"usage: {Path(sys.executable).name} {ROOT / 'tools' / 'run.py'} cli bake ")
+    typed = f"{Path(sys.executable).name} {ROOT / 'tools' / 'run.py'} cli"
+    assert re.match(rf"usage: {re.escape(typed)} bake\s", done.stderr), done.stderr
