@@ -232,7 +232,8 @@ class LIMB_IK_PG_rig(bpy.types.PropertyGroup):
     smoothing_time: FloatProperty(
         name="Smoothing",
         description="Time over which the body's rise and fall with the ground, and a lowering of the hips, "
-        "are smoothed (centred, so without lag)",
+        "are smoothed while a foot is on the ground (centred, so without lag); in a run's or a jump's "
+        "flight the body moves freely to where it lands",
         default=0.15,
         min=0.0,
         soft_max=1.0,

@@ -38,6 +38,8 @@ CastDown = Callable[[np.ndarray], tuple[np.ndarray, np.ndarray, np.ndarray]]
 CARRIES = 0.5
 #: Most a foot lock moves a foot, as a fraction of its leg's length: a capture's slide, not a walk.
 LOCK_REACH = 0.06
+#: Seconds with no foot on the ground that make a flight (a run's, a jump's); shorter gaps are noise.
+FLIGHT_TIME = 0.05
 #: Metres a held foot's ground may change between two frames without moving: noise, not an edge.
 STEADY = 0.002
 #: Directions around the pelvis where the ground under the body is sampled.
@@ -103,6 +105,7 @@ def plant(legs: Legs, cast_down: CastDown, settings: PlantSettings) -> Planted:
     frames, count = legs.ball.shape[:2]
     fps, floor = settings.fps, settings.floor
     sigma = settings.smoothing * fps
+    flight = math.ceil(FLIGHT_TIME * fps)
     sole = np.stack([heel_points(legs.foot, legs.ball), legs.ball, legs.tip], axis=2)  # (F, n, P, 3)
     contacts = find_contacts(sole, fps, settings.contact_height, settings.contact_speed)
     shift = np.zeros((frames, count, 3))
@@ -177,7 +180,7 @@ def plant(legs: Legs, cast_down: CastDown, settings: PlantSettings) -> Planted:
     carries = held & (legs.hip[..., 2] - legs.foot[..., 2, 3] >= CARRIES * animated)
     heights = np.stack(
         [
-            body_height(ceiling[:, girdle == g], carries[:, girdle == g], held.any(axis=1), carrier, sigma)
+            body_height(ceiling[:, girdle == g], carries[:, girdle == g], held.any(axis=1), carrier, sigma, flight)
             for g in np.unique(girdle)
         ],
         axis=1,

@@ -4,7 +4,7 @@ following the ground that carries it, and lower still where a foot would be out 
 
 import numpy as np
 
-from .timeline import envelope, fill_gaps, smooth, smooth_above
+from .timeline import envelope, fill_gaps, intervals, smooth, smooth_above
 
 #: Weight of the ground under the pelvis against the feet's footing (a foot down weighs 1):
 #: it only counts when no foot is down, as in the flight of a run or a jump.
@@ -32,20 +32,51 @@ def highest(hips, ankles, extension) -> np.ndarray:
     return offset[..., 2] + np.sqrt(np.maximum(np.asarray(extension) ** 2 - across, 0.0))
 
 
-def body_height(ceiling, carries, grounded, carrier, sigma: float) -> np.ndarray:
+def body_height(ceiling, carries, grounded, carrier, sigma: float, flight: int) -> np.ndarray:
     """(F,) how far the body moves up: to the lowest ``ceiling`` (F, n) of the legs that carry it
     (``carries`` (F, n)), so that leg keeps its animated extension; with feet on the ground but
-    none carrying (``grounded`` (F,): lying, sitting), with ``carrier`` (F,), the ground under it;
-    in the air from its height at take-off to its height at landing, over the arc the animation
-    gives it. The heights are smoothed over ``sigma`` frames, centred, and wherever that rises
-    above them, the curve dips to meet them, easing in and out: it follows a slope without lag and
-    sinks early for a lower foot."""
+    none carrying (``grounded`` (F,): lying, sitting), with ``carrier`` (F,), the ground under it.
+    Between flights (no foot on the ground for ``flight`` frames or more) the heights are smoothed
+    over ``sigma`` frames, centred, and wherever that rises above them, the curve dips to meet them,
+    easing in and out: it follows a slope without lag and sinks early for a lower foot. In a flight
+    the body is free: it moves from where it leaves the ground to where it lands on a curve that
+    keeps its speed at both ends, so each stance keeps the legs' animated bend (a run up a slope
+    rises in the air, not by landing on a bent knee)."""
     carried = np.asarray(carries, bool).any(axis=1)
     target = np.where(carried, np.where(carries, ceiling, np.inf).min(axis=1), carrier)
     known = carried | np.asarray(grounded, bool)
     if not known.any():
         return np.asarray(carrier, dtype=np.float64).copy()
-    return -smooth_above(-fill_gaps(target, known), sigma)
+    target = fill_gaps(target, known)
+    frames = len(target)
+    flights = [
+        (first, last)
+        for first, last in intervals(~known)
+        if first >= 2 and last <= frames - 3 and last - first + 1 >= max(flight, 1)
+    ]
+    height = np.empty(frames)
+    start = 0
+    for first, last in [*flights, (frames, frames)]:
+        height[start:first] = -smooth_above(-target[start:first], sigma)
+        start = last + 1
+    for first, last in flights:
+        height[first : last + 1] = _hermite(height[first - 2 : first], height[last + 1 : last + 3], last - first + 1)
+    return height
+
+
+def _hermite(before, after, count: int) -> np.ndarray:
+    """(count,) values between the last two frames ``before`` and the first two ``after``, on the
+    cubic that meets both ends with their speeds."""
+    steps = count + 1
+    s = np.arange(1, steps) / steps
+    start, end = before[1], after[0]
+    start_speed, end_speed = (before[1] - before[0]) * steps, (after[1] - after[0]) * steps
+    return (
+        (2 * s**3 - 3 * s**2 + 1) * start
+        + (s**3 - 2 * s**2 + s) * start_speed
+        + (-2 * s**3 + 3 * s**2) * end
+        + (s**3 - s**2) * end_speed
+    )
 
 
 def body_motion(heights, hips, girdle) -> np.ndarray:

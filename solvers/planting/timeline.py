@@ -3,6 +3,9 @@
 
 import numpy as np
 
+#: Frames: a Gaussian narrower than this gives its neighbours no weight in float64 (exp(-0.5 / 0.02²) is 0).
+NARROWEST = 0.02
+
 
 def smoothstep(x) -> np.ndarray:
     """0 below 0, 1 above 1, and a smooth S in between."""
@@ -34,7 +37,7 @@ def smooth(values, sigma: float) -> np.ndarray:
     """Centred Gaussian smoothing along the first axis (no lag); ``sigma`` in frames. Beyond the edges
     the values hold, so nothing is read into the last frames (a jump there stays put)."""
     values = np.asarray(values, dtype=np.float64)
-    if sigma <= 0.0 or len(values) < 2:
+    if sigma < NARROWEST or len(values) < 2:
         return values.copy()
     radius = int(np.ceil(3.0 * sigma))
     kernel = np.exp(-0.5 * (np.arange(-radius, radius + 1) / sigma) ** 2)
