@@ -2,7 +2,6 @@
 """Blender for the tests: user data in a temporary folder, this tree enabled as an installed
 extension, and a fresh default scene for every test."""
 
-import gc
 import sys
 from pathlib import Path
 
@@ -42,11 +41,6 @@ def fresh_scene():
     """Every test starts from Blender's default scene, in object mode, at frame 1."""
     bpy.ops.wm.read_homefile(app_template="")
     yield bpy.context.scene
-    # Free the test's Python garbage now, while the Blender data it wraps still exists. Left to a
-    # collection after the next file load, it crashed the 4.2 wheel once in CI (a segfault inside the
-    # collector); not reproduced here, so this closes the window rather than a known cause.
-    gc.collect()
-    gc.freeze()  # what lives on is not examined again: each collection costs only one test's objects
 
 
 _exit_status = 0

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import bpy
 import numpy as np
+import pytest
 from mathutils import Euler, Matrix, Quaternion, Vector
 
 
@@ -135,6 +136,14 @@ def bvh_rig(folder: Path, frames: int = 10) -> bpy.types.Object:
     path.write_text(BVH.format(legs=legs, frames=frames, motion="\n".join(lines)))
     bpy.ops.import_anim.bvh(filepath=str(path), global_scale=0.01, rotate_mode="NATIVE", update_scene_duration=True)
     return bpy.context.object
+
+
+#: Marks a test that uses :func:`gltf_rig`: not run on 4.2, whose wheel crashes at random when window.scene is
+#: set (inside BKE_lib_override_id_tag_on_deg_tag_from_user), as the glTF exporter and importer do. The crash
+#: can surface later, in an unrelated place (CI once saw it in the garbage collector during an export).
+needs_gltf = pytest.mark.skipif(
+    bpy.app.version < (4, 3, 0), reason="the 4.2 bpy wheel crashes at random in the glTF exporter and importer"
+)
 
 
 def gltf_rig(folder: Path) -> bpy.types.Object:

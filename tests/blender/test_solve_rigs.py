@@ -93,11 +93,7 @@ def test_bvh_euler_rig_knees_bend_forward(tmp_path):
         assert knee_forward(rig, limb, forward) > 0.1, limb.name
 
 
-@pytest.mark.skipif(
-    bpy.app.version < (4, 3, 0),
-    reason="the 4.2 bpy wheel crashes at random when window.scene is set (inside "
-    "BKE_lib_override_id_tag_on_deg_tag_from_user), and the glTF exporter and importer set it",
-)
+@rigs.needs_gltf
 def test_gltf_import_under_a_rotated_empty(tmp_path):
     rig = rigs.gltf_rig(tmp_path)
     # The importer leaves pose scales like (1, 1, 1.000015) on the bones: a real, slightly sheared input.
