@@ -52,25 +52,29 @@ def body_height(ceiling, carries, grounded, carrier, sigma: float, flight: int) 
     flights = [
         (first, last)
         for first, last in intervals(~known)
-        if first >= 2 and last <= frames - 3 and last - first + 1 >= max(flight, 1)
+        if first >= 1 and last <= frames - 2 and last - first + 1 >= max(flight, 1)
     ]
     height = np.empty(frames)
+    free = np.zeros(frames, bool)
     start = 0
     for first, last in [*flights, (frames, frames)]:
         height[start:first] = -smooth_above(-target[start:first], sigma)
+        free[first : last + 1] = True
         start = last + 1
     for first, last in flights:
-        height[first : last + 1] = _hermite(height[first - 2 : first], height[last + 1 : last + 3], last - first + 1)
+        # Speeds (per frame) where the body leaves and lands; none where that stance is a frame long.
+        leaves = 0.0 if first < 2 or free[first - 2] else height[first - 1] - height[first - 2]
+        lands = 0.0 if last > frames - 3 or free[last + 2] else height[last + 2] - height[last + 1]
+        height[first : last + 1] = _hermite(height[first - 1], leaves, height[last + 1], lands, last - first + 1)
     return height
 
 
-def _hermite(before, after, count: int) -> np.ndarray:
-    """(count,) values between the last two frames ``before`` and the first two ``after``, on the
-    cubic that meets both ends with their speeds."""
+def _hermite(start, start_speed, end, end_speed, count: int) -> np.ndarray:
+    """(count,) values of the cubic from ``start`` to ``end`` over ``count + 1`` frames, leaving and
+    arriving with the given speeds (per frame), at the frames in between."""
     steps = count + 1
     s = np.arange(1, steps) / steps
-    start, end = before[1], after[0]
-    start_speed, end_speed = (before[1] - before[0]) * steps, (after[1] - after[0]) * steps
+    start_speed, end_speed = start_speed * steps, end_speed * steps
     return (
         (2 * s**3 - 3 * s**2 + 1) * start
         + (s**3 - 2 * s**2 + s) * start_speed

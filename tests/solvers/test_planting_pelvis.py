@@ -14,7 +14,7 @@ FLIGHT = 3
 
 @st.composite
 def runs(draw):
-    """A run's support: stances of 3-12 frames, each carried at its own height, between flights of
+    """A run's support: stances of 1-12 frames, each carried at its own height, between flights of
     FLIGHT-10 frames. Returns the (F, 1) ceilings and carries, and the stances as (first, last, level)."""
     stances = []
     frame, ceilings, carried = 0, [], []
@@ -24,7 +24,7 @@ def runs(draw):
             ceilings += [0.0] * gap
             carried += [False] * gap
             frame += gap
-        length, level = draw(st.integers(3, 12)), draw(st.floats(-0.5, 0.5))
+        length, level = draw(st.integers(1, 12)), draw(st.floats(-0.5, 0.5))
         stances.append((frame, frame + length - 1, level))
         ceilings += [level] * length
         carried += [True] * length
