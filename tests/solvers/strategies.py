@@ -12,11 +12,16 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
+from hypothesis import settings
 from hypothesis import strategies as st
 
 from solvers.options import Reach, ReachOptions
 
 Vec3 = tuple[float, float, float]
+#: For properties whose every example holds several limbs: half the usual examples cover more rows than the others do.
+MANY_ROWS = settings(max_examples=max(settings().max_examples // 2, 10))
+#: The reach options of the solvers, by keyword.
+OPTION_NAMES = ("mode", "softness", "max_stretch", "stretch_start", "min_bend", "max_bend")
 
 # ---------------------------------------------------------------------------------------------
 # Plain float64 vector helpers (deliberately independent of solvers/)

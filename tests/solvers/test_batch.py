@@ -5,9 +5,9 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
-from strategies import Limb, add, cases, dist, finite, mul, reach_options, unit_vectors
+from strategies import MANY_ROWS, OPTION_NAMES, Limb, add, cases, dist, finite, mul, reach_options, unit_vectors
 
 from solvers import (
     Reach,
@@ -21,9 +21,6 @@ from solvers import (
 from solvers.batch import BLOCK
 
 REL = 1e-9
-#: Each example holds several limbs: half the usual examples cover more rows than the others do.
-MANY_ROWS = settings(max_examples=max(settings().max_examples // 2, 10))
-OPTION_NAMES = ("mode", "softness", "max_stretch", "stretch_start", "min_bend", "max_bend")
 
 
 def option_arrays(options: list[ReachOptions]) -> dict:

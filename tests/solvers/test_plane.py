@@ -7,9 +7,11 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 import pytest
-from hypothesis import assume, given, settings
+from hypothesis import assume, given
 from hypothesis import strategies as st
 from strategies import (
+    MANY_ROWS,
+    OPTION_NAMES,
     Limb,
     add,
     cross,
@@ -47,8 +49,6 @@ from solvers.chains import ChainBatch, solve_chains
 from solvers.plane import project, root_angles
 
 REL = 1e-9
-MANY_ROWS = settings(max_examples=max(settings().max_examples // 2, 10))
-OPTION_NAMES = ("mode", "softness", "max_stretch", "stretch_start", "min_bend", "max_bend")
 #: Where a goal lies: the kinds of :func:`strategies.targets` turned into the plane, and on the normal through the root.
 KINDS = ("reachable", "reachable", "edge", "far", "near", "root", "tiny", "normal line")
 
