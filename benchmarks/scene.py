@@ -81,12 +81,7 @@ def build(legs: int, setup: str, lik=None, frames: tuple[int, int] = FRAMES) -> 
 
 
 def _armature(characters: int) -> tuple[bpy.types.Object, list[tuple[str, str, str]]]:
-    armature = bpy.data.armatures.new("Crowd")
-    obj = bpy.data.objects.new("Crowd", armature)
-    bpy.context.scene.collection.objects.link(obj)
-    bpy.context.view_layer.objects.active = obj
-    bpy.ops.object.mode_set(mode="EDIT")
-    bones = armature.edit_bones
+    obj, bones = rigs.edit_armature("Crowd")
     chains = []
     for c in range(characters):
         x0 = c * SPACING

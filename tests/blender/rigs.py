@@ -32,6 +32,16 @@ def quadruped_metarig() -> bpy.types.Object:
     return bpy.context.object
 
 
+def edit_armature(name: str):
+    """A new armature object ``name`` in the scene, active and in Edit Mode; returns it and its edit bones."""
+    armature = bpy.data.armatures.new(name)
+    obj = bpy.data.objects.new(name, armature)
+    bpy.context.scene.collection.objects.link(obj)
+    bpy.context.view_layer.objects.active = obj
+    bpy.ops.object.mode_set(mode="EDIT")
+    return obj, armature.edit_bones
+
+
 def leg_armature(
     name: str = "Leg",
     rolls=(0.0, 0.0, 0.0),
@@ -44,12 +54,7 @@ def leg_armature(
 
     ``rolls`` (radians) for thigh, shin, foot; unconnected shins start 2 cm off the thigh's tail.
     """
-    armature = bpy.data.armatures.new(name)
-    obj = bpy.data.objects.new(name, armature)
-    bpy.context.scene.collection.objects.link(obj)
-    bpy.context.view_layer.objects.active = obj
-    bpy.ops.object.mode_set(mode="EDIT")
-    bones = armature.edit_bones
+    obj, bones = edit_armature(name)
     hips = bones.new("hips")
     hips.head, hips.tail = (0.0, 0.0, 1.0), (0.0, 0.0, 1.15)
     names, x = (f"thigh.{side}", f"shin.{side}", f"foot.{side}"), 0.1 if side == "L" else -0.1
@@ -235,12 +240,7 @@ def named_armature(chains, name: str = "Named", arms=()) -> bpy.types.Object:
     bone names root first, e.g. ``("thigh_l", "calf_l", "foot_l")``: a leg reaching the floor, or for
     the entries whose positions are in ``arms``, an arm hanging from the shoulders to the hips.
     Leaves it in Pose Mode."""
-    armature = bpy.data.armatures.new(name)
-    obj = bpy.data.objects.new(name, armature)
-    bpy.context.scene.collection.objects.link(obj)
-    bpy.context.view_layer.objects.active = obj
-    bpy.ops.object.mode_set(mode="EDIT")
-    bones = armature.edit_bones
+    obj, bones = edit_armature(name)
     root = bones.new("Root")
     root.head, root.tail = (0.0, 0.0, 1.0), (0.0, 0.0, 1.1)
     for row, names in enumerate(chains):

@@ -141,12 +141,7 @@ def cut_out_rig(animated: str = "in the plane") -> bpy.types.Object:
     its Z axis, Euler XYZ; knees bent forward (+X),
     elbows back. ``animated``: its limbs keyed turning about Y ("in the plane"), one of them also about X
     ("off the plane"), or not at all ("")."""
-    armature = bpy.data.armatures.new("CutOut")
-    obj = bpy.data.objects.new("CutOut", armature)
-    bpy.context.scene.collection.objects.link(obj)
-    bpy.context.view_layer.objects.active = obj
-    bpy.ops.object.mode_set(mode="EDIT")
-    bones = armature.edit_bones
+    obj, bones = rigs.edit_armature("CutOut")
     torso = bones.new("torso")
     torso.head, torso.tail = (0.0, 0.0, 1.0), (0.0, 0.0, 1.5)
     chains = {
