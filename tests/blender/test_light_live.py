@@ -25,22 +25,21 @@ def _human(tmp_path):
     return rig
 
 
-def _bvh(tmp_path):
-    rig = rigs.bvh_rig(tmp_path)
+def _detected(rig, offset, turn):
+    """``rig`` with the limbs Detect Limbs finds, each chasing a target moved by ``offset`` and turned by ``turn``."""
     bpy.context.view_layer.objects.active = rig
     assert bpy.ops.limb_ik.detect_limbs() == {"FINISHED"}
     for limb in rig.limb_ik.limbs:
-        rigs.target_at_tip(rig, limb, (0.03, -0.05, 0.08), (0.1, 0.2, -0.1))
+        rigs.target_at_tip(rig, limb, offset, turn)
     return rig
+
+
+def _bvh(tmp_path):
+    return _detected(rigs.bvh_rig(tmp_path), (0.03, -0.05, 0.08), (0.1, 0.2, -0.1))
 
 
 def _gltf(tmp_path):
-    rig = rigs.gltf_rig(tmp_path)
-    bpy.context.view_layer.objects.active = rig
-    assert bpy.ops.limb_ik.detect_limbs() == {"FINISHED"}
-    for limb in rig.limb_ik.limbs:
-        rigs.target_at_tip(rig, limb, (0.02, -0.04, 0.06), (0.2, -0.1, 0.1))
-    return rig
+    return _detected(rigs.gltf_rig(tmp_path), (0.02, -0.04, 0.06), (0.2, -0.1, 0.1))
 
 
 @pytest.mark.parametrize(
