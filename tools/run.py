@@ -2,34 +2,62 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """Set up and run Limb IK's development tasks with the official ``bpy`` wheel from PyPI.
 
-    python3.11 tools/run.py demo     # the walk planted on a ramp and a step: out/demo.blend, demo.png, filmstrip.jpg
-    python3.11 tools/run.py test     # the whole test suite (--blender 4.5 or 4.2 for the LTSs)
-    python3.11 tools/run.py bench    # benchmarks, with ratios against Blender's own IK measured in the same run
-    python3.11 tools/run.py build    # dist/limb_ik-<version>.zip, built and validated by Blender's extension tool
-    python3.11 tools/run.py cli bake 'shots/*.blend' --output-dir baked   # the batch command line (cli --help)
+    python3 tools/run.py demo     # the walk planted on a ramp and a step: out/demo.blend, demo.png, filmstrip.jpg
+    python3 tools/run.py test     # the whole test suite on Blender 5.2 LTS (--blender 5.3, 5.1, 5.0 or 4.5)
+    python3 tools/run.py bench    # benchmarks, with ratios against Blender's own IK measured in the same run
+    python3 tools/run.py build    # dist/limb_ik-<version>.zip, built and validated by Blender's extension tool
+    python3 tools/run.py cli bake 'shots/*.blend' --output-dir baked   # the batch command line (cli --help)
 
-Each Blender version gets its own virtual environment under ``$LIMB_IK_CACHE`` (default
-``~/.cache/limb_ik``), created on first use and reused while its requirements file is unchanged.
-Arguments after the task go to pytest (test), to the script (demo, bench) or to the command line
-(cli: all of them, ``--help`` included, except ``--blender``).
+Any Python 3 runs this script; each ``bpy`` wheel needs its own Python (3.13 from Blender 5.1 on,
+3.11 before), which is looked for on this machine. Each Blender version gets its own virtual
+environment under ``$LIMB_IK_CACHE`` (default ``~/.cache/limb_ik``), created on first use and reused
+while its requirements file is unchanged. Arguments after the task go to pytest (test), to the
+script (demo, bench) or to the command line (cli: all of them, ``--help`` included, except ``--blender``).
 """
 
 import argparse
+import glob
 import hashlib
 import os
+import shutil
 import subprocess
 import sys
-import venv
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-VERSIONS = ("5.0", "4.5", "4.2")
+#: Every tested Blender version and the Python its bpy wheel is built for; the first is the default
+#: (the current LTS). The README's version table and the manifest's blender_version_min follow it.
+PYTHONS = {"5.2": "3.13", "5.3": "3.13", "5.1": "3.13", "5.0": "3.11", "4.5": "3.11"}
+VERSIONS = tuple(PYTHONS)
 TASKS = ("demo", "test", "bench", "build", "cli")
 
 
 def cache_dir() -> Path:
     base = os.environ.get("LIMB_IK_CACHE") or Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "limb_ik"
     return Path(base)
+
+
+def base_python(version: str) -> list[str] | None:
+    """The command of a Python on this machine of the minor version Blender ``version``'s bpy wheel
+    needs, or None."""
+    minor = PYTHONS[version]
+    names = [sys.executable, shutil.which(f"python{minor}"), shutil.which("python3"), shutil.which("python")]
+    names += sorted(glob.glob(os.path.expanduser(f"~/.pyenv/versions/{minor}*/bin/python{minor}")), reverse=True)
+    names += [f"/usr/bin/python{minor}", f"/usr/local/bin/python{minor}", f"/opt/homebrew/bin/python{minor}"]
+    commands = [[name] for name in names if name] + [["py", f"-{minor}"]]  # py: the Windows launcher
+    for command in commands:
+        try:  # a pyenv shim of a version not selected is on the path but fails when run
+            found = subprocess.run(
+                [*command, "-c", "import sys, venv; print('%d.%d' % sys.version_info[:2])"],
+                capture_output=True,
+                text=True,
+                timeout=60,
+            )
+        except (OSError, subprocess.TimeoutExpired):
+            continue
+        if found.returncode == 0 and found.stdout.strip() == minor:
+            return command
+    return None
 
 
 def environment(version: str) -> Path:
@@ -41,8 +69,14 @@ def environment(version: str) -> Path:
     stamp = home / "requirements.sha256"
     if python.exists() and stamp.exists() and stamp.read_text() == digest:
         return python
-    print(f"Setting up {home} for Blender {version} (the bpy wheel is about 370 MB; once only)", flush=True)
-    venv.EnvBuilder(with_pip=True, clear=python.exists()).create(home)
+    base = base_python(version)
+    if base is None:
+        sys.exit(
+            f"Blender {version}'s bpy wheel needs Python {PYTHONS[version]}, which was not found on this machine: "
+            f"install Python {PYTHONS[version]} (python.org, your package manager or pyenv) and run this again."
+        )
+    print(f"Setting up {home} for Blender {version} with {base[-1]} (the bpy wheel is about 400 MB; once only)", flush=True)
+    subprocess.run([*base, "-m", "venv", "--clear", str(home)], check=True)
     pip = [str(python), "-m", "pip", "install", "--disable-pip-version-check", "--quiet"]
     subprocess.run([*pip, "--requirement", str(requirements)], check=True)
     stamp.write_text(digest)
@@ -99,9 +133,6 @@ def main() -> int:
         args, rest = split_cli_arguments(argv)
     else:
         args, rest = parser.parse_known_args(argv)
-    if sys.version_info[:2] != (3, 11):
-        print(f"The bpy wheels need Python 3.11; this is {sys.version.split()[0]}. Run it with python3.11.")
-        return 2
     python = environment(args.blender)
     if args.task == "build":
         print(build(python))
