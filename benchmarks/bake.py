@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """How long baking leg IK to keys takes: Limb IK's bake against Blender's ``nla.bake``, in one run.
 
-    ~/.cache/limb_ik/venv-blender-5.0/bin/python benchmarks/bake.py [--rounds 3] [--profile]
+    ~/.cache/limb_ik/venv-blender-5.2/bin/python benchmarks/bake.py [--rounds 3] [--profile]
 
 1. For 2, 20 and 100 legs over 250 frames and 20 legs over 2500 (``scene.py``): Limb IK's bake
    (``rig.bake.bake``, what the Bake operator runs) of a rig with one limb per leg, with the way it
@@ -30,6 +30,7 @@ source_extension.isolate_user_resources()  # before the first `import bpy`
 
 import bpy  # noqa: E402, I001
 import numpy as np  # noqa: E402
+from bpy_extras import anim_utils  # noqa: E402
 import report  # noqa: E402
 import rigs  # noqa: E402
 import scene  # noqa: E402
@@ -221,12 +222,7 @@ def long_action(legs: scene.LegScene) -> None:
         bone = rig.pose.bones[name]
         bone.keyframe_insert("rotation_quaternion", frame=1.0, group=name)
     data = rig.animation_data
-    if bpy.app.version >= (4, 4, 0):
-        from bpy_extras import anim_utils
-
-        curves = anim_utils.action_get_channelbag_for_slot(data.action, data.action_slot).fcurves
-    else:
-        curves = data.action.fcurves
+    curves = anim_utils.action_get_channelbag_for_slot(data.action, data.action_slot).fcurves
     for curve in curves:
         wobble = 0.02 * np.sin(frames / 40.0 + curve.array_index)
         values = (1.0 if curve.array_index == 0 else 0.0) + wobble

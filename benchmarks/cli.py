@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """Throughput of the batch command line: files per minute with ``--jobs 1`` and ``--jobs 2``.
 
-    ~/.cache/limb_ik/venv-blender-5.0/bin/python benchmarks/cli.py [--rounds 2] [--jobs 1 2]
+    ~/.cache/limb_ik/venv-blender-5.2/bin/python benchmarks/cli.py [--rounds 2] [--jobs 1 2]
 
 Writes the twenty files of the command-line tests (``tests/blender/batch_files.py``: Rigify
 metarigs, BVH imports, test legs, one file without an armature, one truncated, one broken set-up)

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """What one farm task costs, and what 10,000 files mean for the job templates in ``farm/``.
 
-    ~/.cache/limb_ik/venv-blender-5.0/bin/python benchmarks/farm.py [--rounds 5]
+    ~/.cache/limb_ik/venv-blender-5.2/bin/python benchmarks/farm.py [--rounds 5]
 
 Measured here, with the ``bpy`` launcher standing in for Blender: the start-up of one process
 (Python, ``bpy`` and the extension, nothing done), one farm task (``bake`` of one small file with its

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """What live solving costs per frame, against no IK and against Blender's own IK constraint.
 
-    ~/.cache/limb_ik/venv-blender-5.0/bin/python benchmarks/live.py [--rounds 2] [--profile]
+    ~/.cache/limb_ik/venv-blender-5.2/bin/python benchmarks/live.py [--rounds 2] [--profile]
 
 For 2, 20, 100 and 500 legs (``scene.py``), plays the 250 frames with ``scene.frame_set`` and
 reports milliseconds per frame with no IK (FK), with Limb IK live, and with Blender's IK

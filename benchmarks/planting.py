@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """Foot planting on real motion capture and keyed animals, measured independently.
 
-    ~/.cache/limb_ik/venv-blender-5.0/bin/python benchmarks/planting.py [--only boxing walk]
+    ~/.cache/limb_ik/venv-blender-5.2/bin/python benchmarks/planting.py [--only boxing walk]
 
 Every clip of ``../shared/mocap`` is staged on each ground (``demo/grounds.py``), its legs found
 by Detect Limbs, planted and baked by ``api.plant``, and measured by

@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """Run every benchmark in turn, each in its own Python process so none inherits another's Blender state.
 
-    python3.11 tools/run.py bench             # with the cached Blender 5.0 environment
-    ~/.cache/limb_ik/venv-blender-5.0/bin/python benchmarks/run_all.py [--only live bake]
+    python3 tools/run.py bench                # with the cached Blender 5.2 LTS environment
+    ~/.cache/limb_ik/venv-blender-5.2/bin/python benchmarks/run_all.py [--only live bake]
 
 Prints each benchmark's markdown tables as they come and exits non-zero if any benchmark fails
 (a goal that is missed is a result, not a failure). Several minutes on two cores (the live benchmark,

@@ -2,7 +2,7 @@
 """How fast the solver maths is, on one core: scalar solves in µs, batch solves in solves per second, and
 the two chain kernels (numpy batch, Python scalar) per character frame.
 
-    ~/.cache/limb_ik/venv-blender-5.0/bin/python benchmarks/solvers.py [--quick]
+    ~/.cache/limb_ik/venv-blender-5.2/bin/python benchmarks/solvers.py [--quick]
 
 Needs only numpy (no Blender). Every figure is the best and the median of several timed runs;
 inputs are random but realistic limbs (rotated, rolled, some with unconnected joints), the

@@ -2,7 +2,7 @@
 """The demo: a real walk (motion capture, bundled), animated on flat ground, planted on a 15° ramp
 and a 20 cm step, and baked.
 
-    python3.11 tools/run.py demo            # writes out/demo.blend, out/demo.png and out/filmstrip.jpg
+    python3 tools/run.py demo            # writes out/demo.blend, out/demo.png and out/filmstrip.jpg
 
 Everything comes with Blender or this repository: the DeepMimic walk in ``demo/clips/`` (with its
 licence), the course of ``demo/grounds.py``. Limb IK finds the legs, plants them on the course

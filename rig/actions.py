@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Keyframes in bulk, on every supported Blender: legacy actions (4.2, 4.3) and slotted actions (4.4+).
+"""Keyframes in bulk, in slotted actions (every supported Blender, 4.5 on).
 
-Blender 4.4 moved an action's F-curves into a channelbag per slot (5.0 removed
-``Action.fcurves``); all F-curve access goes through :func:`fcurves`. Keys are written as whole
+An action's F-curves live in a channelbag per slot (5.0 removed ``Action.fcurves``); all F-curve
+access goes through :func:`fcurves`. Keys are written as whole
 arrays, and an :class:`ActionEdit` remembers every F-curve it touches so a failure puts the
 action back exactly as it was.
 """
@@ -12,13 +12,10 @@ from dataclasses import dataclass, field
 
 import bpy
 import numpy as np
+from bpy_extras import anim_utils
 
 from . import splice
 from .errors import LimbError
-
-SLOTTED = bpy.app.version >= (4, 4, 0)
-if SLOTTED:
-    from bpy_extras import anim_utils
 
 #: Every stored attribute of a keyframe, with its width; together they restore a key bit for bit.
 KEY_FIELDS = (
@@ -74,25 +71,23 @@ def write_keys(fcurve: bpy.types.FCurve, keys: dict[str, np.ndarray]) -> None:
 
 
 def ensure_action(obj: bpy.types.Object) -> tuple[bpy.types.Action, bool]:
-    """The action ``obj`` plays (with a slot on 4.4+), created if it has none; and whether it was created."""
+    """The action ``obj`` plays, and its slot, created if it has none; and whether the action was created."""
     data = obj.animation_data or obj.animation_data_create()
     created = data.action is None
     if created:
         data.action = bpy.data.actions.new(f"{obj.name}Action")
-    if SLOTTED and data.action_slot is None:
+    if data.action_slot is None:
         suitable = list(data.action_suitable_slots)
         data.action_slot = suitable[0] if suitable else data.action.slots.new(id_type="OBJECT", name=obj.name)
     return data.action, created
 
 
 def fcurves(obj: bpy.types.Object, create: bool = False):
-    """The F-curve collection of ``obj``'s action (its slot's channelbag on 4.4+); None if there is
-    none, unless ``create`` (which needs an action: see :func:`ensure_action`)."""
+    """The F-curve collection of ``obj``'s action (its slot's channelbag); None if there is none,
+    unless ``create`` (which needs an action: see :func:`ensure_action`)."""
     data = obj.animation_data
     if data is None or data.action is None:
         return None
-    if not SLOTTED:
-        return data.action.fcurves
     if data.action_slot is None:
         return None
     if create:
@@ -103,10 +98,8 @@ def fcurves(obj: bpy.types.Object, create: bool = False):
 
 def _new_fcurve(obj: bpy.types.Object, curves, path: str, index: int, group: str, groups=None) -> bpy.types.FCurve:
     """A new F-curve in ``curves`` (from :func:`fcurves`), in the channel group ``group``; ``groups``: a dict
-    of the channelbag's groups by name, to reuse over many calls (4.4 on)."""
-    if not SLOTTED:
-        return curves.new(path, index=index, action_group=group)
-    curve = curves.new(path, index=index)  # 4.4 and 4.5 take no group here
+    of the channelbag's groups by name, to reuse over many calls."""
+    curve = curves.new(path, index=index)  # 4.5 takes no group here
     if groups is None:
         groups = {}
     if group not in groups:
@@ -118,7 +111,7 @@ def _new_fcurve(obj: bpy.types.Object, curves, path: str, index: int, group: str
 
 def _ensure_channelbag(action: bpy.types.Action, slot) -> "bpy.types.ActionChannelbag":
     """The channelbag of ``slot`` in the action's first layer and strip, all created as needed
-    (what ``anim_utils.action_ensure_channelbag_for_slot`` does from 5.0 on; 4.4 and 4.5 lack it)."""
+    (what ``anim_utils.action_ensure_channelbag_for_slot`` does from 5.0 on; 4.5 lacks it)."""
     layer = action.layers[0] if action.layers else action.layers.new("Layer")
     strip = layer.strips[0] if layer.strips else layer.strips.new(type="KEYFRAME")
     return strip.channelbag(slot, ensure=True)
@@ -164,12 +157,12 @@ class ActionEdit:
     #: for none), or (first index, keys there now, keys there before) for a range spliced in place
     _undo: list = field(default_factory=list)
     _curves: dict | None = None  #: (data path, index) -> F-curve, once looked up
-    _collection: object = None  #: the F-curves of the action (the slot's channelbag's from 4.4)
-    _groups: dict = field(default_factory=dict)  #: channel groups by name, once looked up (4.4 on)
+    _collection: object = None  #: the F-curves of the action (the slot's channelbag's)
+    _groups: dict = field(default_factory=dict)  #: channel groups by name, once looked up
 
     def __post_init__(self):
         data = self.obj.animation_data
-        self._previous_slot = data.action_slot if SLOTTED and data is not None else None
+        self._previous_slot = data.action_slot if data is not None else None
         _, self._created_action = ensure_action(self.obj)
 
     def fcurve(self, path: str, index: int, group: str) -> bpy.types.FCurve:
@@ -259,5 +252,5 @@ class ActionEdit:
             action = data.action
             data.action = None
             bpy.data.actions.remove(action)
-        elif SLOTTED and data is not None:
+        elif data is not None:
             data.action_slot = self._previous_slot

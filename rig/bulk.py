@@ -165,11 +165,7 @@ def _check(thing: _Thing) -> None:
         if data.use_nla and len(data.nla_tracks):
             raise NotBulk(f"{name} has NLA tracks")
         action = data.action
-        if (
-            actions.SLOTTED
-            and action is not None
-            and (len(action.layers) > 1 or any(len(la.strips) > 1 for la in action.layers))
-        ):
+        if action is not None and (len(action.layers) > 1 or any(len(la.strips) > 1 for la in action.layers)):
             raise NotBulk(f"the action '{action.name}' of {name} has several layers or strips")
         for driver in data.drivers:
             if evaluated(driver) and _moves(thing, driver.data_path):

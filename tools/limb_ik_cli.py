@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """``blender --command limb_ik`` without Blender: the same command line on the ``bpy`` wheel.
 
-    python3.11 tools/limb_ik_cli.py bake shots/*.blend --output-dir baked --jobs 2 --json report.json
-    python3.11 tools/run.py cli bake shots/*.blend --output-dir baked     # the same, in the cached venv
+    python3.13 tools/limb_ik_cli.py bake shots/*.blend --output-dir baked --jobs 2 --json report.json
+    python3 tools/run.py cli bake shots/*.blend --output-dir baked     # the same, in the cached venv
 
 Run it with a Python that has the ``bpy`` wheel installed. This source tree is enabled as an
 extension in throw-away user folders (the user's own Blender preferences are never read or
@@ -25,7 +25,7 @@ import source_extension
 
 def run(argv: list[str]) -> int:
     user_folder = source_extension.isolate_user_resources()
-    import bpy
+    bpy = import_bpy_quietly()
 
     repository = None
     try:
@@ -41,8 +41,26 @@ def run(argv: list[str]) -> int:
         shutil.rmtree(user_folder, ignore_errors=True)
 
 
+def import_bpy_quietly():
+    """``import bpy`` with this process's standard output pointed at the null device meanwhile.
+
+    Where the environment names a colour configuration (``OCIO``: a studio's, or the one a parent
+    process that imported ``bpy`` set for its children), Blender 5.2 and later log which one they use
+    on the standard output as they start, below Python's ``sys.stdout``."""
+    sys.stdout.flush()
+    saved = os.dup(1)
+    try:
+        with open(os.devnull, "wb") as null:
+            os.dup2(null.fileno(), 1)
+        import bpy
+    finally:
+        os.dup2(saved, 1)
+        os.close(saved)
+    return bpy
+
+
 def typed_command() -> str:
-    """This command as it was typed, up to the subcommand: ``python3.11 tools/limb_ik_cli.py``."""
+    """This command as it was typed, up to the subcommand: ``python3.13 tools/limb_ik_cli.py``."""
     python, *script = sys.orig_argv[: len(sys.orig_argv) - len(sys.argv) + 1]
     return os.environ.get("LIMB_IK_CLI_PROG") or " ".join([os.path.basename(python), *script])
 

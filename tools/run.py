@@ -75,7 +75,7 @@ def environment(version: str) -> Path:
             f"Blender {version}'s bpy wheel needs Python {PYTHONS[version]}, which was not found on this machine: "
             f"install Python {PYTHONS[version]} (python.org, your package manager or pyenv) and run this again."
         )
-    print(f"Setting up {home} for Blender {version} with {base[-1]} (the bpy wheel is about 400 MB; once only)", flush=True)
+    print(f"Setting up {home} for Blender {version} with {base[-1]} (the bpy wheel: about 400 MB, once)", flush=True)
     subprocess.run([*base, "-m", "venv", "--clear", str(home)], check=True)
     pip = [str(python), "-m", "pip", "install", "--disable-pip-version-check", "--quiet"]
     subprocess.run([*pip, "--requirement", str(requirements)], check=True)

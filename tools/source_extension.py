@@ -53,9 +53,8 @@ def _raise(error):
 def leave(status: int) -> NoReturn:
     """End the process with ``status``, skipping the exit handlers of the ``bpy`` wheel.
 
-    Once files have been loaded and extensions (this one, Rigify) enabled, the 4.2 wheel crashes
-    in them (segmentation fault) and the 4.5 wheel deadlocks in them; nothing the tools need runs
-    there. Call it last, with everything written.
+    Once files have been loaded and extensions (this one, Rigify) enabled, the 4.5 wheel deadlocks
+    in them; nothing the tools need runs there. Call it last, with everything written.
     """
     sys.stdout.flush()
     sys.stderr.flush()

@@ -5,6 +5,7 @@ import bpy
 import numpy as np
 import pytest
 import rigs
+from bpy_extras import anim_utils
 from mathutils import Euler, Matrix, Vector
 
 FRAMES = (1, 250)
@@ -12,14 +13,10 @@ TIPS = ("foot.L", "foot.R", "hand.L", "hand.R")
 
 
 def all_fcurves(obj):
-    """Every F-curve of the object's action, legacy or slotted."""
+    """Every F-curve of the object's action (its slot's channelbag)."""
     data = obj.animation_data
     if data is None or data.action is None:
         return []
-    if bpy.app.version < (4, 4, 0):
-        return list(data.action.fcurves)
-    from bpy_extras import anim_utils
-
     bag = anim_utils.action_get_channelbag_for_slot(data.action, data.action_slot)
     return list(bag.fcurves) if bag else []
 

@@ -33,7 +33,7 @@ def sha256(path: Path) -> str:
 
 
 def launch(*args) -> subprocess.CompletedProcess:
-    """The launcher in a new Python, as ``python3.11 tools/limb_ik_cli.py ...``."""
+    """The launcher in a new Python, as ``python3.13 tools/limb_ik_cli.py ...``."""
     return subprocess.run([sys.executable, str(LAUNCHER), *map(str, args)], capture_output=True, text=True)
 
 

@@ -129,7 +129,7 @@ def test_solvers_import_nothing_from_blender():
 def test_manifest():
     manifest = tomllib.loads((ROOT / "blender_manifest.toml").read_text())
     assert manifest["id"] == "limb_ik"
-    assert manifest["blender_version_min"] == "4.2.0"
+    assert manifest["blender_version_min"] == "4.5.0"
     assert manifest["license"] == ["SPDX:GPL-3.0-or-later"]
     assert len(manifest["tagline"]) <= 64 and not manifest["tagline"].endswith(".")
     excluded = manifest["build"]["paths_exclude_pattern"]

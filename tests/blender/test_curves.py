@@ -37,7 +37,7 @@ def made(spec: dict, eased: str | None = None) -> bpy.types.FCurve:
     bpy.context.scene.collection.objects.link(obj)
     obj["value"] = 0.0
     obj.keyframe_insert('["value"]', frame=0)
-    fcurve = obj.animation_data.action.fcurves[0] if bpy.app.version < (4, 4, 0) else _channelbag(obj).fcurves[0]
+    fcurve = _channelbag(obj).fcurves[0]
     points = fcurve.keyframe_points
     points.clear()
     for frame, k in zip(spec["frames"], spec["keys"]):

@@ -27,7 +27,7 @@ INSTALL_AND_USE = textwrap.dedent(
     rig = bpy.context.object
     print("MODULE", type(rig.limb_ik).__module__)
     print("LIMBS", ",".join(limb.name for limb in rig.limb_ik.limbs), flush=True)
-    os._exit(0)  # the bpy wheels crash (4.2) or hang (4.5) on exit once Rigify is enabled
+    os._exit(0)  # the bpy wheels hang (4.5) on exit once Rigify is enabled
     """
 )
 

@@ -42,9 +42,7 @@ def _gltf(tmp_path):
     return _detected(rigs.gltf_rig(tmp_path), (0.02, -0.04, 0.06), (0.2, -0.1, 0.1))
 
 
-@pytest.mark.parametrize(
-    "make", [_human, _bvh, pytest.param(_gltf, marks=rigs.needs_gltf)], ids=["human metarig", "BVH", "glTF"]
-)
+@pytest.mark.parametrize("make", [_human, _bvh, _gltf], ids=["human metarig", "BVH", "glTF"])
 def test_the_light_path_poses_real_rigs_as_the_batch_kernel(lik, tmp_path, monkeypatch, make):
     rig = make(tmp_path)
     assert rig.limb_ik.limbs

@@ -9,6 +9,7 @@ import bpy
 import numpy as np
 import pytest
 import rigs
+from bpy_extras import anim_utils
 from mathutils import Euler, Vector
 
 BONES = ("thigh.L", "shin.L", "foot.L")
@@ -75,14 +76,9 @@ def test_solve_writes_next_to_the_animated_values(mode):
 
 
 def fcurve_values(obj, data_path: str, frame: float) -> np.ndarray:
-    """A channel's keyed values at ``frame``, from a legacy or a slotted action."""
+    """A channel's keyed values at ``frame``, from the slot's channelbag."""
     action = obj.animation_data.action
-    if bpy.app.version < (4, 4, 0):
-        curves = action.fcurves
-    else:
-        from bpy_extras import anim_utils
-
-        curves = anim_utils.action_get_channelbag_for_slot(action, obj.animation_data.action_slot).fcurves
+    curves = anim_utils.action_get_channelbag_for_slot(action, obj.animation_data.action_slot).fcurves
     ordered = sorted((c for c in curves if c.data_path == data_path), key=lambda c: c.array_index)
     return np.array([c.evaluate(frame) for c in ordered])
 

@@ -93,7 +93,6 @@ def test_bvh_euler_rig_knees_bend_forward(tmp_path):
         assert knee_forward(rig, limb, forward) > 0.1, limb.name
 
 
-@rigs.needs_gltf
 def test_gltf_import_under_a_rotated_empty(tmp_path):
     rig = rigs.gltf_rig(tmp_path)
     # The importer leaves pose scales like (1, 1, 1.000015) on the bones: a real, slightly sheared input.
