@@ -31,6 +31,7 @@ from .rig import bake as _bake
 from .rig import limbs as _limbs
 from .rig import report as _report
 from .rig import solve as _solve
+from .rig import source as _source
 from .rig import switch as _switch
 from .rig import timeline as _timeline
 from .rig.chain import check_armature
@@ -46,6 +47,7 @@ __all__ = [
     "held_by_ik",
     "plant",
     "remove_limb",
+    "remove_planting",
     "solve",
     "switch_to_fk",
 ]
@@ -230,6 +232,17 @@ def plant(
         for limb in settings.limbs:
             limb.plant = before[1].get(limb.name, limb.plant)
         raise
+
+
+def remove_planting(obj: bpy.types.Object | str) -> int:
+    """Put the animator's own keys back on every channel planting keyed (they are kept from the first
+    planting on, and every later planting starts from them); returns the number of channels put back.
+
+        plant(rig, "Terrain"); plant(rig, "Terrain")   # the second keys what the first did
+        remove_planting(rig)                           # the animation as it was before either
+    """
+    obj = _armature(obj)
+    return _source.remove(obj)
 
 
 def foot_report(

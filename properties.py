@@ -209,6 +209,11 @@ class LIMB_IK_PG_rig(bpy.types.PropertyGroup):
         type=bpy.types.Collection,
         description="Collection of the meshes planted feet stand on (evaluated: modifiers count)",
     )
+    planting_source: PointerProperty(
+        name="Planting Source",
+        type=bpy.types.Action,
+        description="The animator's own keys of the channels planting keyed, kept so planting again starts from them",
+    )
     pelvis_bone: StringProperty(
         name="Pelvis Bone",
         description="Bone that carries the body; planting raises or lowers it. Empty: the nearest common parent "

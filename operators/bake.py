@@ -4,6 +4,7 @@
 import bpy
 from bpy.props import BoolProperty, EnumProperty, IntProperty
 
+from ..rig import source
 from ..rig.bake import bake
 from ..rig.limbs import chosen
 from .common import length, names, poll_armature, run
@@ -103,5 +104,24 @@ class LIMB_IK_OT_bake(bpy.types.Operator):
         return run(self, work)
 
 
-classes = (LIMB_IK_OT_bake,)
+class LIMB_IK_OT_remove_planting(bpy.types.Operator):
+    """Put the animator's own keys back on every channel planting keyed, as they were before the first planting"""
+
+    bl_idname = "limb_ik.remove_planting"
+    bl_label = "Remove Planting"
+    bl_options = {"REGISTER", "UNDO"}
+
+    @classmethod
+    def poll(cls, context):
+        return poll_armature(cls, context)
+
+    def execute(self, context):
+        def work():
+            count = source.remove(context.object)
+            return f"Removed the planting: the animator's keys are back on {count} channels"
+
+        return run(self, work)
+
+
+classes = (LIMB_IK_OT_bake, LIMB_IK_OT_remove_planting)
 register, unregister = bpy.utils.register_classes_factory(classes)

@@ -63,6 +63,10 @@ class LIMB_IK_PT_limbs(_Panel, bpy.types.Panel):
         row.operator("limb_ik.bake", icon="KEYINGSET")
         if any(limb.plant for limb in settings.limbs):
             row.operator("limb_ik.foot_report", icon="INFO")
+        if settings.planting_source is not None:
+            row = layout.row(align=True)
+            row.label(text="Planted in keys; baking plants the animator's keys again", icon="INFO")
+            row.operator("limb_ik.remove_planting", text="", icon="X")
 
 
 class _LimbPanel(_Panel):

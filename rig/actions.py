@@ -91,7 +91,7 @@ def fcurves(obj: bpy.types.Object, create: bool = False):
     if data.action_slot is None:
         return None
     if create:
-        return _ensure_channelbag(data.action, data.action_slot).fcurves
+        return ensure_channelbag(data.action, data.action_slot).fcurves
     bag = anim_utils.action_get_channelbag_for_slot(data.action, data.action_slot)
     return bag.fcurves if bag is not None else None
 
@@ -103,13 +103,13 @@ def _new_fcurve(obj: bpy.types.Object, curves, path: str, index: int, group: str
     if groups is None:
         groups = {}
     if group not in groups:
-        bag = _ensure_channelbag(obj.animation_data.action, obj.animation_data.action_slot)
+        bag = ensure_channelbag(obj.animation_data.action, obj.animation_data.action_slot)
         groups[group] = bag.groups.get(group) or bag.groups.new(group)
     curve.group = groups[group]
     return curve
 
 
-def _ensure_channelbag(action: bpy.types.Action, slot) -> "bpy.types.ActionChannelbag":
+def ensure_channelbag(action: bpy.types.Action, slot) -> "bpy.types.ActionChannelbag":
     """The channelbag of ``slot`` in the action's first layer and strip, all created as needed
     (what ``anim_utils.action_ensure_channelbag_for_slot`` does from 5.0 on; 4.5 lacks it)."""
     layer = action.layers[0] if action.layers else action.layers.new("Layer")
@@ -145,6 +145,14 @@ def _new_key_arrays(count: int) -> tuple[tuple[str, np.ndarray], ...]:
     return tuple((name, np.full(count, NEW_KEY[name], np.float32)) for name in ("back", "amplitude", "period"))
 
 
+@dataclass(frozen=True)
+class _Removed:
+    """An F-curve an edit removed: its group and every key, to make it again on rollback."""
+
+    group: str
+    keys: dict
+
+
 @dataclass
 class ActionEdit:
     """Key edits on one object's action that can be undone as a whole if anything fails midway."""
@@ -154,7 +162,8 @@ class ActionEdit:
     _previous_slot: object = None
     _created: dict = field(default_factory=dict)  #: (data path, index) of F-curves this edit created, as keys
     #: (data path, index, what to put back), in the order the edits were made: every key before the edit (None
-    #: for none), or (first index, keys there now, keys there before) for a range spliced in place
+    #: for none), (first index, keys there now, keys there before) for a range spliced in place, or the
+    #: F-curve removed
     _undo: list = field(default_factory=list)
     _curves: dict | None = None  #: (data path, index) -> F-curve, once looked up
     _collection: object = None  #: the F-curves of the action (the slot's channelbag's)
@@ -163,13 +172,10 @@ class ActionEdit:
     def __post_init__(self):
         data = self.obj.animation_data
         self._previous_slot = data.action_slot if data is not None else None
-        _, self._created_action = ensure_action(self.obj)
 
     def fcurve(self, path: str, index: int, group: str) -> bpy.types.FCurve:
         """The F-curve for ``path[index]``, created in ``group`` if missing."""
-        if self._curves is None:  # looked up once: finding a curve by path searches them all
-            self._collection = fcurves(self.obj, create=True)
-            self._curves = {(c.data_path, c.array_index): c for c in self._collection}
+        self._lookup()
         curve = self._curves.get((path, index))
         if curve is None:
             curve = _new_fcurve(self.obj, self._collection, path, index, group, self._groups)
@@ -218,6 +224,31 @@ class ActionEdit:
             computed[name][~is_new] = merged[name][~is_new]
             fcurve.keyframe_points.foreach_set(name, computed[name].ravel())
 
+    def set_keys(self, path: str, index: int, group: str, keys: dict[str, np.ndarray] | None) -> None:
+        """Make ``path[index]`` hold exactly ``keys`` (as from :func:`read_keys`), every attribute; None: no
+        F-curve at all."""
+        self._lookup()
+        channel = (path, index)
+        curve = self.fcurve(path, index, group) if keys is not None else self._curves.get(channel)
+        if curve is None:
+            return
+        if channel not in self._created:  # a created curve goes as a whole
+            self._undo.append((*channel, read_keys(curve) if keys is not None else _Removed(group, read_keys(curve))))
+        if keys is not None:
+            write_keys(curve, keys)
+            return
+        self._collection.remove(curve)
+        del self._curves[channel]
+        self._created.pop(channel, None)
+
+    def _lookup(self) -> None:
+        """The action's F-curves by channel, looked up once (finding a curve by path searches them all); the
+        action is made here, at the first key written, so reading the take before sees none."""
+        if self._curves is None:
+            _, self._created_action = ensure_action(self.obj)
+            self._collection = fcurves(self.obj, create=True)
+            self._curves = {(c.data_path, c.array_index): c for c in self._collection}
+
     @staticmethod
     def _key_new(fcurve: bpy.types.FCurve, frames: np.ndarray, values: np.ndarray) -> None:
         """Key an F-curve that has no keys yet: the same keys, without merging. A key added in bulk is
@@ -235,6 +266,9 @@ class ActionEdit:
         """Put the action back as it was before this edit."""
         curves = fcurves(self.obj)
         for path, index, before in reversed(self._undo):
+            if isinstance(before, _Removed):
+                write_keys(_new_fcurve(self.obj, curves, path, index, before.group), before.keys)
+                continue
             curve = curves.find(path, index=index)
             if before is None:
                 curve.keyframe_points.clear()

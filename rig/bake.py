@@ -17,7 +17,7 @@ import bpy
 import numpy as np
 
 from ..solvers import rotation_modes
-from . import plant, sampling, solve, timeline
+from . import plant, sampling, solve, source, timeline
 from . import report as report_module
 from .actions import ActionEdit, check_editable
 from .errors import LimbError
@@ -72,12 +72,37 @@ def bake(
     scene = depsgraph.scene
     if obj.name not in scene.objects:
         raise LimbError(f"Armature '{obj.name}' is not in the scene '{scene.name}'.")
-    planned = solve.plan(obj, limbs)
+    planned = solve.plan(obj, limbs, from_source=True)
     planned.raise_first_problem()
     if not planned.limbs:
         raise LimbError(f"Armature '{obj.name}' has no enabled limbs to bake.")
     check_editable(obj)
     frames = frame_list(*timeline.frame_range(scene, frame_start, frame_end), step)
+    planting = planned.planting
+    edit = ActionEdit(obj)
+    kept = None
+    try:
+        if planting is not None:  # from the animator's keys, however often planted
+            written = np.concatenate([layout.written.ravel() for layout in planned.layouts])
+            kept = source.Planting(obj, edit, source.channels(obj, written, planting.pelvis))
+            kept.start()
+        report = _bake(obj, depsgraph, planned, edit, frames, progress)
+        if kept is not None:
+            kept.finish(frames[0], frames[-1])
+    except Exception:
+        edit.rollback()
+        if kept is not None:
+            kept.undo()
+        raise
+    if turn_off_live:
+        obj.limb_ik.live = False
+    report.seconds = time.perf_counter() - began
+    return report
+
+
+def _bake(obj, depsgraph, planned: solve.Plan, edit: ActionEdit, frames: list[int], progress) -> BakeReport:
+    """Read, plant, solve and key ``frames``: the bake once its range and the take's source are settled."""
+    scene = depsgraph.scene
     planting, analysis = planned.planting, None
     span = plant.take(obj, scene, frames[0], frames[-1]) if planting is not None else frames
     sampled = sampling.sample(depsgraph, planned, [*span, *frames], frames, progress)
@@ -102,15 +127,7 @@ def bake(
                 report.unreached[limb.name] = int((~column).sum())
             if off.any():
                 report.off_plane[limb.name] = (int(np.count_nonzero(off)), float(off.max()))
-    edit = ActionEdit(obj)
-    try:
-        report.keys = _write(obj, edit, solved, frames, pose.frame(0))
-    except Exception:
-        edit.rollback()
-        raise
-    if turn_off_live:
-        obj.limb_ik.live = False
-    report.seconds = time.perf_counter() - began
+    report.keys = _write(obj, edit, solved, frames, pose.frame(0))
     return report
 
 

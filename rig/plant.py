@@ -18,7 +18,7 @@ import numpy as np
 
 from ..solvers import SolverError, rotation_modes
 from ..solvers.planting import Legs, Planted, PlantSettings, plant
-from . import timeline
+from . import actions, timeline
 from .errors import LimbError
 from .ground import Ground
 from .pose import Pose, local_quaternions, read_pose
@@ -153,12 +153,13 @@ def plant_settings(obj: bpy.types.Object, scene: bpy.types.Scene) -> PlantSettin
 
 
 def take(obj: bpy.types.Object, scene: bpy.types.Scene, first: int | None = None, last: int | None = None) -> range:
-    """The frames planting analyses: the scene's range and the rig's action, and ``first`` to
+    """The frames planting analyses: the scene's range and the rig's keys, and ``first`` to
     ``last`` if they reach beyond. A frame's planted pose depends on the take, not on which of
     its frames are baked."""
     start, end = scene.frame_start, scene.frame_end
     action = obj.animation_data.action if obj.animation_data else None
-    if action is not None:
+    curves = actions.fcurves(obj)
+    if action is not None and curves is not None and any(len(curve.keyframe_points) for curve in curves):
         action_start, action_end = action.frame_range
         start, end = min(start, math.floor(action_start)), max(end, math.ceil(action_end))
     if first is not None:

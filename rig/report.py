@@ -87,7 +87,7 @@ def foot_report(
 ) -> FootReport:
     """Measure the planted feet of ``obj`` over a frame range (default: the scene's) of the scene
     ``depsgraph`` evaluates, as they play back now (live planting or baked keys)."""
-    planned = solve.plan(obj)
+    planned = solve.plan(obj, from_source=True)
     planned.raise_first_problem()
     planting = planned.planting
     if planting is None:

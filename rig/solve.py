@@ -15,7 +15,7 @@ import bpy
 import numpy as np
 
 from ..solvers import ChainBatch, ChainResult, Reach, SolverError, solve_by_count
-from . import actions, animator, fk, goals, plant, switch
+from . import actions, animator, fk, goals, plant, source, switch
 from .chain import Chain, chain_of, check_armature, check_scale_inheritance
 from .choices import END_ROTATION_ITEMS, PLANE_ITEMS, PLANE_NORMALS, REACH_ITEMS, SWIVEL_ITEMS
 from .errors import LimbError
@@ -120,8 +120,11 @@ class Report:
     off_plane: dict[str, float] = field(default_factory=dict)  #: limb -> how far its goal lay off its plane (world)
 
 
-def plan(obj: bpy.types.Object, limbs=None) -> Plan:
-    """Check the given limbs (default: the enabled ones) of ``obj``. Raises only for a bad armature."""
+def plan(obj: bpy.types.Object, limbs=None, from_source: bool = False) -> Plan:
+    """Check the given limbs (default: the enabled ones) of ``obj``. Raises only for a bad armature.
+
+    Where the rig's keys hold a planting (:mod:`.source`), its planted legs follow those keys: they are
+    planted only ``from_source`` (the bake, which plants the kept source again; the foot report)."""
     check_armature(obj)
     result = Plan(obj, modes=[bone.rotation_mode for bone in obj.pose.bones])
     owner: dict[str, str] = {}
@@ -139,7 +142,8 @@ def plan(obj: bpy.types.Object, limbs=None) -> Plan:
         result.limbs.append(limb)
         result.chains.append(chain)
     try:
-        result.planting = plant.plant_plan(obj, result.limbs, result.chains)
+        if from_source or not source.kept(obj):
+            result.planting = plant.plant_plan(obj, result.limbs, result.chains)
     except LimbError as error:  # no ground, no pelvis…: the planted limbs cannot be solved
         kept = [(limb, chain) for limb, chain in zip(result.limbs, result.chains) if not limb.plant]
         result.problems.update({limb.name: str(error) for limb in result.limbs if limb.plant})
@@ -194,7 +198,14 @@ def signature(obj: bpy.types.Object) -> tuple:
         array = np.empty(len(collection) * width, dtype)
         collection.foreach_get(name, array)
         arrays.append(array.tobytes())
-    return (limbs, pointer(obj.data), pointer(settings.ground), settings.pelvis_bone, *arrays)
+    return (
+        limbs,
+        pointer(obj.data),
+        pointer(settings.ground),
+        pointer(settings.planting_source),
+        settings.pelvis_bone,
+        *arrays,
+    )
 
 
 def gather(planned: Plan, depsgraph, under: animator.Written | None = None) -> tuple[list[Gathered], Pose]:

@@ -1,0 +1,148 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Planting again starts from the animator's keys: planting twice keys what planting once does, on a
+keyframed rig and on real motion capture, and removing the planting gives the animation back."""
+
+import bpy
+import numpy as np
+import pytest
+import rigs
+
+from demo import clips
+from demo import measure as mocap
+
+
+def metarig_on_a_raised_plane() -> bpy.types.Object:
+    """The human metarig, unanimated, its legs planted on a plane 0.3 m above its feet."""
+    rig = rigs.human_metarig()
+    ground = rigs.plane_ground()
+    ground.objects[0].location.z = 0.3
+    bpy.context.view_layer.objects.active = rig
+    assert bpy.ops.limb_ik.detect_limbs() == {"FINISHED"}
+    rig.limb_ik.ground = ground
+    for limb in rig.limb_ik.limbs:
+        limb.plant = limb.name.startswith("leg")
+    return rig
+
+
+def toe_heights(rig: bpy.types.Object, frames) -> np.ndarray:
+    heights = []
+    for frame in frames:
+        bpy.context.scene.frame_set(frame)
+        heights.append([rigs.world_tip(rig, name)[2] for name in ("toe.L", "toe.R")])
+    return np.array(heights)
+
+
+def test_baking_a_planting_three_times_keys_what_the_first_bake_keys():
+    rig = metarig_on_a_raised_plane()
+    keys, heights = [], []
+    for _ in range(3):
+        assert bpy.ops.limb_ik.bake(frame_start=1, frame_end=10) == {"FINISHED"}
+        keys.append(rigs.fcurve_keys(rig))
+        heights.append(toe_heights(rig, range(1, 11)))
+    assert np.abs(heights[0] - 0.3).max() < 0.02  # on the plane, not under or over it
+    for again, height in zip(keys[1:], heights[1:]):
+        assert again.keys() == keys[0].keys()
+        for path, values in keys[0].items():
+            np.testing.assert_allclose(again[path], values, atol=1e-6, err_msg=path)
+        np.testing.assert_allclose(height, heights[0], atol=1e-6)
+
+
+def test_planting_a_capture_again_starts_from_the_capture(lik):
+    """The DeepMimic walk on the 10° slope, planted three times by the API: every bone where the first put it."""
+    rig, frames, ground = clips.stage("walk", "slope")
+    lik.api.detect_limbs(rig)
+    played = []
+    for _ in range(3):
+        lik.api.plant(rig, ground)
+        played.append(mocap.play(rig, frames))
+    assert np.abs(played[1] - played[0]).max() <= 1e-6
+    assert np.abs(played[2] - played[0]).max() <= 1e-6
+
+
+def test_removing_the_planting_gives_the_animation_back(lik):
+    rig, frames, ground = clips.stage("walk", "slope")
+    keys, animated = rigs.fcurve_keys(rig), mocap.play(rig, frames)
+    lik.api.detect_limbs(rig)
+    lik.api.plant(rig, ground)
+    lik.api.plant(rig, ground)
+    assert rig.limb_ik.planting_source is not None
+    bpy.context.view_layer.objects.active = rig
+    assert bpy.ops.limb_ik.remove_planting() == {"FINISHED"}
+    assert rig.limb_ik.planting_source is None
+    after = rigs.fcurve_keys(rig)
+    assert after.keys() == keys.keys()
+    for path, values in keys.items():
+        np.testing.assert_array_equal(after[path], values, err_msg=path)
+    assert np.abs(mocap.play(rig, frames) - animated).max() <= 1e-6
+    assert not [action for action in bpy.data.actions if "planting source" in action.name]
+
+
+def test_removing_the_planting_of_an_unkeyed_rig_leaves_its_legs_unkeyed(lik):
+    rig = metarig_on_a_raised_plane()
+    posed = rigs.pose_snapshot(rig)
+    lik.api.bake(rig, frame_start=1, frame_end=5)
+    assert any("thigh.L" in path for path in rigs.fcurve_keys(rig))
+    lik.api.remove_planting(rig)
+    assert not any("thigh" in path or "shin" in path for path in rigs.fcurve_keys(rig))
+    np.testing.assert_allclose(rigs.pose_snapshot(rig), posed, atol=1e-6)
+
+
+def test_planting_part_of_the_take_again_keeps_the_rest_as_planted(lik):
+    rig, frames, ground = clips.stage("walk", "slope")
+    lik.api.detect_limbs(rig)
+    lik.api.plant(rig, ground, frame_start=1, frame_end=120)
+    whole = mocap.play(rig, range(1, 121))
+    rig.limb_ik.smoothing_time *= 2  # a setting changed, then part of the take planted again
+    lik.api.plant(rig, ground, frame_start=40, frame_end=60)
+    again = mocap.play(rig, range(1, 121))
+    outside = [*range(0, 38), *range(62, 120)]  # a frame of the new keys' ease on each side
+    assert np.abs(again[outside] - whole[outside]).max() <= 1e-6
+    smoothing = rig.limb_ik.smoothing_time
+    fresh, _, fresh_ground = clips.stage("walk", "slope")  # a new scene: the same take, planted once
+    lik.api.detect_limbs(fresh)
+    fresh.limb_ik.smoothing_time = smoothing
+    lik.api.plant(fresh, fresh_ground, frame_start=40, frame_end=60)
+    assert np.abs(mocap.play(fresh, range(40, 61)) - again[39:60]).max() <= 1e-6
+
+
+def test_the_source_is_kept_in_the_file_and_planting_after_loading_starts_from_it(lik, tmp_path):
+    rig, frames, ground = clips.stage("walk", "slope")
+    lik.api.detect_limbs(rig)
+    lik.api.plant(rig, ground)
+    once = mocap.play(rig, frames)
+    path = tmp_path / "planted.blend"
+    name = rig.name
+    bpy.ops.wm.save_as_mainfile(filepath=str(path))
+    bpy.ops.wm.open_mainfile(filepath=str(path))
+    rig = bpy.data.objects[name]
+    assert rig.limb_ik.planting_source is not None
+    lik.api.plant(rig)
+    assert np.abs(mocap.play(rig, frames) - once).max() <= 1e-6
+
+
+def test_a_planting_that_fails_keeps_no_source(lik):
+    rig, _, ground = clips.stage("walk", "flat")
+    ground.objects[0].location.y += 50.0  # no ground under the feet: refused
+    lik.api.detect_limbs(rig)
+    with rigs.unchanged(rig), pytest.raises(lik.api.LimbIKError, match="no ground under its foot"):
+        lik.api.plant(rig, ground)
+    assert rig.limb_ik.planting_source is None
+
+
+def test_removing_a_planting_that_is_not_there_says_so(lik):
+    rig = rigs.human_metarig()
+    with rigs.unchanged(rig), pytest.raises(lik.api.LimbIKError, match="has no planting to remove"):
+        lik.api.remove_planting(rig)
+    bpy.context.view_layer.objects.active = rig
+    with pytest.raises(RuntimeError, match="has no planting to remove"):
+        bpy.ops.limb_ik.remove_planting()
+
+
+def test_live_shows_the_planted_keys_without_planting_them_again(lik):
+    rig, frames, ground = clips.stage("walk", "slope")
+    lik.api.detect_limbs(rig)
+    lik.api.plant(rig, ground)
+    planted = mocap.play(rig, frames)
+    rig.limb_ik.live = True
+    assert np.abs(mocap.play(rig, frames) - planted).max() <= 1e-5
+    assert not [limb.status for limb in rig.limb_ik.limbs if limb.status]
