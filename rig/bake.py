@@ -34,6 +34,10 @@ class BakeReport:
     unreached: dict[str, int] = field(default_factory=dict)  #: limb -> frames its target was out of reach
     #: limb -> frames its goal lay off its plane, and the farthest it lay (world units)
     off_plane: dict[str, tuple[int, float]] = field(default_factory=dict)
+    #: limb -> a sentence, for what was keyed but is wrong: a body planting moved further than the take explains
+    problems: dict[str, str] = field(default_factory=dict)
+    #: how far planting raises the body (negative: lowers it) where it moves it least (world units); None without
+    lift: float | None = None
     seconds: float = 0.0
     path: str = ""  #: how the animation was read: "bulk" (F-curves evaluated at once) or "stepped" (frame by frame)
     why: str = ""  #: a sentence saying how and why
@@ -87,11 +91,16 @@ def bake(
     if planting is not None:  # planting reads the whole take
         ground = Ground(obj.limb_ik.ground, depsgraph)
         samples = [plant.leg_sample(planting, sampled.pose.frame(row)) for row in sampled.rows(span)]
-        analysis = plant.analyse(planting, span, samples, ground, scene)
+        analysis = plant.analyse(planting, span, samples, ground, scene, range(frames[0], frames[-1] + 1))
         report_module.record(obj, planting, span, samples)  # what the foot report compares with, saved in the file
     solved = solve.solve_frames(planned, groups, pose, frames, analysis)
 
     report = BakeReport(len(frames), [limb.name for limb in planned.limbs], path=sampled.path, why=sampled.why)
+    if analysis is not None:
+        report.lift = analysis.least_lift
+        moved = analysis.body_moved(obj)
+        if moved:
+            report.problems.update({foot.limb: moved for foot in planting.feet})
     count = len(frames)
     lengths = solve.world_length(pose)[:, None]
     for group, result in zip(solved.groups, solved.results):

@@ -402,8 +402,8 @@ def check(obj: bpy.types.Object, depsgraph) -> dict[str, str]:
     """Every enabled limb of ``obj`` that cannot be solved and baked as set up, with the reason: what
     Solve, Bake and Plant would refuse (a bone missing, the rig or a goal not evaluated, an uneven
     scale inherited as the solve does not model, a linked action that cannot take keys, a foot with
-    no ground under it: planted legs are planted over the take to find out), and a limb whose
-    IK/FK switch keeps the mesh from following it."""
+    no ground under it or a body moved further than the take explains: planted legs are planted over the
+    take to find out), and a limb whose IK/FK switch keeps the mesh from following it."""
     planned = plan(obj)
     problems = dict(planned.problems)
     if not planned.limbs:
@@ -415,7 +415,9 @@ def check(obj: bpy.types.Object, depsgraph) -> dict[str, str]:
         pose = gather(planned, depsgraph)[1]
         actions.check_editable(obj)
         if planned.planting is not None:
-            plant.current(planned.planting, depsgraph, pose)
+            moved = plant.current(planned.planting, depsgraph, pose).body_moved(obj)
+            if moved:
+                problems.update({foot.limb: moved for foot in planned.planting.feet})
     except LimbError as error:
         problems.update(error.problems or {limb.name: str(error) for limb in planned.limbs})
     held = switch.held_by_ik(obj, planned.limbs)
@@ -452,6 +454,9 @@ def solve_rig(
         return report
     groups, pose = gather(planned, depsgraph, under)
     analysis = plant.current(planned.planting, depsgraph, pose) if planned.planting is not None else None
+    moved = analysis.body_moved(obj) if analysis is not None else None
+    if moved:  # solved all the same: the pose is what planting on that ground gives
+        report.problems.update({foot.limb: moved for foot in planned.planting.feet})
     frame = depsgraph.scene.frame_current_final
     solved = solve_frames(planned, groups, over_frames([pose]), [frame], analysis)
     if live:

@@ -236,3 +236,51 @@ def test_plant_takes_the_legs_detection_would_call_legs(lik):
     rig.limb_ik.limbs["leg.L"].name = "Left"  # over left_hip, left_knee, left_ankle
     lik.api.plant(rig, ground)
     assert {limb.name for limb in rig.limb_ik.limbs if limb.plant} == {"Left", "leg.R"}
+
+
+def _metarig_over(lik, height: float):
+    """The human metarig, its limbs detected, and a ground collection holding a plane ``height`` above its feet."""
+    rig = rigs.human_metarig()
+    lik.api.detect_limbs(rig)
+    ground = rigs.plane_ground(size=10.0)
+    ground.objects[0].location.z = height
+    bpy.context.view_layer.objects.active = rig
+    return rig, ground
+
+
+@pytest.mark.parametrize("height,way", [(2.0, "up"), (-5.0, "down")])
+def test_a_ground_far_from_the_feet_is_a_problem_with_the_distance(lik, capfd, height, way):
+    """Planted on a plane 2 m above (or 5 m below) the feet, the whole body moves that far: the keys are
+    written, but the bake report, the operator's message, check and the foot report name the distance."""
+    rig, ground = _metarig_over(lik, height)
+    report = lik.api.plant(rig, ground, frame_start=1, frame_end=5)
+    assert report.lift == pytest.approx(height, abs=1e-4)
+    assert set(report.problems) == {"leg.L", "leg.R"}
+    sentence = f"Planting moves the body of 'metarig' {abs(height):.2f} m {way} or more on every frame"
+    assert report.problems["leg.L"].startswith(sentence) and "further than its legs reach" in report.problems["leg.L"]
+    assert lik.api.foot_report(rig, 1, 5)["pelvis_lift"] == pytest.approx(height, abs=1e-4)
+    problems = lik.api.check(rig)
+    assert set(problems) == {"leg.L", "leg.R"} and problems["leg.L"].startswith(sentence)
+    capfd.readouterr()
+    assert bpy.ops.limb_ik.bake(frame_start=1, frame_end=5) == {"FINISHED"}
+    assert capfd.readouterr().out.startswith(f"Warning: {sentence}")
+
+
+def test_a_ground_within_a_leg_of_the_feet_is_no_problem(lik):
+    rig, ground = _metarig_over(lik, 0.3)
+    report = lik.api.plant(rig, ground, frame_start=1, frame_end=5)
+    assert report.lift == pytest.approx(0.3, abs=1e-4) and not report.problems
+    assert not lik.api.check(rig)
+    assert lik.api.foot_report(rig, 1, 5)["pelvis_lift"] == pytest.approx(0.3, abs=1e-4)
+
+
+def test_no_ground_is_counted_over_the_frames_asked(lik):
+    """Ground 50 m to the side: the sentence counts the 5 frames asked, then the rest of the take it reads."""
+    rig, ground = _metarig_over(lik, 0.0)
+    ground.objects[0].location.y = 50.0
+    with rigs.unchanged(rig), pytest.raises(lik.api.LimbIKError) as refused:
+        lik.api.plant(rig, ground, frame_start=1, frame_end=5)
+    assert "no ground under its foot at 5 frames from 1 to 5 (and 245 more of the take around them" in str(
+        refused.value
+    )
+
