@@ -284,3 +284,46 @@ def test_no_ground_is_counted_over_the_frames_asked(lik):
         refused.value
     )
 
+
+def _raised_plane_instance(height: float) -> bpy.types.Object:
+    """An Empty instancing a collection (in no scene) that holds a plane ``height`` above the floor."""
+    bpy.ops.mesh.primitive_plane_add(size=10.0, location=(0.0, 0.0, height))
+    plane = bpy.context.object
+    source = bpy.data.collections.new("Raised")
+    for collection in plane.users_collection:
+        collection.objects.unlink(plane)
+    source.objects.link(plane)
+    instancer = rigs.empty("Raised instance")
+    instancer.instance_type, instancer.instance_collection = "COLLECTION", source
+    return instancer
+
+
+def _geometry_nodes_plane(height: float) -> bpy.types.Object:
+    """A mesh object whose Geometry Nodes output only an instance of a grid ``height`` above the floor."""
+    tree = bpy.data.node_groups.new("Raised grid", "GeometryNodeTree")
+    tree.interface.new_socket(name="Geometry", in_out="OUTPUT", socket_type="NodeSocketGeometry")
+    grid, move = tree.nodes.new("GeometryNodeMeshGrid"), tree.nodes.new("GeometryNodeTransform")
+    instance, output = tree.nodes.new("GeometryNodeGeometryToInstance"), tree.nodes.new("NodeGroupOutput")
+    grid.inputs["Size X"].default_value = grid.inputs["Size Y"].default_value = 10.0
+    move.inputs["Translation"].default_value = (0.0, 0.0, height)
+    tree.links.new(grid.outputs["Mesh"], move.inputs["Geometry"])
+    tree.links.new(move.outputs["Geometry"], instance.inputs["Geometry"])
+    tree.links.new(instance.outputs["Instances"], output.inputs["Geometry"])
+    obj = bpy.data.objects.new("Raised nodes", bpy.data.meshes.new("Raised nodes"))
+    obj.modifiers.new("Grid", "NODES").node_group = tree
+    return obj
+
+
+@pytest.mark.parametrize("beside_a_plane", [True, False], ids=["beside a plane", "instances only"])
+@pytest.mark.parametrize("make", [_raised_plane_instance, _geometry_nodes_plane], ids=["collection", "nodes"])
+def test_feet_stand_on_the_instanced_ground_the_render_shows(lik, make, beside_a_plane):
+    """A plane 30 cm up that the ground collection shows as an instance (of a collection, or made by Geometry
+    Nodes), over a real plane at the floor (or alone): the feet stand on it, not 28 cm inside it."""
+    rig, ground = _metarig_over(lik, 0.0)
+    if not beside_a_plane:
+        bpy.data.objects.remove(ground.objects[0])
+    ground.objects.link(make(0.3))
+    toe = rigs.world_matrix(rig, "toe.L")[2, 3]
+    report = lik.api.plant(rig, ground, frame_start=1, frame_end=5)
+    assert report.lift == pytest.approx(0.3, abs=1e-4)
+    assert rigs.world_matrix(rig, "toe.L")[2, 3] - toe == pytest.approx(0.3, abs=1e-4)
