@@ -211,3 +211,31 @@ def test_each_end_of_the_range_not_given_is_the_scenes():
     bpy.context.scene.frame_end = 40
     assert bpy.ops.limb_ik.bake(frame_start=35) == {"FINISHED"}
     assert {int(k.co[0]) for c in all_fcurves(rig) for k in c.keyframe_points} == set(range(35, 41))
+
+
+def test_an_action_another_rig_plays_is_refused_naming_it(lik):
+    """Two rigs playing one action: baking the first would rewrite the second's leg keys (its foot moved
+    26 cm). Refused before anything changes, naming the other rig; check and Match FK say the same."""
+    rig, _ = animated_target_scene("QUATERNION")
+    thigh = rig.pose.bones["thigh.L"]
+    for frame in (1, 250):
+        thigh.keyframe_insert("rotation_quaternion", frame=frame)
+    bpy.ops.object.mode_set(mode="OBJECT")
+    other = rigs.human_metarig()
+    other.location.x = 2.0
+    other.animation_data_create().action = rig.animation_data.action
+    if lik.rig.actions.SLOTTED:
+        other.animation_data.action_slot = rig.animation_data.action_slot
+    bpy.context.view_layer.objects.active = rig
+    tip = rigs.world_tip(other, "foot.L")
+    sentence = f"plays the action '{rig.animation_data.action.name}', which '{other.name}' also plays"
+    with rigs.unchanged(rig), pytest.raises(lik.api.LimbIKError, match=sentence):
+        lik.api.bake(rig)
+    with rigs.unchanged(rig), pytest.raises(RuntimeError, match=sentence):
+        bpy.ops.limb_ik.match_fk()
+    assert sentence in lik.api.check(rig)["leg.L"]
+    np.testing.assert_array_equal(rigs.world_tip(other, "foot.L"), tip)
+    if lik.rig.actions.SLOTTED:  # a slot of its own: other F-curves, nothing shared
+        other.animation_data.action_slot = rig.animation_data.action.slots.new(id_type="OBJECT", name=other.name)
+        assert lik.api.bake(rig).keys > 0
+        np.testing.assert_array_equal(rigs.world_tip(other, "foot.L"), tip)
