@@ -17,7 +17,7 @@ import bpy
 import numpy as np
 
 from ..solvers import rotation_modes
-from . import plant, sampling, solve, timeline
+from . import overrides, plant, sampling, solve, timeline
 from . import report as report_module
 from .actions import ActionEdit, check_editable
 from .errors import LimbError
@@ -81,6 +81,9 @@ def bake(
     if not planned.limbs:
         raise LimbError(f"Armature '{obj.name}' has no enabled limbs to bake.")
     check_editable(obj)
+    blended = overrides.keys_overridden(obj)
+    if blended:
+        raise LimbError(blended)
     frames = frame_list(*timeline.frame_range(scene, frame_start, frame_end), step)
     planting, analysis = planned.planting, None
     span = plant.take(obj, scene, frames[0], frames[-1]) if planting is not None else frames
