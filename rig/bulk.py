@@ -16,10 +16,9 @@ import bpy
 import numpy as np
 
 from ..solvers import SolverError, posing
-from . import actions, solve
+from . import actions, overrides, solve
 from . import curves as curves_module
 from .curves import evaluated
-from . import overrides
 from .overrides import bone_path, drivers, nla
 from .pose import AXIS_ANGLE, QUATERNION, Pose, by_mode
 

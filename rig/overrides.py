@@ -90,8 +90,8 @@ def written_over(obj: bpy.types.Object, limb, bones, driven: list[bpy.types.FCur
         where = bone_path(driver.data_path)
         if where is None or where[0] not in names:
             continue
-        written = {rotation_path(pose_bones[where[0]].rotation_mode)} | ({"scale"} if limb.reach == "STRETCH" else set())
-        if where[1] in written:
+        rotation = rotation_path(pose_bones[where[0]].rotation_mode)
+        if where[1] == rotation or (where[1] == "scale" and limb.reach == "STRETCH"):
             return (
                 f"Limb '{limb.name}': bone '{where[0]}' has a driver on {where[1]}[{driver.array_index}], which "
                 "overrides what Limb IK writes there; mute or remove the driver, or leave the bone out of the limb."

@@ -298,7 +298,8 @@ def _missing_text(frames: range, missing: np.ndarray, asked: range) -> str:
     inside = np.isin(np.asarray(frames), np.asarray(asked))
     here, around = np.flatnonzero(missing & inside), int((missing & ~inside).sum())
     if not len(here):
-        return f"{_frames_text(frames, np.flatnonzero(missing))} of the take around the frames asked, read to plant them"
+        everywhere = _frames_text(frames, np.flatnonzero(missing))
+        return f"{everywhere} of the take around the frames asked, read to plant them"
     text = _frames_text(frames, here)
     return text + (f" (and {around} more of the take around them, read to plant them)" if around else "")
 

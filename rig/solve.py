@@ -188,8 +188,8 @@ def signature(obj: bpy.types.Object) -> tuple:
         for limb in settings.limbs
     )
     bones, pose_bones = obj.data.bones, obj.pose.bones
-    limb_bones = {n for limb in settings.limbs for n in (limb.upper_bone, limb.lower_bone, limb.end_bone, limb.toe_bone)}
-    constraints = tuple(tuple(c.mute for c in pose_bones[n].constraints) for n in sorted(limb_bones) if n in pose_bones)
+    limb_bones = sorted({n for x in settings.limbs for n in (x.upper_bone, x.lower_bone, x.end_bone, x.toe_bone)})
+    constraints = tuple(tuple(c.mute for c in pose_bones[n].constraints) for n in limb_bones if n in pose_bones)
     driven = tuple((driver.data_path, driver.array_index) for driver in overrides.drivers(obj))
     arrays = []
     for collection, name, width, dtype in (
