@@ -220,9 +220,9 @@ class Analysis:
             return None
         return (
             f"Planting moves the body of '{obj.name}' {abs(lift):.2f} m {'up' if lift > 0 else 'down'} or more on "
-            f"every frame from {self.frames[0]} to {self.frames[-1]}, further than its legs reach ({self.reach:.2f} "
-            f"m): the ground collection '{self.ground}' is not where the take was made; move it under the feet, or "
-            "set the Floor Height to the floor the take stands on."
+            f"every frame of the take it plants ({self.frames[0]} to {self.frames[-1]}), further than its legs reach "
+            f"({self.reach:.2f} m): the ground collection '{self.ground}' is not where the take was made; move it "
+            "under the feet, or set the Floor Height to the floor the take stands on."
         )
 
     @cached_property
