@@ -179,7 +179,9 @@ def bake(
     """Key the solved pose over a frame range (default: the scene's) on the limb bones' rotation
     channels only; every other key stays as it was. Returns a report with ``frames``, ``keys``,
     ``unreached`` (limb -> frames out of reach), ``off_plane`` (limb -> frames its goal lay off the plane
-    the limb is held in, and the farthest it lay, in world units) and ``seconds``.
+    the limb is held in, and the farthest it lay, in world units), ``seconds``, ``lift`` (how far planting
+    raised the body where it moved it least, negative lowered; None without planting) and ``problems``
+    (limb -> sentence: what was keyed but is wrong, such as a body moved further than the take explains).
 
     ``progress``, if given, is called after each frame is read with the fraction of the range done
     (0 to 1); an exception it raises ends the bake with the scene as it was.
@@ -257,8 +259,8 @@ def foot_report(
     (metres the ball's height above the surface is off its authored height above the floor, in
     contact), ``deepest`` (metres into the surface), ``pitch_p95`` (degrees), ``knee_pop``
     (degrees in one frame beyond the authored turn), ``slide`` (metres in one contact),
-    ``frames_without_ground``; and the ``pelvis_drop`` (metres). The definitions are in the
-    README's *Foot planting* section.
+    ``frames_without_ground``; and the ``pelvis_drop`` and ``pelvis_lift`` (metres; the lift is
+    negative for a body lowered). The definitions are in the README's *Foot planting* section.
 
         foot_report(rig)["feet"][0]["slide"]     # 0.0003
     """

@@ -59,8 +59,9 @@ def _bake(obj: bpy.types.Object, scene: bpy.types.Scene, options: Options, progr
 
 
 def _baked(report, start: int, end: int) -> dict:
-    """A bake's part of the report: what was keyed, how the animation was read (``path``, ``why``), and
-    goals off their limbs' planes."""
+    """A bake's part of the report: what was keyed, how the animation was read (``path``, ``why``), goals
+    off their limbs' planes, how far planting lifted the body (``lift``, metres; negative: lowered) and the
+    problems with what was keyed."""
     part = {
         "baked": report.limbs,
         "frames": [start, end],
@@ -71,6 +72,9 @@ def _baked(report, start: int, end: int) -> dict:
     }
     if report.off_plane:
         part["off_plane"] = {k: {"frames": n, "farthest": far} for k, (n, far) in report.off_plane.items()}
+    if report.lift is not None:
+        part["lift"] = report.lift
+    part["problems"] = report.problems  # keyed but wrong: the file fails, unsaved
     return part
 
 

@@ -99,7 +99,11 @@ class LIMB_IK_OT_bake(bpy.types.Operator):
                     f"{k} ({frames} frames, up to {length(context.scene, far)})"
                     for k, (frames, far) in report.off_plane.items()
                 )
-            return f"{text}. {report.why}"
+            text = f"{text}. {report.why}"
+            if report.problems:  # keyed, but not as it should be
+                self.report({"WARNING"}, " ".join([*dict.fromkeys(report.problems.values()), text]))
+                return None
+            return text
 
         return run(self, work)
 

@@ -17,7 +17,7 @@ def _summary(report, scene) -> str:
         text += f"; out of reach: {names(report.unreached)}"
     if report.off_plane:
         text += "; goals off their planes: " + names(f"{k} ({length(scene, v)})" for k, v in report.off_plane.items())
-    return text
+    return text + "".join(f". {problem}" for problem in dict.fromkeys(report.problems.values()))
 
 
 class LIMB_IK_OT_solve(bpy.types.Operator):

@@ -119,14 +119,47 @@ def ensure_channelbag(action: bpy.types.Action, slot) -> "bpy.types.ActionChanne
 
 def check_editable(obj: bpy.types.Object) -> None:
     """Raise :class:`LimbError` if the action ``obj`` plays cannot be changed here: one linked from a library,
-    as a library override's is. Keys written into it would be lost on saving, and it cannot be put back."""
+    as a library override's is (keys written into it would be lost on saving, and it cannot be put back), or
+    one that other objects play too (its keys would move them as well)."""
     data = obj.animation_data
     action = data.action if data is not None else None
-    if action is not None and action.library is not None:
+    if action is None:
+        return
+    if action.library is not None:
         raise LimbError(
             f"Armature '{obj.name}' plays the action '{action.name}' linked from '{action.library.filepath}', which "
             "cannot be changed here; make the action local (or give the rig a new action) to bake."
         )
+    others = sharing(obj)
+    if others:
+        listed = ", ".join(f"'{other.name}'" for other in others)
+        raise LimbError(
+            f"Armature '{obj.name}' plays the action '{action.name}', which {listed} also play"
+            f"{'s' if len(others) == 1 else ''}: keys written into it would move {listed} too; give '{obj.name}' an "
+            "action of its own first (the user count beside the action's name makes a single-user copy)."
+        )
+
+
+def sharing(obj: bpy.types.Object) -> list[bpy.types.Object]:
+    """The other objects that play the F-curves of the action ``obj`` plays: as their action or in an NLA strip
+    (from 4.4, those of the same slot; another slot of the action holds other F-curves)."""
+    data = obj.animation_data
+    action, slot = data.action, data.action_slot if SLOTTED else None
+
+    def same(other_action, other_slot) -> bool:
+        return other_action == action and (not SLOTTED or other_slot == slot)
+
+    out = []
+    for other in bpy.data.objects:
+        other_data = other.animation_data
+        if other == obj or other_data is None:
+            continue
+        strips = (strip for track in other_data.nla_tracks for strip in track.strips)
+        if same(other_data.action, other_data.action_slot if SLOTTED else None) or any(
+            same(strip.action, strip.action_slot if SLOTTED else None) for strip in strips
+        ):
+            out.append(other)
+    return out
 
 
 #: New keys' attributes by name, as :mod:`.splice` writes them one key at a time.

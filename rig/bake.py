@@ -17,7 +17,7 @@ import bpy
 import numpy as np
 
 from ..solvers import rotation_modes
-from . import plant, sampling, solve, source, timeline
+from . import overrides, plant, sampling, solve, source, timeline
 from . import report as report_module
 from .actions import ActionEdit, check_editable
 from .errors import LimbError
@@ -34,6 +34,10 @@ class BakeReport:
     unreached: dict[str, int] = field(default_factory=dict)  #: limb -> frames its target was out of reach
     #: limb -> frames its goal lay off its plane, and the farthest it lay (world units)
     off_plane: dict[str, tuple[int, float]] = field(default_factory=dict)
+    #: limb -> a sentence, for what was keyed but is wrong: a body planting moved further than the take explains
+    problems: dict[str, str] = field(default_factory=dict)
+    #: how far planting raises the body (negative: lowers it) where it moves it least (world units); None without
+    lift: float | None = None
     seconds: float = 0.0
     path: str = ""  #: how the animation was read: "bulk" (F-curves evaluated at once) or "stepped" (frame by frame)
     why: str = ""  #: a sentence saying how and why
@@ -77,6 +81,9 @@ def bake(
     if not planned.limbs:
         raise LimbError(f"Armature '{obj.name}' has no enabled limbs to bake.")
     check_editable(obj)
+    blended = overrides.keys_overridden(obj)
+    if blended:
+        raise LimbError(blended)
     frames = frame_list(*timeline.frame_range(scene, frame_start, frame_end), step)
     planting = planned.planting
     edit = ActionEdit(obj)
@@ -112,11 +119,16 @@ def _bake(obj, depsgraph, planned: solve.Plan, edit: ActionEdit, frames: list[in
     if planting is not None:  # planting reads the whole take
         ground = Ground(obj.limb_ik.ground, depsgraph)
         samples = [plant.leg_sample(planting, sampled.pose.frame(row)) for row in sampled.rows(span)]
-        analysis = plant.analyse(planting, span, samples, ground, scene)
+        analysis = plant.analyse(planting, span, samples, ground, scene, range(frames[0], frames[-1] + 1))
         report_module.record(obj, planting, span, samples)  # what the foot report compares with, saved in the file
     solved = solve.solve_frames(planned, groups, pose, frames, analysis)
 
     report = BakeReport(len(frames), [limb.name for limb in planned.limbs], path=sampled.path, why=sampled.why)
+    if analysis is not None:
+        report.lift = analysis.least_lift
+        moved = analysis.body_moved(obj)
+        if moved:
+            report.problems.update({foot.limb: moved for foot in planting.feet})
     count = len(frames)
     lengths = solve.world_length(pose)[:, None]
     for group, result in zip(solved.groups, solved.results):

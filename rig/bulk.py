@@ -10,16 +10,16 @@ other ways of inheriting from a parent bone or parenting than the plain ones, an
 does (:mod:`..solvers.posing`) and raises :class:`NotBulk`, with a sentence, for anything else.
 """
 
-import re
 from dataclasses import dataclass, field
 
 import bpy
 import numpy as np
 
 from ..solvers import SolverError, posing
-from . import actions, solve
+from . import actions, overrides, solve
 from . import curves as curves_module
 from .curves import evaluated
+from .overrides import bone_path, drivers, nla
 from .pose import AXIS_ANGLE, QUATERNION, Pose, by_mode
 
 OBJECT_CHANNELS = {
@@ -37,10 +37,6 @@ BONE_CHANNELS = {"location": 3, "rotation_euler": 3, "rotation_quaternion": 4, "
 #: Object properties that change how Blender evaluates an object, which F-curves must not drive here.
 OBJECT_SETTINGS = ("rotation_mode", "constraints", "hide_viewport", "hide_render", "rigid_body", "limb_ik.")
 IDENTITY = (1.0, 0.0, 0.0, 0.0)
-#: A pose bone's path, its name in either quotes: the bone's name, and what follows.
-_BONE_PATH = re.compile(
-    r"""pose\.bones\[(?P<quote>["'])(?P<name>(?:(?!(?P=quote))[^\\]|\\.)*)(?P=quote)\]\.?(?P<rest>.*)"""
-)
 
 
 class NotBulk(Exception):
@@ -149,26 +145,25 @@ def _check(thing: _Thing) -> None:
     """Raise :class:`NotBulk` if anything but its own F-curves moves ``thing`` (or its needed bones)."""
     obj = thing.obj
     name = f"'{obj.name}'"
-    constraint = next((c for c in obj.constraints if not c.mute), None)
-    if constraint is not None:
-        raise NotBulk(f"{name} has the constraint '{constraint.name}'")
+    found = overrides.constraint(obj)
+    if found is not None:
+        raise NotBulk(f"{name} has the constraint '{found.name}'")
     if obj.parent is not None and obj.parent_type != "OBJECT":
         raise NotBulk(f"{name} is parented to {obj.parent_type.lower().replace('_', ' ')} of '{obj.parent.name}'")
     if obj.parent is not None and obj.parent.type == "CURVE":
         raise NotBulk(f"{name} is parented to the curve '{obj.parent.name}', which may carry it along its path")
     if obj.rigid_body is not None:
         raise NotBulk(f"{name} is a rigid body")
+    why = nla(obj)
+    if why is not None:
+        raise NotBulk(why)
     data = obj.animation_data
     if data is not None:
-        if data.use_tweak_mode:
-            raise NotBulk(f"{name} is in NLA tweak mode")
-        if data.use_nla and len(data.nla_tracks):
-            raise NotBulk(f"{name} has NLA tracks")
         action = data.action
         if action is not None and (len(action.layers) > 1 or any(len(la.strips) > 1 for la in action.layers)):
             raise NotBulk(f"the action '{action.name}' of {name} has several layers or strips")
-        for driver in data.drivers:
-            if evaluated(driver) and _moves(thing, driver.data_path):
+        for driver in drivers(obj):
+            if _moves(thing, driver.data_path):
                 raise NotBulk(f"{name} has a driver on {driver.data_path}")
     if thing.bones:
         _check_bones(thing)
@@ -186,9 +181,9 @@ def _check_bones(thing: _Thing) -> None:
     for index in thing.bones:
         pose_bone = pose_bones[index]
         bone = pose_bone.bone
-        constraint = next((c for c in pose_bone.constraints if not c.mute), None)
-        if constraint is not None:
-            raise NotBulk(f"bone '{bone.name}' of '{obj.name}' has the constraint '{constraint.name}'")
+        found = overrides.constraint(pose_bone)
+        if found is not None:
+            raise NotBulk(f"bone '{bone.name}' of '{obj.name}' has the constraint '{found.name}'")
         if bone.parent is not None and not bone.use_inherit_rotation:
             raise NotBulk(f"bone '{bone.name}' of '{obj.name}' does not inherit rotation")
         if bone.parent is not None and bone.inherit_scale != "FULL":
@@ -209,12 +204,12 @@ def _check_bones(thing: _Thing) -> None:
 
 def _moves(thing: _Thing, path: str) -> bool:
     """Whether animating ``path`` of ``thing``'s object changes what is evaluated here."""
-    match = _BONE_PATH.fullmatch(path)
-    if match is not None:
+    where = bone_path(path)
+    if where is not None:
         return (
             thing.obj.pose is not None
-            and thing.obj.pose.bones.find(bpy.utils.unescape_identifier(match["name"])) in thing.bones
-            and not match["rest"].startswith(("[", "bbone_"))
+            and thing.obj.pose.bones.find(where[0]) in thing.bones
+            and not where[1].startswith(("[", "bbone_"))
         )
     return path in OBJECT_CHANNELS or path.startswith(OBJECT_SETTINGS)
 
@@ -247,12 +242,12 @@ def _curves(thing: _Thing):
         if not evaluated(curve):
             continue
         path = curve.data_path
-        match = _BONE_PATH.fullmatch(path)
-        if match is not None:
-            bone = pose_bones.find(bpy.utils.unescape_identifier(match["name"])) if pose_bones is not None else -1
+        where = bone_path(path)
+        if where is not None:
+            bone = pose_bones.find(where[0]) if pose_bones is not None else -1
             if bone not in thing.bones:
                 continue
-            channel = match["rest"]
+            channel = where[1]
             if channel not in BONE_CHANNELS:
                 if not channel.startswith(("[", "bbone_")):
                     raise NotBulk(

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""The ground a rig stands on: the evaluated meshes of a collection (modifiers applied), ray cast
-straight down in world space from above their highest point, so the topmost surface under a
-point is found however far above or below the authored floor it lies."""
+"""The ground a rig stands on: what a collection shows as evaluated (its meshes with their modifiers, and
+the instances its objects make), ray cast straight down in world space from above its highest point, so
+the topmost surface under a point is found however far above or below the authored floor it lies."""
 
 import bpy
 import numpy as np
@@ -10,25 +10,30 @@ from mathutils.bvhtree import BVHTree
 
 from .errors import LimbError
 
-_trees: dict[int, tuple[tuple, BVHTree, float]] = {}  # Object.session_uid -> (fingerprint, tree, top height)
+_trees: dict[tuple, tuple[tuple, BVHTree, float]] = {}  # shape's key -> (fingerprint, tree, top height)
+SOLID = {"MESH", "CURVE", "SURFACE", "META"}  #: object types with a surface to stand on
 
 
 class Ground:
-    """World-space triangles of every mesh object in a collection (and its children), as evaluated."""
+    """World-space triangles of what a collection (and its children) shows, as evaluated: its meshes with their
+    modifiers, and the instances its objects make (collection instances, Geometry Nodes instances, particles)."""
 
     def __init__(self, collection: bpy.types.Collection, depsgraph):
-        shapes = [
-            _tree(obj, depsgraph) for obj in collection.all_objects if obj.type in {"MESH", "CURVE", "SURFACE", "META"}
-        ]
+        objects = collection.all_objects
+        shapes = [_tree((obj.session_uid,), obj.evaluated_get(depsgraph)) for obj in objects if obj.type in SOLID]
+        if any(_instances(obj) for obj in objects):
+            members = {obj.session_uid for obj in objects}
+            for instance in depsgraph.object_instances:
+                if instance.is_instance and instance.parent.original.session_uid in members:
+                    key = (instance.parent.original.session_uid, *instance.persistent_id)
+                    shapes.append(_tree(key, instance.object, instance.matrix_world))
         shapes = [shape for shape in shapes if shape is not None]
         if not shapes:
             raise LimbError(f"Ground collection '{collection.name}' has no mesh to stand on.")
         self.name = collection.name
-        self.trees = [tree for tree, _ in shapes]
-        self.top = max(top for _, top in shapes) + 1.0  #: rays start this high: above every surface
-        self.fingerprint = tuple(
-            _trees[obj.session_uid][0] for obj in collection.all_objects if obj.session_uid in _trees
-        )
+        self.trees = [tree for tree, _, _ in shapes]
+        self.top = max(top for _, top, _ in shapes) + 1.0  #: rays start this high: above every surface
+        self.fingerprint = tuple(fingerprint for _, _, fingerprint in shapes)
 
     def cast_down(self, points) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The topmost surface straight below (or above) each of the (n, 3) world points: heights (n,),
@@ -54,10 +59,17 @@ class Ground:
         return heights, normals, hit
 
 
-def _tree(obj: bpy.types.Object, depsgraph) -> tuple[BVHTree, float] | None:
-    """A BVH tree of the evaluated object in world space and its highest point, rebuilt only when
-    its shape or place changed."""
-    evaluated = obj.evaluated_get(depsgraph)
+def _instances(obj: bpy.types.Object) -> bool:
+    """Whether ``obj`` may show instances of other objects or geometry: a collection, vertex or face instancer,
+    Geometry Nodes (which may instance) or particles."""
+    return obj.instance_type != "NONE" or any(m.type in {"NODES", "PARTICLE_SYSTEM"} for m in obj.modifiers)
+
+
+def _tree(key: tuple, evaluated: bpy.types.Object, matrix=None) -> tuple[BVHTree, float, tuple] | None:
+    """A BVH tree of the evaluated object placed at ``matrix`` (default: its own) in world space, its highest
+    point and its fingerprint; rebuilt only when its shape or place changed since it was made for ``key``."""
+    if evaluated.type not in SOLID:
+        return None
     mesh = evaluated.to_mesh()
     try:
         count = len(mesh.vertices)
@@ -65,7 +77,7 @@ def _tree(obj: bpy.types.Object, depsgraph) -> tuple[BVHTree, float] | None:
             return None
         coordinates = np.empty(count * 3, np.float32)
         mesh.vertices.foreach_get("co", coordinates)
-        world = np.array(evaluated.matrix_world, dtype=np.float64)
+        world = np.array(evaluated.matrix_world if matrix is None else matrix, dtype=np.float64)
         fingerprint = (
             count,
             len(mesh.polygons),
@@ -73,9 +85,9 @@ def _tree(obj: bpy.types.Object, depsgraph) -> tuple[BVHTree, float] | None:
             float(coordinates.sum()),
             float(coordinates[::7].sum()),
         )
-        cached = _trees.get(obj.session_uid)
+        cached = _trees.get(key)
         if cached is not None and cached[0] == fingerprint:
-            return cached[1], cached[2]
+            return cached[1], cached[2], fingerprint
         mesh.calc_loop_triangles()
         triangles = np.empty(len(mesh.loop_triangles) * 3, np.int32)
         mesh.loop_triangles.foreach_get("vertices", triangles)
@@ -84,8 +96,8 @@ def _tree(obj: bpy.types.Object, depsgraph) -> tuple[BVHTree, float] | None:
         top = float(vertices[:, 2].max())
     finally:
         evaluated.to_mesh_clear()
-    _trees[obj.session_uid] = (fingerprint, tree, top)
-    return tree, top
+    _trees[key] = (fingerprint, tree, top)
+    return tree, top, fingerprint
 
 
 def forget_all() -> None:

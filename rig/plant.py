@@ -199,6 +199,32 @@ class Analysis:
 
     frames: range
     planted: Planted
+    lift: np.ndarray  #: (F,) how far planting raises the pelvis at each frame (world units; negative: lowers it)
+    reach: float  #: the longest planted leg, hip to ankle (world units)
+    ground: str  #: the ground collection's name
+
+    @cached_property
+    def least_lift(self) -> float:
+        """The lift at the frame where planting moves the body least (world units; negative: down)."""
+        return float(self.lift[np.argmin(np.abs(self.lift))])
+
+    def body_moved(self, obj: bpy.types.Object) -> str | None:
+        """A sentence when planting moves the body of ``obj`` further than the take explains, else None.
+
+        The rule: the pelvis is raised or lowered by more than the longest planted leg (hip to ankle)
+        at every frame of the take. A leg bends or stretches by less than its length, so a ground that
+        far from the authored floor everywhere is not the ground the take was made on; a slope or
+        stairs climbing further over the take pass, as the body is near its authored height somewhere.
+        """
+        lift = self.least_lift
+        if abs(lift) <= self.reach:
+            return None
+        return (
+            f"Planting moves the body of '{obj.name}' {abs(lift):.2f} m {'up' if lift > 0 else 'down'} or more on "
+            f"every frame of the take it plants ({self.frames[0]} to {self.frames[-1]}), further than its legs reach "
+            f"({self.reach:.2f} m): the ground collection '{self.ground}' is not where the take was made; move it "
+            "under the feet, or set the Floor Height to the floor the take stands on."
+        )
 
     @cached_property
     def pitches(self) -> bool:
@@ -206,10 +232,12 @@ class Analysis:
         return not np.allclose(self.planted.body[:, :3, :3], np.eye(3), rtol=0.0, atol=1e-12)
 
 
-def analyse(plan: PlantPlan, frames: range, samples: list, ground: Ground, scene: bpy.types.Scene) -> Analysis:
+def analyse(
+    plan: PlantPlan, frames: range, samples: list, ground: Ground, scene: bpy.types.Scene, asked: range | None = None
+) -> Analysis:
     """Plant the legs of ``plan`` over ``frames``, whose animated legs ``samples`` holds (one
     :func:`leg_sample` per frame), on ``ground``. Raises :class:`LimbError` where a foot has no
-    ground under it."""
+    ground under it, counting the frames of ``asked`` (default: all) that have none."""
     track = LegSample(*(np.array(column) for column in zip(*samples)))
     legs = Legs(
         foot=track.feet,
@@ -227,14 +255,17 @@ def analyse(plan: PlantPlan, frames: range, samples: list, ground: Ground, scene
     except SolverError as error:
         raise LimbError(f"Armature '{plan.obj.name}' could not be planted: {error}.") from error
     problems = {
-        foot.limb: f"Limb '{foot.limb}' has no ground under its foot at {_frames_text(frames, missing)}; extend the "
-        f"ground collection '{ground.name}' under the whole walk."
+        foot.limb: f"Limb '{foot.limb}' has no ground under its foot at "
+        f"{_missing_text(frames, planted.no_ground[:, n], asked or frames)}; extend the ground collection "
+        f"'{ground.name}' under the whole walk."
         for n, foot in enumerate(plan.feet)
-        if len(missing := np.flatnonzero(planted.no_ground[:, n]))
+        if planted.no_ground[:, n].any()
     }
     if problems:
         raise LimbError(next(iter(problems.values())), problems)
-    return Analysis(frames, planted)
+    pelvis = track.pelvis
+    lift = np.einsum("fij,fj->fi", planted.body[:, :3, :3], pelvis)[:, 2] + planted.body[:, 2, 3] - pelvis[:, 2]
+    return Analysis(frames, planted, lift, float((legs.thigh + legs.shin).max()), ground.name)
 
 
 def girdles(plan: PlantPlan) -> np.ndarray | None:
@@ -260,6 +291,18 @@ def girdles(plan: PlantPlan) -> np.ndarray | None:
 def _frames_text(frames: range, missing: np.ndarray) -> str:
     first, last = frames[int(missing[0])], frames[int(missing[-1])]
     return f"frame {first}" if len(missing) == 1 else f"{len(missing)} frames from {first} to {last}"
+
+
+def _missing_text(frames: range, missing: np.ndarray, asked: range) -> str:
+    """Where ``missing`` (over the take ``frames``) is true: counted over the frames ``asked``, and the
+    rest of the take, which planting reads too, after them."""
+    inside = np.isin(np.asarray(frames), np.asarray(asked))
+    here, around = np.flatnonzero(missing & inside), int((missing & ~inside).sum())
+    if not len(here):
+        everywhere = _frames_text(frames, np.flatnonzero(missing))
+        return f"{everywhere} of the take around the frames asked, read to plant them"
+    text = _frames_text(frames, here)
+    return text + (f" (and {around} more of the take around them, read to plant them)" if around else "")
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,10 @@ height over the frames measured and moves slower than 0.3 m/s across the floor. 
 * knee pop: the most the knee (thigh to shin) turns in one frame beyond what it turns as authored;
 * slide: the farthest the ball moves across the ground during one contact;
 * pelvis drop: the most the pelvis sits lower above the ground under it than it was authored
-  above the floor.
+  above the floor;
+* pelvis lift: how far the pelvis stands above its authored height (negative: below) on the frame
+  where it stands nearest it: a ground far from the authored floor moves the whole body, which the
+  figures above, taken against the ground, do not show.
 
 The take as authored is what the last planting bake read, recorded on the rig, so the figures
 hold after a bake and in the saved file; without a record, the animation itself, played with
@@ -56,6 +59,7 @@ class FootReport:
     frames: tuple[int, int]
     feet: list[FootFigures]
     pelvis_drop: float  #: metres
+    pelvis_lift: float  #: metres, negative below
     authored: str  #: where the authored take came from: "recorded by the last bake" or "the animation"
 
     def as_dict(self) -> dict:
@@ -63,6 +67,7 @@ class FootReport:
             "frames": list(self.frames),
             "feet": [asdict(f) for f in self.feet],
             "pelvis_drop": self.pelvis_drop,
+            "pelvis_lift": self.pelvis_lift,
             "authored": self.authored,
         }
 
@@ -79,7 +84,8 @@ def describe(report: dict) -> list[str]:
         + (f", no ground on {f['frames_without_ground']} frames" if f["frames_without_ground"] else "")
         for f in report["feet"]
     ]
-    return [*feet, f"pelvis drop {1e3 * report['pelvis_drop']:.1f} mm (against {report['authored']})"]
+    pelvis = f"pelvis drop {1e3 * report['pelvis_drop']:.1f} mm, lift {1e3 * report['pelvis_lift']:.1f} mm"
+    return [*feet, f"{pelvis} (against {report['authored']})"]
 
 
 def foot_report(
@@ -105,7 +111,9 @@ def foot_report(
     fps = scene.render.fps / scene.render.fps_base
     floor = obj.limb_ik.floor_height
     feet = [_figures(f.limb, n, authored, played, ground, fps, floor) for n, f in enumerate(planting.feet)]
-    return FootReport((start, end), feet, _pelvis_drop(authored, played, ground, floor), source)
+    lift = played["pelvis"][:, 2] - authored["pelvis"][:, 2]
+    pelvis_lift = float(lift[np.argmin(np.abs(lift))])
+    return FootReport((start, end), feet, _pelvis_drop(authored, played, ground, floor), pelvis_lift, source)
 
 
 def _track(depsgraph, planting: plant.PlantPlan, frames, paused: bool) -> dict[str, np.ndarray]:

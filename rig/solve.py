@@ -15,7 +15,7 @@ import bpy
 import numpy as np
 
 from ..solvers import ChainBatch, ChainResult, Reach, SolverError, solve_by_count
-from . import actions, animator, fk, goals, plant, source, switch
+from . import actions, animator, fk, goals, overrides, plant, source, switch
 from .chain import Chain, chain_of, check_armature, check_scale_inheritance
 from .choices import END_ROTATION_ITEMS, PLANE_ITEMS, PLANE_NORMALS, REACH_ITEMS, SWIVEL_ITEMS
 from .errors import LimbError
@@ -128,12 +128,16 @@ def plan(obj: bpy.types.Object, limbs=None, from_source: bool = False) -> Plan:
     check_armature(obj)
     result = Plan(obj, modes=[bone.rotation_mode for bone in obj.pose.bones])
     owner: dict[str, str] = {}
+    driven = overrides.drivers(obj)
     for limb in limbs if limbs is not None else [item for item in obj.limb_ik.limbs if item.enabled]:
         try:
             chain = chain_of(obj, limb)
             for name in chain.bones:
                 if name in owner:
                     raise LimbError(f"Limb '{limb.name}': bone '{name}' already belongs to limb '{owner[name]}'.")
+            overridden = overrides.written_over(obj, limb, chain.written, driven)
+            if overridden:
+                raise LimbError(overridden)
             for name in chain.bones:
                 owner[name] = limb.name
         except LimbError as error:
@@ -156,7 +160,8 @@ def plan(obj: bpy.types.Object, limbs=None, from_source: bool = False) -> Plan:
 
 def signature(obj: bpy.types.Object) -> tuple:
     """Everything a plan is built from, cheap to compare on every frame: the limbs' set-up, their
-    goals and ground, and the armature's bones (rest positions, inheritance, rotation locks)."""
+    goals and ground, the armature's bones (rest positions, inheritance, rotation locks), its drivers and
+    the constraints of the limbs' bones."""
 
     def pointer(id_block):
         return id_block.as_pointer() if id_block is not None else 0
@@ -182,10 +187,14 @@ def signature(obj: bpy.types.Object) -> tuple:
             limb.toe_bone,
             limb.plane,
             tuple(limb.plane_normal),
+            limb.reach,  # a driver on the scale overrides a stretching limb only
         )
         for limb in settings.limbs
     )
     bones, pose_bones = obj.data.bones, obj.pose.bones
+    limb_bones = sorted({n for x in settings.limbs for n in (x.upper_bone, x.lower_bone, x.end_bone, x.toe_bone)})
+    constraints = tuple(tuple(c.mute for c in pose_bones[n].constraints) for n in limb_bones if n in pose_bones)
+    driven = tuple((driver.data_path, driver.array_index) for driver in overrides.drivers(obj))
     arrays = []
     for collection, name, width, dtype in (
         (bones, "head_local", 3, np.float32),
@@ -204,6 +213,8 @@ def signature(obj: bpy.types.Object) -> tuple:
         pointer(settings.ground),
         pointer(settings.planting_source),
         settings.pelvis_bone,
+        constraints,
+        driven,
         *arrays,
     )
 
@@ -412,9 +423,10 @@ def write(obj: bpy.types.Object, pose: Pose, solved: Solved, every: bool = False
 def check(obj: bpy.types.Object, depsgraph) -> dict[str, str]:
     """Every enabled limb of ``obj`` that cannot be solved and baked as set up, with the reason: what
     Solve, Bake and Plant would refuse (a bone missing, the rig or a goal not evaluated, an uneven
-    scale inherited as the solve does not model, a linked action that cannot take keys, a foot with
-    no ground under it: planted legs are planted over the take to find out), and a limb whose
-    IK/FK switch keeps the mesh from following it."""
+    scale inherited as the solve does not model, a driver or constraint overriding a limb bone, an action
+    that cannot take keys or whose keys the NLA would not play as baked, a foot with no ground under it or
+    a body moved further than the take explains: planted legs are planted over the take to find out), and a
+    limb whose IK/FK switch keeps the mesh from following it."""
     planned = plan(obj)
     problems = dict(planned.problems)
     if not planned.limbs:
@@ -425,8 +437,13 @@ def check(obj: bpy.types.Object, depsgraph) -> dict[str, str]:
             raise LimbError(f"Armature '{obj.name}' is not in the scene '{scene.name}'.")
         pose = gather(planned, depsgraph)[1]
         actions.check_editable(obj)
+        blended = overrides.keys_overridden(obj)
+        if blended:
+            raise LimbError(blended)
         if planned.planting is not None:
-            plant.current(planned.planting, depsgraph, pose)
+            moved = plant.current(planned.planting, depsgraph, pose).body_moved(obj)
+            if moved:
+                problems.update({foot.limb: moved for foot in planned.planting.feet})
     except LimbError as error:
         problems.update(error.problems or {limb.name: str(error) for limb in planned.limbs})
     held = switch.held_by_ik(obj, planned.limbs)
@@ -463,6 +480,9 @@ def solve_rig(
         return report
     groups, pose = gather(planned, depsgraph, under)
     analysis = plant.current(planned.planting, depsgraph, pose) if planned.planting is not None else None
+    moved = analysis.body_moved(obj) if analysis is not None else None
+    if moved:  # solved all the same: the pose is what planting on that ground gives
+        report.problems.update({foot.limb: moved for foot in planned.planting.feet})
     frame = depsgraph.scene.frame_current_final
     solved = solve_frames(planned, groups, over_frames([pose]), [frame], analysis)
     if live:

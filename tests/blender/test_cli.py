@@ -488,7 +488,7 @@ def test_a_clean_check_says_so_with_the_foot_figures(extension, tmp_path, capsys
     assert lines[1:] == [
         "              Leg: leg.L: 5 contact frames, ball height off by 0.0 mm (p95 0.0), deepest 0.0 mm, "
         "pitch off by 0.0° (p95), knee pop 0.0°, slide 0.0 mm",
-        "              Leg: pelvis drop 0.0 mm (against the animation)",
+        "              Leg: pelvis drop 0.0 mm, lift 0.0 mm (against the animation)",
         lines[-1],
     ]
     assert lines[-1].startswith("1 of 1 files done, 0 failed (")
@@ -511,3 +511,19 @@ def test_usage_lines_name_the_command_typed(extension, capsys):
     assert done.returncode == 2
     typed = f"{Path(sys.executable).name} {ROOT / 'tools' / 'run.py'} cli"
     assert re.match(rf"usage: {re.escape(typed)} bake\s", done.stderr), done.stderr
+
+
+def test_a_body_planted_far_from_its_floor_fails_the_file_with_the_distance(extension, tmp_path):
+    rig = rigs.human_metarig()
+    extension.api.detect_limbs(rig)
+    ground = rigs.plane_ground(size=10.0)
+    ground.objects[0].location.z = 2.0
+    path, report = tmp_path / "high.blend", tmp_path / "r.json"
+    bpy.ops.wm.save_as_mainfile(filepath=str(path))
+    argv = ["plant", str(path), "--ground", "Ground", "--frames", "1:5", "--output-dir", str(tmp_path / "out")]
+    assert extension.cli.main([*argv, "--json", str(report)]) == 1
+    entry = json.loads(report.read_text())["files"][0]
+    part = entry["armatures"][0]
+    assert entry["status"] == "failed" and not entry["written"]
+    assert part["lift"] == pytest.approx(2.0, abs=1e-4) and set(part["problems"]) == {"leg.L", "leg.R"}
+    assert "2.00 m up" in entry["error"] and "2.00 m up" in part["problems"]["leg.L"]

@@ -236,3 +236,94 @@ def test_plant_takes_the_legs_detection_would_call_legs(lik):
     rig.limb_ik.limbs["leg.L"].name = "Left"  # over left_hip, left_knee, left_ankle
     lik.api.plant(rig, ground)
     assert {limb.name for limb in rig.limb_ik.limbs if limb.plant} == {"Left", "leg.R"}
+
+
+def _metarig_over(lik, height: float):
+    """The human metarig, its limbs detected, and a ground collection holding a plane ``height`` above its feet."""
+    rig = rigs.human_metarig()
+    lik.api.detect_limbs(rig)
+    ground = rigs.plane_ground(size=10.0)
+    ground.objects[0].location.z = height
+    bpy.context.view_layer.objects.active = rig
+    return rig, ground
+
+
+@pytest.mark.parametrize("height,way", [(2.0, "up"), (-5.0, "down")])
+def test_a_ground_far_from_the_feet_is_a_problem_with_the_distance(lik, capfd, height, way):
+    """Planted on a plane 2 m above (or 5 m below) the feet, the whole body moves that far: the keys are
+    written, but the bake report, the operator's message, check and the foot report name the distance."""
+    rig, ground = _metarig_over(lik, height)
+    report = lik.api.plant(rig, ground, frame_start=1, frame_end=5)
+    assert report.lift == pytest.approx(height, abs=1e-4)
+    assert set(report.problems) == {"leg.L", "leg.R"}
+    sentence = f"Planting moves the body of 'metarig' {abs(height):.2f} m {way} or more on every frame"
+    assert report.problems["leg.L"].startswith(sentence) and "further than its legs reach" in report.problems["leg.L"]
+    assert lik.api.foot_report(rig, 1, 5)["pelvis_lift"] == pytest.approx(height, abs=1e-4)
+    problems = lik.api.check(rig)
+    assert set(problems) == {"leg.L", "leg.R"} and problems["leg.L"].startswith(sentence)
+    capfd.readouterr()
+    assert bpy.ops.limb_ik.bake(frame_start=1, frame_end=5) == {"FINISHED"}
+    assert capfd.readouterr().out.startswith(f"Warning: {sentence}")
+
+
+def test_a_ground_within_a_leg_of_the_feet_is_no_problem(lik):
+    rig, ground = _metarig_over(lik, 0.3)
+    report = lik.api.plant(rig, ground, frame_start=1, frame_end=5)
+    assert report.lift == pytest.approx(0.3, abs=1e-4) and not report.problems
+    assert not lik.api.check(rig)
+    assert lik.api.foot_report(rig, 1, 5)["pelvis_lift"] == pytest.approx(0.3, abs=1e-4)
+
+
+def test_no_ground_is_counted_over_the_frames_asked(lik):
+    """Ground 50 m to the side: the sentence counts the 5 frames asked, then the rest of the take it reads."""
+    rig, ground = _metarig_over(lik, 0.0)
+    ground.objects[0].location.y = 50.0
+    with rigs.unchanged(rig), pytest.raises(lik.api.LimbIKError) as refused:
+        lik.api.plant(rig, ground, frame_start=1, frame_end=5)
+    assert "no ground under its foot at 5 frames from 1 to 5 (and 245 more of the take around them" in str(
+        refused.value
+    )
+
+
+def _raised_plane_instance(height: float) -> bpy.types.Object:
+    """An Empty instancing a collection (in no scene) that holds a plane ``height`` above the floor."""
+    bpy.ops.mesh.primitive_plane_add(size=10.0, location=(0.0, 0.0, height))
+    plane = bpy.context.object
+    source = bpy.data.collections.new("Raised")
+    for collection in plane.users_collection:
+        collection.objects.unlink(plane)
+    source.objects.link(plane)
+    instancer = rigs.empty("Raised instance")
+    instancer.instance_type, instancer.instance_collection = "COLLECTION", source
+    return instancer
+
+
+def _geometry_nodes_plane(height: float) -> bpy.types.Object:
+    """A mesh object whose Geometry Nodes output only an instance of a grid ``height`` above the floor."""
+    tree = bpy.data.node_groups.new("Raised grid", "GeometryNodeTree")
+    tree.interface.new_socket(name="Geometry", in_out="OUTPUT", socket_type="NodeSocketGeometry")
+    grid, move = tree.nodes.new("GeometryNodeMeshGrid"), tree.nodes.new("GeometryNodeTransform")
+    instance, output = tree.nodes.new("GeometryNodeGeometryToInstance"), tree.nodes.new("NodeGroupOutput")
+    grid.inputs["Size X"].default_value = grid.inputs["Size Y"].default_value = 10.0
+    move.inputs["Translation"].default_value = (0.0, 0.0, height)
+    tree.links.new(grid.outputs["Mesh"], move.inputs["Geometry"])
+    tree.links.new(move.outputs["Geometry"], instance.inputs["Geometry"])
+    tree.links.new(instance.outputs["Instances"], output.inputs["Geometry"])
+    obj = bpy.data.objects.new("Raised nodes", bpy.data.meshes.new("Raised nodes"))
+    obj.modifiers.new("Grid", "NODES").node_group = tree
+    return obj
+
+
+@pytest.mark.parametrize("beside_a_plane", [True, False], ids=["beside a plane", "instances only"])
+@pytest.mark.parametrize("make", [_raised_plane_instance, _geometry_nodes_plane], ids=["collection", "nodes"])
+def test_feet_stand_on_the_instanced_ground_the_render_shows(lik, make, beside_a_plane):
+    """A plane 30 cm up that the ground collection shows as an instance (of a collection, or made by Geometry
+    Nodes), over a real plane at the floor (or alone): the feet stand on it, not 28 cm inside it."""
+    rig, ground = _metarig_over(lik, 0.0)
+    if not beside_a_plane:
+        bpy.data.objects.remove(ground.objects[0])
+    ground.objects.link(make(0.3))
+    toe = rigs.world_matrix(rig, "toe.L")[2, 3]
+    report = lik.api.plant(rig, ground, frame_start=1, frame_end=5)
+    assert report.lift == pytest.approx(0.3, abs=1e-4)
+    assert rigs.world_matrix(rig, "toe.L")[2, 3] - toe == pytest.approx(0.3, abs=1e-4)
