@@ -141,22 +141,18 @@ def check_editable(obj: bpy.types.Object) -> None:
 
 
 def sharing(obj: bpy.types.Object) -> list[bpy.types.Object]:
-    """The other objects that play the F-curves of the action ``obj`` plays: as their action or in an NLA strip
-    (from 4.4, those of the same slot; another slot of the action holds other F-curves)."""
+    """The other objects that play the F-curves of the action ``obj`` plays, in the same slot (another slot of
+    the action holds other F-curves): as their action or in an NLA strip."""
     data = obj.animation_data
-    action, slot = data.action, data.action_slot if SLOTTED else None
-
-    def same(other_action, other_slot) -> bool:
-        return other_action == action and (not SLOTTED or other_slot == slot)
-
+    played = (data.action, data.action_slot)
     out = []
     for other in bpy.data.objects:
         other_data = other.animation_data
         if other == obj or other_data is None:
             continue
         strips = (strip for track in other_data.nla_tracks for strip in track.strips)
-        if same(other_data.action, other_data.action_slot if SLOTTED else None) or any(
-            same(strip.action, strip.action_slot if SLOTTED else None) for strip in strips
+        if (other_data.action, other_data.action_slot) == played or any(
+            (strip.action, strip.action_slot) == played for strip in strips
         ):
             out.append(other)
     return out

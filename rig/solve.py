@@ -427,7 +427,7 @@ def check(obj: bpy.types.Object, depsgraph) -> dict[str, str]:
     that cannot take keys or whose keys the NLA would not play as baked, a foot with no ground under it or
     a body moved further than the take explains: planted legs are planted over the take to find out), and a
     limb whose IK/FK switch keeps the mesh from following it."""
-    planned = plan(obj)
+    planned = plan(obj, from_source=True)  # a planting held in the keys is checked from the animator's keys
     problems = dict(planned.problems)
     if not planned.limbs:
         return problems
@@ -441,7 +441,8 @@ def check(obj: bpy.types.Object, depsgraph) -> dict[str, str]:
         if blended:
             raise LimbError(blended)
         if planned.planting is not None:
-            moved = plant.current(planned.planting, depsgraph, pose).body_moved(obj)
+            with source.playing(obj):
+                moved = plant.current(planned.planting, depsgraph, pose).body_moved(obj)
             if moved:
                 problems.update({foot.limb: moved for foot in planned.planting.feet})
     except LimbError as error:

@@ -10,6 +10,8 @@ puts the source back for good. A channel the animator had not keyed is kept as i
 back unkeyed.
 """
 
+from contextlib import contextmanager
+
 import bpy
 import numpy as np
 from bpy_extras import anim_utils
@@ -83,8 +85,7 @@ class Planting:
             else:
                 self.edit.set_keys(path, index, group, None)
                 _set_value(self.obj, path, index, unkeyed[_name(path, index)])
-        if self.obj.animation_data is not None and self.obj.animation_data.action is not None:
-            self.obj.animation_data.action.update_tag()
+        _changed(self.obj)
 
     def finish(self, start: float, end: float) -> None:
         """Outside [start, end], put back the keys an earlier planting wrote there."""
@@ -109,6 +110,22 @@ class Planting:
             bpy.data.actions.remove(self.created)
 
 
+@contextmanager
+def playing(obj: bpy.types.Object):
+    """Within this block the rig's keys are its kept source where it has one (for a check of the planting,
+    which reads the take as the animator made it); every key is put back after."""
+    if not kept(obj):
+        yield
+        return
+    edit = ActionEdit(obj)
+    try:
+        _put_back(obj, edit)
+        yield
+    finally:
+        edit.rollback()
+        _changed(obj)
+
+
 def remove(obj: bpy.types.Object) -> int:
     """Put the animator's keys back on every channel planting keyed, forget the source; returns the number
     of channels put back. Raises :class:`LimbError`, changing nothing, where there is no planting to remove."""
@@ -117,28 +134,39 @@ def remove(obj: bpy.types.Object) -> int:
         raise LimbError(f"Armature '{obj.name}' has no planting to remove: it was not planted by a bake.")
     check_editable(obj)
     animator.restore(obj)
-    bag = _bag(store, create=False)
-    unkeyed = store.get(UNKEYED, {})
     edit = ActionEdit(obj)
-    count = 0
     try:
-        for curve in list(bag.fcurves) if bag is not None else []:
-            path, index = curve.data_path, curve.array_index
-            group = curve.group.name if curve.group else ""
-            if len(curve.keyframe_points):
-                edit.set_keys(path, index, group, read_keys(curve))
-            else:
-                edit.set_keys(path, index, group, None)
-                _set_value(obj, path, index, unkeyed[_name(path, index)])
-            count += 1
+        count = _put_back(obj, edit)
     except Exception:
         edit.rollback()
         raise
     obj.limb_ik.planting_source = None
     bpy.data.actions.remove(store)
+    _changed(obj)
+    return count
+
+
+def _put_back(obj: bpy.types.Object, edit: ActionEdit) -> int:
+    """Every kept channel as the source has it, through ``edit``; returns how many."""
+    store = obj.limb_ik.planting_source
+    bag = _bag(store, create=False)
+    unkeyed = store.get(UNKEYED, {})
+    curves = list(bag.fcurves) if bag is not None else []
+    for curve in curves:
+        path, index = curve.data_path, curve.array_index
+        group = curve.group.name if curve.group else ""
+        if len(curve.keyframe_points):
+            edit.set_keys(path, index, group, read_keys(curve))
+        else:
+            edit.set_keys(path, index, group, None)
+            _set_value(obj, path, index, unkeyed[_name(path, index)])
+    return len(curves)
+
+
+def _changed(obj: bpy.types.Object) -> None:
+    """Have Blender evaluate the rig's keys anew."""
     if obj.animation_data is not None and obj.animation_data.action is not None:
         obj.animation_data.action.update_tag()
-    return count
 
 
 def _new_store(obj: bpy.types.Object) -> bpy.types.Action:

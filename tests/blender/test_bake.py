@@ -221,8 +221,7 @@ def test_an_action_another_rig_plays_is_refused_naming_it(lik):
     other = rigs.human_metarig()
     other.location.x = 2.0
     other.animation_data_create().action = rig.animation_data.action
-    if lik.rig.actions.SLOTTED:
-        other.animation_data.action_slot = rig.animation_data.action_slot
+    other.animation_data.action_slot = rig.animation_data.action_slot
     bpy.context.view_layer.objects.active = rig
     tip = rigs.world_tip(other, "foot.L")
     sentence = f"plays the action '{rig.animation_data.action.name}', which '{other.name}' also plays"
@@ -232,10 +231,10 @@ def test_an_action_another_rig_plays_is_refused_naming_it(lik):
         bpy.ops.limb_ik.match_fk()
     assert sentence in lik.api.check(rig)["leg.L"]
     np.testing.assert_array_equal(rigs.world_tip(other, "foot.L"), tip)
-    if lik.rig.actions.SLOTTED:  # a slot of its own: other F-curves, nothing shared
-        other.animation_data.action_slot = rig.animation_data.action.slots.new(id_type="OBJECT", name=other.name)
-        assert lik.api.bake(rig).keys > 0
-        np.testing.assert_array_equal(rigs.world_tip(other, "foot.L"), tip)
+    # A slot of its own: other F-curves, nothing shared.
+    other.animation_data.action_slot = rig.animation_data.action.slots.new(id_type="OBJECT", name=other.name)
+    assert lik.api.bake(rig).keys > 0
+    np.testing.assert_array_equal(rigs.world_tip(other, "foot.L"), tip)
 
 
 def _on_nla_track(rig):

@@ -146,3 +146,13 @@ def test_live_shows_the_planted_keys_without_planting_them_again(lik):
     rig.limb_ik.live = True
     assert np.abs(mocap.play(rig, frames) - planted).max() <= 1e-5
     assert not [limb.status for limb in rig.limb_ik.limbs if limb.status]
+
+
+def test_check_reads_the_planting_from_the_animators_keys_and_changes_nothing(lik):
+    rig, frames, ground = clips.stage("walk", "slope")
+    lik.api.detect_limbs(rig)
+    lik.api.plant(rig, ground)
+    planted = mocap.play(rig, frames)
+    with rigs.unchanged(rig):
+        assert lik.api.check(rig) == {}
+    assert np.abs(mocap.play(rig, frames) - planted).max() == 0.0
