@@ -267,15 +267,28 @@ def test_a_target_following_the_limb_through_another_armatures_constraint_is_a_c
         bpy.ops.limb_ik.solve()
 
 
-def test_a_zero_scaled_armature_is_a_sentence(lik, leg):
-    """It used to raise numpy's LinAlgError from the API and a traceback from the operators."""
-    leg.scale = (0.0, 1.0, 1.0)
+@pytest.mark.parametrize("axis", [0, 1])
+def test_a_zero_scaled_armature_is_a_sentence(lik, leg, axis):
+    """Solving, baking, detecting limbs and planting (which measures the bones in the world to tell feet from
+    hands) used to raise numpy's LinAlgError from the API and a traceback from the operators."""
+    ground = rigs.plane_ground()
+    bpy.context.view_layer.objects.active = leg
+    leg.scale[axis] = 0.0
     bpy.context.view_layer.update()
-    message = r"Armature 'Leg' is scaled to zero on an axis"
+    message = r"^(Error: )?Armature 'Leg' is scaled to zero on an axis \(its object or a parent\), so its bones"
+    calls = (
+        bpy.ops.limb_ik.solve,
+        bpy.ops.limb_ik.bake,
+        bpy.ops.limb_ik.detect_limbs,
+        lambda: lik.api.solve(leg),
+        lambda: lik.api.detect_limbs(leg),
+        lambda: lik.api.plant(leg, ground),
+    )
     with nothing_keyed(lik, leg):
-        for call in (bpy.ops.limb_ik.solve, bpy.ops.limb_ik.bake, lambda: lik.api.solve(leg)):
+        for call in calls:
             with pytest.raises((RuntimeError, lik.api.LimbIKError), match=message):
                 call()
+    assert leg.limb_ik.ground is None
 
 
 def test_a_target_deleted_during_the_bake_is_a_sentence(lik, leg):
@@ -299,3 +312,41 @@ def test_a_target_deleted_during_the_bake_is_a_sentence(lik, leg):
     assert (key_table(lik, leg), sorted(bpy.data.actions.keys())) == (keys, actions)
     np.testing.assert_array_equal(rigs.pose_snapshot(leg), pose)
     assert bpy.context.scene.frame_current == 1
+
+
+def test_an_armature_without_bones_is_a_sentence(lik):
+    """It used to raise "ValueError: min() arg is an empty sequence" from reading the bones' shape."""
+    rig, _ = rigs.edit_armature("Bare")
+    bpy.ops.object.mode_set(mode="POSE")
+    message = r"^(Error: )?Armature 'Bare' has no bones"
+    with unchanged(rig):
+        for call in (bpy.ops.limb_ik.detect_limbs, lambda: lik.api.detect_limbs(rig)):
+            with pytest.raises((RuntimeError, lik.api.LimbIKError), match=message):
+                call()
+
+
+def test_a_pole_that_is_the_target_is_a_sentence(lik, leg):
+    """The knee cannot point at the very goal the foot reaches for. Baking it used to raise numpy's "shape
+    mismatch"."""
+    limb = leg.limb_ik.limbs["leg.L"]
+    limb.pole = limb.target
+    message = r"^(Error: )?Limb 'leg\.L': its pole 'leg\.L_target' is also its target"
+    with nothing_keyed(lik, leg):
+        for call in (bpy.ops.limb_ik.solve, lambda: lik.api.solve(leg), lambda: lik.api.bake(leg, frame_end=3)):
+            with pytest.raises((RuntimeError, lik.api.LimbIKError), match=message):
+                call()
+    assert lik.api.check(leg)["leg.L"].startswith("Limb 'leg.L': its pole 'leg.L_target' is also its target")
+
+
+def test_a_missing_toe_is_a_sentence_when_planting(lik, leg):
+    """A planted leg whose toe bone was renamed or deleted: planting used to raise a KeyError."""
+    ground = rigs.plane_ground()
+    bpy.context.view_layer.objects.active = leg
+    limb = leg.limb_ik.limbs["leg.L"]
+    limb.plant, limb.toe_bone = True, "toe_old.L"
+    message = r"^Limb 'leg\.L': toe bone 'toe_old\.L' does not exist in armature 'Leg'\.$"
+    with nothing_keyed(lik, leg):
+        for legs in (None, ["leg.L"]):
+            with pytest.raises(lik.api.LimbIKError, match=message):
+                lik.api.plant(leg, ground, limbs=legs)
+    assert limb.plant and leg.limb_ik.ground is None
