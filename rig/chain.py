@@ -65,6 +65,21 @@ def check_scale(name: str, world) -> None:
         )
 
 
+def check_choices(limb) -> None:
+    """Raise :class:`LimbError` for a setting of ``limb`` holding a choice this version does not offer: saved by a
+    newer version, Blender keeps the stored number, shows an empty field and reads it as no choice at all."""
+    for prop in limb.bl_rna.properties:
+        if prop.type != "ENUM" or prop.is_enum_flag:
+            continue
+        stored = limb.get(prop.identifier)  # the item's number, or None while the default is kept
+        if stored is not None and stored not in {item.value for item in prop.enum_items}:
+            names = [item.name for item in prop.enum_items]
+            raise LimbError(
+                f"Limb '{limb.name}': its {prop.name} is set to a choice this version of Limb IK does not know "
+                f"({stored}), perhaps saved by a newer version; choose one of {', '.join(names[:-1])} or {names[-1]}."
+            )
+
+
 def chain_of(obj: bpy.types.Object, limb, planted: bool = False) -> Chain:
     """The checked chain of ``limb`` on armature ``obj``; raises :class:`LimbError` naming what is wrong.
     ``planted``: checked as a planted leg, its toe too, whether or not the limb is marked planted yet."""

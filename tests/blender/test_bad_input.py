@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """Bad input: the operator fails with a sentence naming what is wrong, and the scene is left as it was."""
 
+import re
 from contextlib import contextmanager
 
 import bpy
@@ -195,7 +196,8 @@ def nothing_keyed(lik, rig):
     keys, actions, frame = key_table(lik, rig), sorted(bpy.data.actions.keys()), bpy.context.scene.frame_current
     with unchanged(rig):
         yield
-    assert (key_table(lik, rig), sorted(bpy.data.actions.keys())) == (keys, actions)
+    np.testing.assert_equal(key_table(lik, rig), keys)  # NaN keys equal too
+    assert sorted(bpy.data.actions.keys()) == actions
     assert bpy.context.scene.frame_current == frame
 
 
@@ -350,3 +352,46 @@ def test_a_missing_toe_is_a_sentence_when_planting(lik, leg):
             with pytest.raises(lik.api.LimbIKError, match=message):
                 lik.api.plant(leg, ground, limbs=legs)
     assert limb.plant and leg.limb_ik.ground is None
+
+
+@pytest.mark.parametrize(("setting", "label"), [("reach", "Reach"), ("swivel", "Swivel"), ("plane", "Plane")])
+def test_a_choice_this_version_does_not_know_is_a_sentence(lik, leg, setting, label):
+    """A limb setting saved by a newer version with a choice this one lacks: Blender keeps the stored number
+    and shows an empty field. Check used to say nothing while Solve refused it (Reach), solved as if it were
+    the first choice (Swivel) or raised an IndexError (Plane)."""
+    leg.limb_ik.limbs["leg.L"][setting] = 99  # enums are stored as the position of the item
+    message = (
+        rf"^Limb 'leg\.L': its {label} is set to a choice this version of Limb IK does not know \(99\), "
+        r"perhaps saved by a newer version; choose one of .+\.$"
+    )
+    assert re.match(message, lik.api.check(leg)["leg.L"])
+    with nothing_keyed(lik, leg):
+        for call in (bpy.ops.limb_ik.solve, lambda: lik.api.solve(leg), lambda: lik.api.bake(leg, frame_end=3)):
+            with pytest.raises((RuntimeError, lik.api.LimbIKError), match=message.replace("^", "^(Error: )?")):
+                call()
+
+
+def test_a_key_that_is_not_a_number_is_named_with_its_frame(lik, leg):
+    """A NaN key on a limb bone's rotation channel (from a broken exporter or script) used to be refused as
+    "matrices must be finite", naming neither the bone, the channel nor the frame."""
+    shin = leg.pose.bones["shin.L"]
+    for frame in (1, 5, 9):
+        shin.keyframe_insert("rotation_quaternion", frame=frame)
+    path = shin.path_from_id("rotation_quaternion")
+    curve = next(c for c in lik.rig.actions.fcurves(leg) if c.data_path == path and c.array_index == 2)
+    for point in curve.keyframe_points:
+        point.interpolation = "CONSTANT"  # NaN from frame 5 to 8 only
+    curve.keyframe_points[1].co.y = float("nan")
+    curve.update()
+    message = r"^(Error: )?Limb 'leg\.L': the Y Quaternion Rotation of bone 'shin\.L' is not a number at frame {}; "
+    assert lik.api.check(leg) == {}
+    with nothing_keyed(lik, leg):
+        for call in (bpy.ops.limb_ik.bake, lambda: lik.api.bake(leg, frame_start=2, frame_end=9)):
+            with pytest.raises((RuntimeError, lik.api.LimbIKError), match=message.format(5)):
+                call()
+    bpy.context.scene.frame_set(6)
+    assert re.match(message.format(6), lik.api.check(leg)["leg.L"])
+    with nothing_keyed(lik, leg):
+        for call in (bpy.ops.limb_ik.solve, lambda: lik.api.solve(leg)):
+            with pytest.raises((RuntimeError, lik.api.LimbIKError), match=message.format(6)):
+                call()
