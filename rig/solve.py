@@ -213,8 +213,11 @@ def gather(planned: Plan, depsgraph, under: animator.Written | None = None) -> t
 
 
 #: Each rotation mode's pose channel, its name as Blender's channel list shows it, and its components' letters.
-_ROTATION_CHANNELS = {"QUATERNION": ("quaternion", "Quaternion Rotation", "WXYZ")}
-_ROTATION_CHANNELS["AXIS_ANGLE"] = ("axis_angle", "Axis-Angle Rotation", "WXYZ")
+_ROTATION_CHANNELS = {
+    "QUATERNION": ("quaternion", "Quaternion Rotation", "WXYZ"),
+    "AXIS_ANGLE": ("axis_angle", "Axis-Angle Rotation", "WXYZ"),
+}
+_EULER_CHANNEL = ("euler", "Euler Rotation", "XYZ")  #: every other mode's
 _OTHER_CHANNELS = (("location", "Location", "XYZ"), ("scale", "Scale", "XYZ"))
 
 
@@ -235,7 +238,7 @@ def check_numbers(planned: Plan, pose: Pose, frames) -> None:
         bone, frame = bones[chain.written[column]], f"{frames[row]:g}"
         for suspect in (*reversed(bone.parent_recursive), bone):
             index = bones.find(suspect.name)
-            rotation = _ROTATION_CHANNELS.get(planned.modes[index], ("euler", "Euler Rotation", "XYZ"))
+            rotation = _ROTATION_CHANNELS.get(planned.modes[index], _EULER_CHANNEL)
             for channel, label, letters in (rotation, *_OTHER_CHANNELS):
                 values = getattr(pose, channel)[row, index]
                 if not np.isfinite(values).all():
