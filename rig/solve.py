@@ -443,10 +443,11 @@ def write(obj: bpy.types.Object, pose: Pose, solved: Solved, every: bool = False
 
 def check(obj: bpy.types.Object, depsgraph) -> dict[str, str]:
     """Every enabled limb of ``obj`` that cannot be solved and baked as set up, with the reason: what
-    Solve, Bake and Plant would refuse (a bone missing, the rig or a goal not evaluated, an uneven
-    scale inherited as the solve does not model, a linked action that cannot take keys, a foot with
-    no ground under it: planted legs are planted over the take to find out), and a limb whose
-    IK/FK switch keeps the mesh from following it."""
+    Solve, Bake and Plant would refuse (a bone missing, a setting saved by a newer version, the rig or a
+    goal not evaluated, a channel that is not a number at the current frame, an uneven scale inherited
+    as the solve does not model, a linked action that cannot take keys, a foot with no ground under it:
+    planted legs are planted over the take to find out), and a limb whose IK/FK switch keeps the mesh
+    from following it."""
     planned = plan(obj)
     problems = dict(planned.problems)
     if not planned.limbs:
