@@ -65,17 +65,25 @@ def check_scale(name: str, world) -> None:
         )
 
 
+#: Per property group type: each enum setting's identifier, name, and its items' names and numbers.
+_CHOICES: dict[str, list[tuple[str, str, list[str], set[int]]]] = {}
+
+
 def check_choices(limb) -> None:
     """Raise :class:`LimbError` for a setting of ``limb`` holding a choice this version does not offer: saved by a
     newer version, Blender keeps the stored number, shows an empty field and reads it as no choice at all."""
-    for prop in limb.bl_rna.properties:
-        if prop.type != "ENUM" or prop.is_enum_flag:
-            continue
-        stored = limb.get(prop.identifier)  # the item's number, or None while the default is kept
-        if stored is not None and stored not in {item.value for item in prop.enum_items}:
-            names = [item.name for item in prop.enum_items]
+    rna = limb.bl_rna
+    if rna.identifier not in _CHOICES:  # once: going through the properties took 9 times the check (4 limbs)
+        _CHOICES[rna.identifier] = [
+            (p.identifier, p.name, [i.name for i in p.enum_items], {i.value for i in p.enum_items})
+            for p in rna.properties
+            if p.type == "ENUM" and not p.is_enum_flag
+        ]
+    for identifier, name, names, numbers in _CHOICES[rna.identifier]:
+        stored = limb.get(identifier)  # the item's number, or None while the default is kept
+        if stored is not None and stored not in numbers:
             raise LimbError(
-                f"Limb '{limb.name}': its {prop.name} is set to a choice this version of Limb IK does not know "
+                f"Limb '{limb.name}': its {name} is set to a choice this version of Limb IK does not know "
                 f"({stored}), perhaps saved by a newer version; choose one of {', '.join(names[:-1])} or {names[-1]}."
             )
 
