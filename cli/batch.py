@@ -24,12 +24,19 @@ from .report import not_done, version
 from .stop import Stop
 
 
-def main(argv: list[str], prog: str = f"blender --command {parallel.COMMAND}", worker: list[str] | None = None) -> int:
+def main(
+    argv: list[str],
+    prog: str = f"blender --command {parallel.COMMAND}",
+    worker: list[str] | None = None,
+    received: list[int] | None = None,
+) -> int:
     """Run the command line ``argv`` (after the command name); returns the exit status.
 
     ``prog`` is the command as typed, for usage lines. ``worker`` is the command that runs
     ``limb_ik`` in a new process, for ``--jobs``; by default a new Blender (see
-    :func:`parallel.blender_worker`).
+    :func:`parallel.blender_worker`). ``received``: the signals (SIGINT, SIGTERM) a launcher noted
+    while it started, a list it may still add to until this takes them over; the first stops the batch
+    before its first file.
     """
     if argv[:1] == ["merge"]:  # a farm's per-file reports merged into one: no files to open
         return merge.main(argv[1:], f"{prog} merge")
@@ -39,6 +46,8 @@ def main(argv: list[str], prog: str = f"blender --command {parallel.COMMAND}", w
         return stop.code if isinstance(stop.code, int) else 2
     stop = Stop()
     with stop.on_signals():
+        for number in received or ():  # read once this batch's own handlers took over: none is missed
+            stop.request(number)
         if args.from_parent:
             stop.watch_parent()
         return _Batch(args, worker or parallel.blender_worker(), stop).run()

@@ -68,10 +68,13 @@ def is_compressed(path: str) -> bool:
 
 def save(output: str, compress: bool) -> None:
     """Save the open file as ``output`` through a temporary file in the same folder, so relative paths
-    are remapped for the final place and an interrupted save never leaves a partial file there."""
+    are remapped for the final place and an interrupted save never leaves a partial file there. Raises
+    :class:`OSError` with the system's reason when the folder or ``output`` cannot be written."""
     folder, name = os.path.split(output)
     temporary = os.path.join(folder, f".{name}.{os.getpid()}.limb_ik-tmp")
     try:
+        open(temporary, "wb").close()  # a folder that refuses it says why here; Blender would name this file
+        os.remove(temporary)  # left there, Blender would keep it as a backup (.limb_ik-tmp1)
         bpy.ops.wm.save_as_mainfile(filepath=temporary, copy=True, compress=compress, relative_remap=True)
         os.replace(temporary, output)
     finally:

@@ -85,16 +85,22 @@ def process_file(path: str, output: str | None, subcommand: str, options: Option
     name = os.path.basename(path)
     try:
         try:
+            compressed = is_compressed(path)  # the output is saved as the input was
             with blender_quiet():
                 bpy.ops.wm.open_mainfile(filepath=path, load_ui=False)
+        except OSError as error:
+            raise api.LimbIKError(f"'{path}' could not be read: {error.strerror or error}.") from None
         except RuntimeError as error:
             reason = _message(error).replace(path, name)  # Blender's message names the whole path, twice
             raise api.LimbIKError(f"Blender could not open '{name}': {reason}") from None
         _run_armatures(name, command, options, entry, progress)
         in_place = output is not None and os.path.abspath(output) == os.path.abspath(path)
         if output is not None and not options.dry_run and (entry["changed"] or not in_place):
-            with blender_quiet():
-                save(output, is_compressed(path))
+            try:
+                with blender_quiet():
+                    save(output, compressed)
+            except OSError as error:
+                raise api.LimbIKError(f"'{output}' could not be written: {error.strerror or error}.") from None
             entry["written"] = True
     except Stopped as stop:
         entry.update(status="stopped", error=str(stop), output=None, written=False, changed=False)

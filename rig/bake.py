@@ -113,6 +113,7 @@ def _bake(obj, depsgraph, planned: solve.Plan, edit: ActionEdit, frames: list[in
     planting, analysis = planned.planting, None
     span = plant.take(obj, scene, frames[0], frames[-1]) if planting is not None else frames
     sampled = sampling.sample(depsgraph, planned, [*span, *frames], frames, progress)
+    solve.check_numbers(planned, sampled.pose, sampled.frames)
     rows = sampled.rows(frames)
     pose = sampled.pose if len(rows) == len(sampled.frames) else sampled.pose.frames(rows)
     groups = solve.assemble(planned, pose, sampled.goals[rows])

@@ -54,8 +54,43 @@ def check_armature(obj) -> None:
         )
 
 
-def chain_of(obj: bpy.types.Object, limb) -> Chain:
-    """The checked chain of ``limb`` on armature ``obj``; raises :class:`LimbError` naming what is wrong."""
+def check_scale(name: str, world) -> None:
+    """Raise :class:`LimbError` when the world matrix ``world`` of the armature ``name`` is scaled to zero on an
+    axis: its bones then have no size or direction in the world to solve, measure or detect limbs by."""
+    world = np.asarray(world, dtype=np.float64)[:3, :3]
+    if not abs(np.linalg.det(world)) > 1e-12 * np.prod(np.linalg.norm(world, axis=0)):
+        raise LimbError(
+            f"Armature '{name}' is scaled to zero on an axis (its object or a parent), so its bones have no size; "
+            "give it a scale on every axis."
+        )
+
+
+#: Per property group type: each enum setting's identifier, name, and its items' names and numbers.
+_CHOICES: dict[str, list[tuple[str, str, list[str], set[int]]]] = {}
+
+
+def check_choices(limb) -> None:
+    """Raise :class:`LimbError` for a setting of ``limb`` holding a choice this version does not offer: saved by a
+    newer version, Blender keeps the stored number, shows an empty field and reads it as no choice at all."""
+    rna = limb.bl_rna
+    if rna.identifier not in _CHOICES:  # once: going through the properties took 9 times the check (4 limbs)
+        _CHOICES[rna.identifier] = [
+            (p.identifier, p.name, [i.name for i in p.enum_items], {i.value for i in p.enum_items})
+            for p in rna.properties
+            if p.type == "ENUM" and not p.is_enum_flag
+        ]
+    for identifier, name, names, numbers in _CHOICES[rna.identifier]:
+        stored = limb.get(identifier)  # the item's number, or None while the default is kept
+        if stored is not None and stored not in numbers:
+            raise LimbError(
+                f"Limb '{limb.name}': its {name} is set to a choice this version of Limb IK does not know "
+                f"({stored}), perhaps saved by a newer version; choose one of {', '.join(names[:-1])} or {names[-1]}."
+            )
+
+
+def chain_of(obj: bpy.types.Object, limb, planted: bool = False) -> Chain:
+    """The checked chain of ``limb`` on armature ``obj``; raises :class:`LimbError` naming what is wrong.
+    ``planted``: checked as a planted leg, its toe too, whether or not the limb is marked planted yet."""
     check_armature(obj)
     names = [limb.upper_bone, limb.lower_bone] + ([limb.end_bone] if limb.end_bone else [])
     for role, name in zip(("upper", "lower"), names):
@@ -100,13 +135,19 @@ def chain_of(obj: bpy.types.Object, limb) -> Chain:
                 f"Limb '{limb.name}': its {role} '{remembered}' no longer exists; pick a new one or clear it."
             )
         _check_goal(obj, limb, names, role, goal, getattr(limb, f"{role}_bone"))
+    aim = limb.target
+    if aim is not None and limb.pole == aim and (aim.type != "ARMATURE" or limb.pole_bone == limb.target_bone):
+        raise LimbError(
+            f"Limb '{limb.name}': its pole '{limb.pole_bone or aim.name}' is also its target, so it cannot "
+            "show which way the limb bends; pick another pole or clear it."
+        )
 
     upper_rest = np.array(bones[names[0]].matrix_local, dtype=np.float64)[:3, :3]
     bend = np.cross(points[1] - points[0], points[2] - points[1])
     lengths = np.linalg.norm(points[1] - points[0]) * np.linalg.norm(points[2] - points[1])
     straight = np.linalg.norm(bend) <= STRAIGHT * lengths
     hinge = (0.0, 0.0, 0.0) if straight else tuple(upper_rest.T @ (bend / np.linalg.norm(bend)))
-    toe = _toe(obj, limb, names)
+    toe = _toe(obj, limb, names, planted or getattr(limb, "plant", False))
     target = (limb.target, limb.target_bone) if limb.target is not None else ()
     pole = (limb.pole, limb.pole_bone) if limb.pole is not None else ()
     indices = tuple(pose_bones.find(n) for n in names)
@@ -146,9 +187,9 @@ def check_scale_inheritance(limbs, chains, matrices) -> None:
                 )
 
 
-def _toe(obj, limb, names) -> int | None:
+def _toe(obj, limb, names, planted: bool) -> int | None:
     """The toe a planted three-bone leg keeps flat while its foot rolls: below the foot, turning with it."""
-    name = getattr(limb, "toe_bone", "") if getattr(limb, "plant", False) and len(names) == 3 else ""
+    name = getattr(limb, "toe_bone", "") if planted and len(names) == 3 else ""
     if not name:
         return None
     bones = obj.data.bones

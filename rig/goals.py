@@ -6,6 +6,7 @@ import numpy as np
 
 from ..solvers.constants import IDENTITY
 from ..solvers.rotation_modes import matrix_to_quat, nearest_rotation, quat_to_matrix
+from .chain import check_scale
 from .errors import LimbError
 
 
@@ -31,12 +32,7 @@ def check_evaluated(obj, limbs, chains, depsgraph) -> None:
     why = _not_evaluated(obj, depsgraph)
     if why:
         raise LimbError(f"Armature '{name}' {why[0]}, so Blender does not evaluate its pose; {why[1]} to solve it.")
-    world = np.array(obj.evaluated_get(depsgraph).matrix_world, dtype=np.float64)[:3, :3]
-    if not abs(np.linalg.det(world)) > 1e-12 * np.prod(np.linalg.norm(world, axis=0)):
-        raise LimbError(
-            f"Armature '{name}' is scaled to zero on an axis (its object or a parent), so its bones have "
-            "no size to solve."
-        )
+    check_scale(name, obj.evaluated_get(depsgraph).matrix_world)
     for limb, chain in zip(limbs, chains):
         for role, goal in (("target", chain.target), ("pole", chain.pole)):
             if not goal:

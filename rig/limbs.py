@@ -200,6 +200,7 @@ def to_plant(obj: bpy.types.Object, names=None, depsgraph=None) -> list:
     for limb in legs:
         if not limb.end_bone:
             raise LimbError(f"Limb '{limb.name}' has no foot to plant; planting needs thigh, shin and foot.")
+        chain_of(obj, limb, planted=True)  # its bones, toe included, exist before they are measured
         if not detect.reaches_ground(obj, limb.toe_bone or limb.end_bone, depsgraph):
             raise LimbError(
                 f"Limb '{limb.name}' has no foot on the ground side: its end bone '{limb.end_bone}' never comes "

@@ -16,7 +16,7 @@ import numpy as np
 
 from ..solvers import ChainBatch, ChainResult, Reach, SolverError, solve_by_count
 from . import actions, animator, fk, goals, overrides, plant, source, switch
-from .chain import Chain, chain_of, check_armature, check_scale_inheritance
+from .chain import Chain, chain_of, check_armature, check_choices, check_scale_inheritance
 from .choices import END_ROTATION_ITEMS, PLANE_ITEMS, PLANE_NORMALS, REACH_ITEMS, SWIVEL_ITEMS
 from .errors import LimbError
 from .pose import Pose, local_quaternions, over_frames, read_pose, write_rotations
@@ -131,6 +131,7 @@ def plan(obj: bpy.types.Object, limbs=None, from_source: bool = False) -> Plan:
     driven = overrides.drivers(obj)
     for limb in limbs if limbs is not None else [item for item in obj.limb_ik.limbs if item.enabled]:
         try:
+            check_choices(limb)
             chain = chain_of(obj, limb)
             for name in chain.bones:
                 if name in owner:
@@ -226,10 +227,52 @@ def gather(planned: Plan, depsgraph, under: animator.Written | None = None) -> t
     goals.check_evaluated(planned.obj, planned.limbs, planned.chains, depsgraph)
     obj = planned.obj
     pose = read_pose(obj, obj.evaluated_get(depsgraph))
+    check_numbers(planned, over_frames([pose]), [depsgraph.scene.frame_current_final])
     if under is not None and not fk.compose(planned, pose, under):
         raise fk.Uncomposed
     goal_world = goals.world_matrices(goal_refs(planned), depsgraph)
     return assemble(planned, over_frames([pose]), goal_world[None]), pose
+
+
+#: Each rotation mode's pose channel, its name as Blender's channel list shows it, and its components' letters.
+_ROTATION_CHANNELS = {
+    "QUATERNION": ("quaternion", "Quaternion Rotation", "WXYZ"),
+    "AXIS_ANGLE": ("axis_angle", "Axis-Angle Rotation", "WXYZ"),
+}
+_EULER_CHANNEL = ("euler", "Euler Rotation", "XYZ")  #: every other mode's
+_OTHER_CHANNELS = (("location", "Location", "XYZ"), ("scale", "Scale", "XYZ"))
+
+
+def check_numbers(planned: Plan, pose: Pose, frames) -> None:
+    """Raise :class:`LimbError` where a planned chain's bone is posed by a channel that is not a number (a NaN or
+    infinite key or driver) at one of ``frames`` (those of ``pose``'s leading axis), naming the limb, the first
+    such frame and the bone and channel at fault: that bone or one above it. The solvers would only say that
+    some matrix is not finite."""
+    written = np.concatenate([chain.written for chain in planned.chains]) if planned.chains else np.empty(0, int)
+    if np.isfinite(pose.matrices[:, written]).all():
+        return
+    bones = planned.obj.pose.bones
+    for limb, chain in zip(planned.limbs, planned.chains):
+        bad = ~np.isfinite(pose.matrices[:, list(chain.written)]).all(axis=(-2, -1))
+        if not bad.any():
+            continue
+        row, column = np.argwhere(bad)[0]  # the first frame
+        bone, frame = bones[chain.written[column]], f"{frames[row]:g}"
+        for suspect in (*reversed(bone.parent_recursive), bone):
+            index = bones.find(suspect.name)
+            rotation = _ROTATION_CHANNELS.get(planned.modes[index], _EULER_CHANNEL)
+            for channel, label, letters in (rotation, *_OTHER_CHANNELS):
+                values = getattr(pose, channel)[row, index]
+                if not np.isfinite(values).all():
+                    letter = letters[int(np.argmin(np.isfinite(values)))]
+                    raise LimbError(
+                        f"Limb '{limb.name}': the {letter} {label} of bone '{suspect.name}' is not a number at "
+                        f"frame {frame}; fix its key or driver."
+                    )
+        raise LimbError(
+            f"Limb '{limb.name}': bone '{bone.name}' is posed to values that are not numbers at frame {frame} "
+            "(by a constraint or a driver); fix what moves it."
+        )
 
 
 def goal_refs(planned: Plan) -> list[tuple]:
@@ -422,11 +465,12 @@ def write(obj: bpy.types.Object, pose: Pose, solved: Solved, every: bool = False
 
 def check(obj: bpy.types.Object, depsgraph) -> dict[str, str]:
     """Every enabled limb of ``obj`` that cannot be solved and baked as set up, with the reason: what
-    Solve, Bake and Plant would refuse (a bone missing, the rig or a goal not evaluated, an uneven
-    scale inherited as the solve does not model, a driver or constraint overriding a limb bone, an action
-    that cannot take keys or whose keys the NLA would not play as baked, a foot with no ground under it or
-    a body moved further than the take explains: planted legs are planted over the take to find out), and a
-    limb whose IK/FK switch keeps the mesh from following it."""
+    Solve, Bake and Plant would refuse (a bone missing, a setting saved by a newer version, the rig or a
+    goal not evaluated, a channel that is not a number at the current frame, an uneven scale inherited as
+    the solve does not model, a driver or constraint overriding a limb bone, an action that cannot take keys
+    or whose keys the NLA would not play as baked, a foot with no ground under it or a body moved further
+    than the take explains: planted legs are planted over the take to find out), and a limb whose IK/FK
+    switch keeps the mesh from following it."""
     planned = plan(obj, from_source=True)  # a planting held in the keys is checked from the animator's keys
     problems = dict(planned.problems)
     if not planned.limbs:

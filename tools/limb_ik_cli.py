@@ -17,13 +17,15 @@ so a farm job template that runs Blender can run this launcher instead.
 import importlib
 import os
 import shutil
+import signal
 import sys
 from pathlib import Path
 
 import source_extension
 
 
-def run(argv: list[str]) -> int:
+def run(argv: list[str], received: list[int]) -> int:
+    """The command line ``argv``; ``received``: the signals noted while starting, which stop it at once."""
     user_folder = source_extension.isolate_user_resources()
     bpy = import_bpy_quietly()
 
@@ -33,7 +35,8 @@ def run(argv: list[str]) -> int:
         repositories = bpy.context.preferences.extensions.repos
         repository = next((r for r in repositories if r.module == source_extension.REPOSITORY), None)
         cli = importlib.import_module(f"{source_extension.MODULE}.cli")
-        return cli.main(argv, prog=typed_command(), worker=[sys.executable, str(Path(__file__).resolve())])
+        worker = [sys.executable, str(Path(__file__).resolve())]
+        return cli.main(argv, prog=typed_command(), worker=worker, received=received)
     finally:
         # Throw-away folders: the user resources and the repository that links to this tree.
         if repository is not None and repository.custom_directory:
@@ -74,7 +77,12 @@ def command_arguments(argv: list[str]) -> list[str]:
 
 
 def main() -> None:
-    source_extension.leave(run(command_arguments(sys.argv[1:])))
+    # Importing bpy takes a second or more: a Ctrl-C or SIGTERM then is noted, as the batch notes them
+    # (cli/stop.py), not a KeyboardInterrupt raised inside that import or the end of the process.
+    received: list[int] = []
+    for number in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(number, lambda number, frame: received.append(number))
+    source_extension.leave(run(command_arguments(sys.argv[1:]), received))
 
 
 if __name__ == "__main__":

@@ -16,10 +16,12 @@ script (demo, bench) or to the command line (cli: all of them, ``--help`` includ
 """
 
 import argparse
+import contextlib
 import glob
 import hashlib
 import os
 import shutil
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -143,12 +145,28 @@ def main() -> int:
         "bench": [str(ROOT / "benchmarks" / "run_all.py"), *rest],
         "cli": [str(ROOT / "tools" / "limb_ik_cli.py"), *rest],
     }[args.task]
+    if args.task != "cli":
+        return subprocess.run([str(python), *command], cwd=ROOT).returncode
     # The command line takes the user's paths, relative to where it was started, and names the command
     # typed in its usage lines.
     python_and_script = sys.orig_argv[: len(sys.orig_argv) - len(sys.argv) + 1]
     typed = " ".join([os.path.basename(python_and_script[0]), *python_and_script[1:], "cli"])
-    env = {**os.environ, "LIMB_IK_CLI_PROG": typed} if args.task == "cli" else None
-    return subprocess.run([str(python), *command], cwd=None if args.task == "cli" else ROOT, env=env).returncode
+    return run_passing_signals([str(python), *command], {**os.environ, "LIMB_IK_CLI_PROG": typed})
+
+
+def run_passing_signals(command: list[str], env: dict[str, str]) -> int:
+    """Run ``command`` and wait for it, passing SIGINT and SIGTERM on to it: the command line stops cleanly
+    on them and writes its report. (``subprocess.run`` would raise KeyboardInterrupt here on a Ctrl-C and
+    kill the command a quarter of a second later.)"""
+    child = subprocess.Popen(command, env=env)
+
+    def forward(number: int, _frame) -> None:
+        with contextlib.suppress(ValueError):  # Windows passes on SIGTERM only; its Ctrl-C reaches the child anyway
+            child.send_signal(number)
+
+    for number in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(number, forward)
+    return child.wait()
 
 
 if __name__ == "__main__":

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """Bad input: the operator fails with a sentence naming what is wrong, and the scene is left as it was."""
 
+import re
 from contextlib import contextmanager
 
 import bpy
@@ -195,7 +196,8 @@ def nothing_keyed(lik, rig):
     keys, actions, frame = key_table(lik, rig), sorted(bpy.data.actions.keys()), bpy.context.scene.frame_current
     with unchanged(rig):
         yield
-    assert (key_table(lik, rig), sorted(bpy.data.actions.keys())) == (keys, actions)
+    np.testing.assert_equal(key_table(lik, rig), keys)  # NaN keys equal too
+    assert sorted(bpy.data.actions.keys()) == actions
     assert bpy.context.scene.frame_current == frame
 
 
@@ -267,15 +269,28 @@ def test_a_target_following_the_limb_through_another_armatures_constraint_is_a_c
         bpy.ops.limb_ik.solve()
 
 
-def test_a_zero_scaled_armature_is_a_sentence(lik, leg):
-    """It used to raise numpy's LinAlgError from the API and a traceback from the operators."""
-    leg.scale = (0.0, 1.0, 1.0)
+@pytest.mark.parametrize("axis", [0, 1])
+def test_a_zero_scaled_armature_is_a_sentence(lik, leg, axis):
+    """Solving, baking, detecting limbs and planting (which measures the bones in the world to tell feet from
+    hands) used to raise numpy's LinAlgError from the API and a traceback from the operators."""
+    ground = rigs.plane_ground()
+    bpy.context.view_layer.objects.active = leg
+    leg.scale[axis] = 0.0
     bpy.context.view_layer.update()
-    message = r"Armature 'Leg' is scaled to zero on an axis"
+    message = r"^(Error: )?Armature 'Leg' is scaled to zero on an axis \(its object or a parent\), so its bones"
+    calls = (
+        bpy.ops.limb_ik.solve,
+        bpy.ops.limb_ik.bake,
+        bpy.ops.limb_ik.detect_limbs,
+        lambda: lik.api.solve(leg),
+        lambda: lik.api.detect_limbs(leg),
+        lambda: lik.api.plant(leg, ground),
+    )
     with nothing_keyed(lik, leg):
-        for call in (bpy.ops.limb_ik.solve, bpy.ops.limb_ik.bake, lambda: lik.api.solve(leg)):
+        for call in calls:
             with pytest.raises((RuntimeError, lik.api.LimbIKError), match=message):
                 call()
+    assert leg.limb_ik.ground is None
 
 
 def test_a_target_deleted_during_the_bake_is_a_sentence(lik, leg):
@@ -346,3 +361,84 @@ def test_a_driver_on_a_channel_the_solve_does_not_write_is_solved_through(lik):
     assert not lik.api.check(rig)
     lik.api.solve(rig)
     assert rigs.goal_error(rig, rig.limb_ik.limbs["leg.L"]) <= 1e-5
+
+
+def test_an_armature_without_bones_is_a_sentence(lik):
+    """It used to raise "ValueError: min() arg is an empty sequence" from reading the bones' shape."""
+    rig, _ = rigs.edit_armature("Bare")
+    bpy.ops.object.mode_set(mode="POSE")
+    message = r"^(Error: )?Armature 'Bare' has no bones"
+    with unchanged(rig):
+        for call in (bpy.ops.limb_ik.detect_limbs, lambda: lik.api.detect_limbs(rig)):
+            with pytest.raises((RuntimeError, lik.api.LimbIKError), match=message):
+                call()
+
+
+def test_a_pole_that_is_the_target_is_a_sentence(lik, leg):
+    """The knee cannot point at the very goal the foot reaches for. Baking it used to raise numpy's "shape
+    mismatch"."""
+    limb = leg.limb_ik.limbs["leg.L"]
+    limb.pole = limb.target
+    message = r"^(Error: )?Limb 'leg\.L': its pole 'leg\.L_target' is also its target"
+    with nothing_keyed(lik, leg):
+        for call in (bpy.ops.limb_ik.solve, lambda: lik.api.solve(leg), lambda: lik.api.bake(leg, frame_end=3)):
+            with pytest.raises((RuntimeError, lik.api.LimbIKError), match=message):
+                call()
+    assert lik.api.check(leg)["leg.L"].startswith("Limb 'leg.L': its pole 'leg.L_target' is also its target")
+
+
+def test_a_missing_toe_is_a_sentence_when_planting(lik, leg):
+    """A planted leg whose toe bone was renamed or deleted: planting used to raise a KeyError."""
+    ground = rigs.plane_ground()
+    bpy.context.view_layer.objects.active = leg
+    limb = leg.limb_ik.limbs["leg.L"]
+    limb.plant, limb.toe_bone = True, "toe_old.L"
+    message = r"^Limb 'leg\.L': toe bone 'toe_old\.L' does not exist in armature 'Leg'\.$"
+    with nothing_keyed(lik, leg):
+        for legs in (None, ["leg.L"]):
+            with pytest.raises(lik.api.LimbIKError, match=message):
+                lik.api.plant(leg, ground, limbs=legs)
+    assert limb.plant and leg.limb_ik.ground is None
+
+
+@pytest.mark.parametrize(("setting", "label"), [("reach", "Reach"), ("swivel", "Swivel"), ("plane", "Plane")])
+def test_a_choice_this_version_does_not_know_is_a_sentence(lik, leg, setting, label):
+    """A limb setting saved by a newer version with a choice this one lacks: Blender keeps the stored number
+    and shows an empty field. Check used to say nothing while Solve refused it (Reach), solved as if it were
+    the first choice (Swivel) or raised an IndexError (Plane)."""
+    leg.limb_ik.limbs["leg.L"][setting] = 99  # enums are stored as the position of the item
+    message = (
+        rf"^Limb 'leg\.L': its {label} is set to a choice this version of Limb IK does not know \(99\), "
+        r"perhaps saved by a newer version; choose one of .+\.$"
+    )
+    assert re.match(message, lik.api.check(leg)["leg.L"])
+    with nothing_keyed(lik, leg):
+        for call in (bpy.ops.limb_ik.solve, lambda: lik.api.solve(leg), lambda: lik.api.bake(leg, frame_end=3)):
+            with pytest.raises((RuntimeError, lik.api.LimbIKError), match=message.replace("^", "^(Error: )?")):
+                call()
+
+
+def test_a_key_that_is_not_a_number_is_named_with_its_frame(lik, leg):
+    """A NaN key on a limb bone's rotation channel (from a broken exporter or script) used to be refused as
+    "matrices must be finite", naming neither the bone, the channel nor the frame."""
+    shin = leg.pose.bones["shin.L"]
+    for frame in (1, 5, 9):
+        shin.keyframe_insert("rotation_quaternion", frame=frame)
+    path = shin.path_from_id("rotation_quaternion")
+    curve = next(c for c in lik.rig.actions.fcurves(leg) if c.data_path == path and c.array_index == 2)
+    for point in curve.keyframe_points:
+        point.interpolation = "CONSTANT"  # NaN from frame 5 to 8 only
+    curve.keyframe_points[1].co.y = float("nan")
+    curve.update()
+    message = r"^(Error: )?Limb 'leg\.L': the Y Quaternion Rotation of bone 'shin\.L' is not a number at frame {}; "
+    assert lik.api.check(leg) == {}
+    with nothing_keyed(lik, leg):
+        for call in (bpy.ops.limb_ik.bake, lambda: lik.api.bake(leg, frame_start=2, frame_end=9)):
+            with pytest.raises((RuntimeError, lik.api.LimbIKError), match=message.format(5)):
+                call()
+    bpy.context.scene.frame_set(6)
+    assert re.match(message.format(6), lik.api.check(leg)["leg.L"])
+    with nothing_keyed(lik, leg):
+        for call in (bpy.ops.limb_ik.solve, lambda: lik.api.solve(leg)):
+            with pytest.raises((RuntimeError, lik.api.LimbIKError), match=message.format(6)):
+                call()

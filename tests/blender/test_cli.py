@@ -329,6 +329,60 @@ def test_a_report_that_cannot_be_written_fails_the_run_after_the_files(inputs, e
     assert f"The report could not be written to '{report}'" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("how", ["a folder in its place", "in place, its folder gone", "in place, immutable"])
+def test_a_file_that_cannot_be_saved_fails_alone_naming_the_path_and_the_reason(
+    inputs, extension, tmp_path, how, capsys
+):
+    """Saving used to fail the file as "failed unexpectedly", with a traceback. The tests run as root, whom no
+    permission stops, so the first two ways fail for anyone: a folder where the output goes (renaming the saved
+    file onto it is refused), and the folder of a file done in place moved away once the file is open (by a
+    load handler, as a share that goes away mid-batch). The third, the reported case, needs ``chattr +i``."""
+    folder, _ = inputs
+    bad, good = tmp_path / "in" / "human_no_limbs.blend", tmp_path / "good" / "human_no_limbs_scaled.blend"
+    for path in (bad, good):
+        path.parent.mkdir()
+        shutil.copy(folder / path.name, path)
+    before = sha256(bad)
+    report = tmp_path / "r.json"
+    argv = ["detect", str(bad), str(good), "--json", str(report)]
+
+    @bpy.app.handlers.persistent
+    def move_away(_filepath, _=None):
+        if Path(bpy.data.filepath) == bad:
+            bad.parent.rename(tmp_path / "moved")
+
+    if how == "a folder in its place":
+        output = tmp_path / "out"
+        (output / bad.name).mkdir(parents=True)
+        argv += ["--output-dir", str(output)]
+        reason, written = "Is a directory", output / bad.name
+    else:
+        argv.append("--in-place")
+        written = bad
+        if how == "in place, its folder gone":
+            bpy.app.handlers.load_post.append(move_away)
+            reason = "No such file or directory"
+        else:
+            if shutil.which("chattr") is None or subprocess.run(["chattr", "+i", str(bad)]).returncode:
+                pytest.skip("chattr cannot make a file immutable here")
+            reason = "Operation not permitted"
+    try:
+        assert extension.cli.main(argv) == 1
+    finally:
+        if move_away in bpy.app.handlers.load_post:
+            bpy.app.handlers.load_post.remove(move_away)
+        if how == "in place, immutable":
+            subprocess.run(["chattr", "-i", str(bad)], check=True)
+    error = f"'{written}' could not be written: {reason}."
+    entries = json.loads(report.read_text())["files"]
+    assert [(e["status"], e["error"], e["written"]) for e in entries] == [("failed", error, False), ("ok", None, True)]
+    printed = capsys.readouterr()
+    assert f"FAILED  {bad.name}: {error}" in printed.out and "Traceback" not in printed.err
+    moved = tmp_path / "moved" / bad.name if how == "in place, its folder gone" else bad
+    assert sha256(moved) == before
+    assert not [p for p in tmp_path.rglob("*") if "limb_ik-tmp" in p.name], "a temporary file was left"
+
+
 def test_a_child_that_dies_fails_only_its_file(inputs, extension, tmp_path):
     folder, _ = inputs
     worker = [sys.executable, "-c", "import sys; print('segmentation fault', file=sys.stderr); sys.exit(139)"]

@@ -7,6 +7,7 @@ and the signal is sent once the batch has printed the line that shows it is ther
 
 import importlib
 import json
+import os
 import queue
 import re
 import shutil
@@ -225,3 +226,70 @@ def test_children_stop_when_their_parent_is_killed(leg_file, tmp_path):
         assert path.name in {path.name for path in inputs}
         bpy.ops.wm.open_mainfile(filepath=str(path), load_ui=False)
         assert bpy.data.objects["Leg"].animation_data.action is not None
+
+
+def wait_for_bpy_import(pid: int, timeout: float = 60.0) -> None:
+    """Until the process ``pid`` has begun importing ``bpy`` (its library is mapped): a second or so before
+    the batch can start."""
+    maps = Path(f"/proc/{pid}/maps")
+    if not maps.exists():
+        pytest.skip("needs /proc to see the launcher import bpy")
+    deadline = time.monotonic() + timeout
+    while "/bpy/__init__." not in maps.read_text():
+        assert time.monotonic() < deadline, "the launcher never imported bpy"
+        time.sleep(0.005)
+
+
+@pytest.mark.parametrize("number", [signal.SIGINT, signal.SIGTERM])
+def test_a_signal_while_the_launcher_starts_stops_the_batch_before_its_first_file(leg_file, tmp_path, number):
+    """Ctrl-C or SIGTERM while the launcher was still importing bpy used to print a raw KeyboardInterrupt
+    traceback (or be swallowed by that import, and every file done) or kill the launcher (exit -15), with no
+    report."""
+    inputs = copies(leg_file, tmp_path / "inputs", 4)
+    output, report = tmp_path / "out", tmp_path / "report.json"
+    batch = Batch("bake", *inputs, "--output-dir", output, "--json", report, "--jobs", 2, folder=tmp_path)
+    wait_for_bpy_import(batch.process.pid)
+    batch.process.send_signal(number)
+    name = signal.Signals(number).name
+    assert batch.finish() == 128 + number, batch.stderr.read_text()
+    assert "Traceback" not in batch.stderr.read_text()
+    assert batch.lines[-1].startswith(f"Stopped by {name}: 0 of 4 files done, 0 failed, 4 not done (")
+    result = json.loads(report.read_text())
+    assert (result["exit_status"], result["stopped"]) == (128 + number, name)
+    assert [(entry["status"], entry["error"]) for entry in result["files"]] == [
+        ("stopped", f"Not started: the batch was stopped by {name}.")
+    ] * 4
+    assert list(output.iterdir()) == []
+
+
+def test_ctrl_c_through_tools_run_stops_the_batch_cleanly(leg_file, tmp_path):
+    """``tools/run.py cli`` waits for the launcher it starts. A terminal's Ctrl-C reaches both; the wrapper used to
+    end with a KeyboardInterrupt traceback and kill the launcher a quarter of a second later, so no report."""
+    run = importlib.import_module("run")  # tools/run.py
+    version = "{}.{}".format(*bpy.app.version[:2])
+    if Path(sys.executable) != run.cache_dir() / f"venv-blender-{version}" / "bin" / "python":
+        pytest.skip("tools/run.py would set up a virtual environment of its own (this is not one of its)")
+    inputs = copies(leg_file, tmp_path / "inputs", 4)
+    output, report = tmp_path / "out", tmp_path / "report.json"
+    arguments = ["--blender", version, "cli", "bake", *inputs, "--output-dir", output, "--json", report, "--jobs", 2]
+    with open(tmp_path / "stderr.txt", "w") as errors:
+        wrapper = subprocess.Popen(
+            [sys.executable, ROOT / "tools" / "run.py", *map(str, arguments)],
+            stdout=subprocess.PIPE,
+            stderr=errors,
+            text=True,
+            start_new_session=True,  # a process group of its own, as a terminal gives a command
+        )
+    children = Path(f"/proc/{wrapper.pid}/task/{wrapper.pid}/children")
+    if not children.exists():
+        pytest.skip("needs /proc to find the launcher")
+    while not children.read_text().split():
+        assert wrapper.poll() is None, "the wrapper ended before starting the launcher"
+        time.sleep(0.005)
+    wait_for_bpy_import(int(children.read_text().split()[0]))
+    os.killpg(wrapper.pid, signal.SIGINT)  # what Ctrl-C in a terminal does
+    stdout = wrapper.communicate(timeout=120)[0]
+    assert wrapper.returncode == 130, (tmp_path / "stderr.txt").read_text()
+    assert "Traceback" not in (tmp_path / "stderr.txt").read_text()
+    assert stdout.splitlines()[-1].startswith("Stopped by SIGINT: 0 of 4 files done, 0 failed, 4 not done (")
+    assert json.loads(report.read_text())["stopped"] == "SIGINT"
