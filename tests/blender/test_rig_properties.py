@@ -144,3 +144,116 @@ def test_a_limb_reported_reached_is_on_its_goal_in_blenders_evaluated_pose(lik, 
     event(f"bake: {report.unreached.get('leg.L', 0)} of 3 frames unreached")
     assert off <= report.unreached.get("leg.L", 0)
     assert np.isfinite(rigs.pose_snapshot(rig)).all()
+
+
+plantings = st.fixed_dictionaries(
+    {
+        "modes": st.tuples(*[st.sampled_from(MODES)] * 3),
+        "rolls": st.tuples(*[st.floats(-math.pi, math.pi)] * 3),
+        "height": st.floats(-0.2, 0.4),  # the ground's, against the floor the leg was keyed on
+        "instanced": st.booleans(),  # the ground shown as a collection instance, not a mesh of the collection
+        "stride": st.floats(0.0, 0.3),  # how far the hips travel over the take
+        "swing": st.floats(0.0, 0.4),  # radians the thigh swings
+        "keyed_thigh": st.booleans(),  # the thigh keyed, or left at its value
+        "trouble": st.sampled_from(["none", "none", "driver on a written channel", "another rig plays the action"]),
+    }
+)
+
+
+def planting_scene(lik, s) -> tuple[bpy.types.Object, bpy.types.Collection]:
+    """A keyed leg (hips travelling forward, the thigh swinging) planted on a plane ``height`` up, perhaps
+    shown through a collection instance, with the trouble the set-up asks for."""
+    bpy.ops.wm.read_homefile(app_template="")
+    rig = rigs.leg_armature(rolls=s["rolls"], modes=s["modes"])
+    bpy.ops.object.mode_set(mode="OBJECT")
+    scene = bpy.context.scene
+    scene.frame_start, scene.frame_end = 1, 12
+    hips, thigh = rig.pose.bones["hips"], rig.pose.bones["thigh.L"]
+    for frame in (1, 12):
+        hips.location.z = s["stride"] * (frame - 1) / 11  # the hips bone points up: its Z is along the floor
+        hips.keyframe_insert("location", frame=frame)
+        if s["keyed_thigh"]:
+            rigs.set_rotation(thigh, Euler((s["swing"] * (1 if frame == 1 else -1), 0.0, 0.0)).to_quaternion())
+            thigh.keyframe_insert(lik.rig.keys.rotation_path(thigh.rotation_mode), frame=frame)
+    lik.api.add_limb(rig, ["thigh.L", "shin.L", "foot.L"])
+    ground = rigs.plane_ground()
+    plane = ground.objects[0]
+    plane.location.z = s["height"]
+    if s["instanced"]:
+        shown = bpy.data.collections.new("Shown")  # in no scene: only the instance shows it
+        ground.objects.unlink(plane)
+        shown.objects.link(plane)
+        instancer = rigs.empty("Instance")
+        instancer.instance_type, instancer.instance_collection = "COLLECTION", shown
+        for collection in instancer.users_collection:
+            collection.objects.unlink(instancer)
+        ground.objects.link(instancer)
+    if s["trouble"] == "driver on a written channel":
+        shin = rig.pose.bones["shin.L"]
+        shin.driver_add(lik.rig.keys.rotation_path(shin.rotation_mode), 1).driver.expression = "0.1"
+    elif s["trouble"] == "another rig plays the action":
+        other = rigs.leg_armature(name="Other")
+        bpy.ops.object.mode_set(mode="OBJECT")
+        other.animation_data_create().action = rig.animation_data.action
+        other.animation_data.action_slot = rig.animation_data.action_slot
+    bpy.context.view_layer.objects.active = rig
+    bpy.context.view_layer.update()
+    return rig, ground
+
+
+@settings(EXAMPLES, max_examples=40)
+@given(plantings)
+def test_planting_twice_plants_once_and_every_cause_of_refusal_is_named(lik, s):
+    """Plant, plant again after a setting changed and back, remove: the second planting keys what the first
+    did (to 1e-6 m in Blender's evaluated pose), the foot never sinks into the ground the render shows, and
+    removing gives every key back; or the planting is refused with a sentence naming the set-up's trouble."""
+    rig, ground = planting_scene(lik, s)
+    keys = rigs.fcurve_keys(rig)
+    frames = range(1, 13)
+    try:
+        lik.api.plant(rig, ground)
+    except lik.api.LimbIKError as error:
+        message = str(error)
+        event(f"refused: {s['trouble']}")
+        expected = {
+            "driver on a written channel": "bone 'shin.L' has a driver on rotation",
+            "another rig plays the action": "which 'Other' also plays",
+        }.get(s["trouble"])
+        assert expected is not None and expected in message, message
+        assert rigs.fcurve_keys(rig).keys() == keys.keys() and rig.limb_ik.planting_source is None
+        return
+    assert s["trouble"] == "none", f"planted through: {s['trouble']}"
+    event("instanced ground" if s["instanced"] else "mesh ground")
+    once = _heads(rig, frames)
+    lowest = min(_lowest(rig, frame) for frame in frames)
+    assert lowest >= s["height"] - 0.005, f"the foot sinks {s['height'] - lowest:.4f} m into the ground"
+    smoothing = rig.limb_ik.smoothing_time
+    rig.limb_ik.smoothing_time = smoothing * 2
+    lik.api.plant(rig, ground)
+    rig.limb_ik.smoothing_time = smoothing
+    lik.api.plant(rig, ground)
+    assert np.abs(_heads(rig, frames) - once).max() <= 1e-6
+    lik.api.remove_planting(rig)
+    after = rigs.fcurve_keys(rig)
+    assert after.keys() == keys.keys()
+    for path, values in keys.items():
+        np.testing.assert_array_equal(after[path], values, err_msg=path)
+
+
+def _heads(rig, frames) -> np.ndarray:
+    """Every bone's head and tail in world space at each frame, as Blender evaluates them."""
+    out = []
+    for frame in frames:
+        bpy.context.scene.frame_set(frame)
+        world = np.array(rigs.evaluated(rig).matrix_world)
+        points = [(b.head, b.tail) for b in rigs.evaluated(rig).pose.bones]
+        out.append([(world @ np.append(np.array(p), 1.0))[:3] for pair in points for p in pair])
+    return np.array(out)
+
+
+def _lowest(rig, frame) -> float:
+    """The lowest of the foot's and toe's heads and tails at ``frame``."""
+    bpy.context.scene.frame_set(frame)
+    ev, world = rigs.evaluated(rig), np.array(rig.matrix_world)
+    points = [getattr(ev.pose.bones[n], end) for n in ("foot.L", "toe.L") for end in ("head", "tail")]
+    return min((world @ np.append(np.array(p), 1.0))[2] for p in points)
