@@ -2,6 +2,8 @@
 """A limb reported reached has its tip on the goal in Blender's own evaluated pose, under scales that make
 the solve's maths harder: a limb bone scaled unevenly across its axis, parents and armatures scaled by -1."""
 
+import re
+
 import bpy
 import numpy as np
 import pytest
@@ -113,3 +115,28 @@ def test_a_bone_not_inheriting_an_uneven_scale_fully_is_refused_and_with_even_sc
     rig.pose.bones["hips"].scale = (1.2, 1.2, 1.2)
     bpy.context.view_layer.update()
     assert solved_exactly(lik, rig, limb) <= REACHED
+
+
+@pytest.mark.parametrize("inherit", ["FULL", "FIX_SHEAR", "AVERAGE", "NONE", "NONE_LEGACY", "ALIGNED"])
+def test_a_first_bone_under_an_unevenly_scaled_parent(lik, inherit):
+    """The thigh inherits the hips' uneven scale in its own way. Aligned turns that scale with the thigh, which
+    the solve does not model: it was reported reached up to half a leg off its goal, and Check named nothing.
+    The other ways put the tip on its goal."""
+    rig, limb = leg(lik, "foot.L")
+    rig.data.bones["thigh.L"].inherit_scale = inherit
+    rig.pose.bones["hips"].scale = (1.0, 1.0, 1.5)
+    rig.pose.bones["hips"].rotation_mode = "XYZ"
+    rig.pose.bones["hips"].rotation_euler = (0.3, 0.0, 0.4)
+    bpy.context.view_layer.update()
+    for offset in ((0.0, -0.05, 0.05), (0.1, -0.2, 0.15), (-0.1, 0.1, 0.3)):
+        aim_target(rig, limb, offset)
+        if inherit == "ALIGNED":
+            message = (
+                r"^Limb 'leg\.L': bone 'thigh\.L' inherits scale as 'Aligned', not Full, from 'hips', which is "
+                r"scaled unevenly"
+            )
+            assert re.match(message, lik.api.check(rig)["leg.L"])
+            with pytest.raises(lik.api.LimbIKError, match=message):
+                lik.api.solve(rig)
+        else:
+            assert solved_exactly(lik, rig, limb) <= REACHED
