@@ -19,13 +19,14 @@ from .rig import goals, live
 from .rig.choices import END_ROTATION_ITEMS, PLANE_ITEMS, REACH_ITEMS, SWIVEL_ITEMS
 
 
-def _target_changed(limb, _context):
+def _target_changed(limb, context):
     limb.target_name = limb.target.name if limb.target else ""
-    goals.take_offset(limb)
+    _take_offset(limb, context)
 
 
-def _take_offset(limb, _context):
-    goals.take_offset(limb)
+def _take_offset(limb, context):
+    # A script may set the target right after placing it: read the scene as evaluated with that.
+    goals.take_offset(limb, context.evaluated_depsgraph_get() if context.view_layer is not None else None)
 
 
 def _remember_pole(limb, _context):
