@@ -124,7 +124,8 @@ class LIMB_IK_PG_limb(bpy.types.PropertyGroup):
     )
     influence: FloatProperty(
         name="Influence",
-        description="Blend from the animated pose (0) to the IK result (1)",
+        description="Blend from the animated pose (0) to the IK result (1). Below 1 the tip stops between "
+        "its animation and the goal, and the limb is reported as not reaching its goal unless it is on it",
         default=1.0,
         min=0.0,
         max=1.0,

@@ -12,7 +12,9 @@ armature's space:
    scaled unevenly across its axis makes the bones below it change length as they turn, the chain
    is solved again with the lengths they take (:mod:`.refine`), and a chain is reported reached
    only if its posed effector is on the target;
-4. influence blends each bone from its animated (FK) rotation to the IK one.
+4. influence blends each bone from its animated (FK) rotation to the IK one; below full influence the
+   tip stops between the animation and the goal, and the chain is reported reached only if that blend's
+   effector is on the target all the same.
 
 All four run a block of rows at a time on component arrays (:mod:`.soa`), each input transposed once.
 
@@ -196,7 +198,7 @@ class _Solved(NamedTuple):
     y_scale: np.ndarray  #: (N, k) their Y scale factors, influence applied (k + 1 with a toe)
     posed: np.ndarray  #: (N, k + 1, 3) the joints as the write-back at full influence poses them
     drift: np.ndarray  #: (N,) the farthest a posed joint lies from its solved point
-    miss: np.ndarray  #: (N,) how far the posed effector lies from the target
+    miss: np.ndarray  #: (N,) how far the effector of the pose written (influence applied) lies from the target
 
 
 class _Chains:
@@ -418,14 +420,29 @@ class _Chains:
             points,
         )
         out.drift[rows] = functools.reduce(np.maximum, (soa.norm(soa.sub(p, q)) for p, q in zip(posed, new_points)))
-        out.miss[rows] = soa.norm(soa.sub(posed[-1], tuple(soa.components(self.target[rows]))))
+        target = tuple(soa.components(self.target[rows]))
+        out.miss[rows] = soa.norm(soa.sub(posed[-1], target))
 
         # Influence blends each bone from its animated rotation to the solved one, and its Y scale likewise.
         influence = per_row["influence"]
+        blended = []
         for i, (before, (rotation, factor)) in enumerate(zip(rotations, turned)):
-            soa.join(soa.slerp(before, rotation, influence), out.rotations[rows, i])
+            blended.append(soa.slerp(before, rotation, influence))
+            soa.join(blended[-1], out.rotations[rows, i])
             if factor is not None:
                 out.y_scale[rows, i] = 1.0 + influence * (factor - 1.0)
+        partial = influence < 1.0
+        if partial.any():  # the tip stops short of the goal: the miss reported is the pose written's
+            written = posed_block(
+                [b.frame for b in bones[:k]],
+                [b.inverse for b in bones[:k]],
+                [b.head for b in bones[:k]],
+                rotations[:k],
+                [_unit(q) for q in blended[:k]],
+                None if factors is None else [1.0 + influence * (f - 1.0) for f in factors],
+                points,
+            )
+            out.miss[rows] = np.where(partial, soa.norm(soa.sub(written[-1], target)), out.miss[rows])
         for i in range(k + 1):
             soa.join(new_points[i], out.points[rows, i])
             soa.join(posed[i], out.posed[rows, i])

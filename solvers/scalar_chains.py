@@ -239,6 +239,9 @@ def _solve_chain(k: int, row: int, c: dict, goals: list, settings: _Settings):
     t = settings.influence[row]
     rotations = [_slerp(bone.unit, q, t) for bone, (q, _) in zip(bones, turned)]
     y_scale = [1.0 + t * (f - 1.0) for _, f in turned]
+    if reached and t < 1.0:  # the tip stops short of the goal: reached only if the pose written is on it
+        written = _posed(bones[:k], [_unit(q) for q in rotations[:k]], y_scale[:k], points)
+        reached = _norm(sub(written[-1], goal)) <= REACHED * size
     return rotations, y_scale, [list(p) for p in new_points], reached, off_plane if off_plane > REACHED * size else 0.0
 
 
