@@ -180,3 +180,17 @@ def test_at_partial_influence_a_limb_is_reported_reached_only_where_the_pose_wri
     aim_target(rig, limb, (0.0, 0.0, 0.0))
     assert lik.api.solve(rig).unreached == []
     assert rigs.goal_error(rig, limb) / rigs.limb_length(rig, limb) <= REACHED
+
+
+def test_live_names_an_inherit_scale_changed_to_aligned_at_the_next_frame(lik):
+    """Live solving checks a rig anew when its bones change: Inherit Scale is one of the things it compares."""
+    rig, limb = leg(lik, "foot.L")
+    rig.pose.bones["hips"].scale = (1.0, 1.0, 1.5)
+    bpy.context.view_layer.update()
+    aim_target(rig, limb, (0.0, -0.05, 0.05))
+    rig.limb_ik.live = True
+    bpy.context.scene.frame_set(2)
+    assert limb.status == "" and rigs.goal_error(rig, limb) <= REACHED * rigs.limb_length(rig, limb)
+    rig.data.bones["thigh.L"].inherit_scale = "ALIGNED"
+    bpy.context.scene.frame_set(3)
+    assert "inherits scale as 'Aligned'" in limb.status
