@@ -129,7 +129,11 @@ def solve_chains(batch: ChainBatch) -> ChainResult:
     in a plane, the target's projection), to :data:`REACHED` of the chain's length, as
     :func:`.forward.posed_points` finds it.
     """
-    chains = _Chains(batch)
+    return result_of(Chains(batch))
+
+
+def result_of(chains: "Chains") -> ChainResult:
+    """The result of :func:`solve_chains` for its checked inputs ``chains``, whichever kernel solves them."""
     solve = consistent(chains, chains.solve(chains.points))
     reached = solve.reached & (solve.miss <= REACHED * chains.size)
     off_plane = np.where(chains.off_plane > REACHED * chains.size, chains.off_plane, 0.0)
@@ -191,7 +195,7 @@ def arrays(batch: ChainBatch) -> Arrays:
     return Arrays(matrices, scales, rotations, points, target, toe, goals)
 
 
-class _Solved(NamedTuple):
+class Solved(NamedTuple):
     points: np.ndarray  #: (N, k + 1, 3) solved joints, armature space
     reached: np.ndarray  #: (N,) the solver's own verdict: the target is within the chain's range
     rotations: np.ndarray  #: (N, k, 4) the new local rotations, influence applied (k + 1 with a toe)
@@ -201,7 +205,7 @@ class _Solved(NamedTuple):
     miss: np.ndarray  #: (N,) how far the effector of the pose written (influence applied) lies from the target
 
 
-class _Chains:
+class Chains:
     """The checked inputs of :func:`solve_chains`, solved for given bone lengths in their rigid space.
 
     The solve runs a block of rows at a time on component arrays (:mod:`.soa`), each input transposed
@@ -268,8 +272,8 @@ class _Chains:
 
     noise = LENGTH_NOISE
 
-    def subset(self, rows: np.ndarray) -> "_Chains":
-        return _Chains(take(self.batch, rows))
+    def subset(self, rows: np.ndarray) -> "Chains":
+        return type(self)(take(self.batch, rows))
 
     @functools.cached_property
     def to_rigid(self) -> np.ndarray:
@@ -314,7 +318,7 @@ class _Chains:
             [self.points[:, :1], self.points[:, :1] + np.cumsum(segments * factors[..., None], axis=1)], axis=1
         )
 
-    def solve(self, length_points: np.ndarray) -> _Solved:
+    def solve(self, length_points: np.ndarray) -> Solved:
         """Solve with the bones' lengths taken from ``length_points``, write back from the actual joints,
         pose the result and blend it by influence, a block of rows at a time."""
         batch, n, k = self.batch, self.n, self.k
@@ -328,7 +332,7 @@ class _Chains:
         }
         per_row = {name: np.broadcast_to(value, (n,)) for name, value in per_row.items()}
         bones = len(self.unscaled)
-        out = _Solved(
+        out = Solved(
             np.empty((n, k + 1, 3)),
             np.empty(n, bool),
             np.empty((n, bones, 4)),
@@ -349,7 +353,7 @@ class _Chains:
             )
         return out
 
-    def _solve_block(self, rows: slice, length_points, limbs, per_row: dict, out: _Solved) -> None:
+    def _solve_block(self, rows: slice, length_points, limbs, per_row: dict, out: Solved) -> None:
         """:meth:`solve` for the rows ``rows`` (``length_points`` None: the joints as they are), into ``out``."""
         k, first = self.k, rows.start
         bones = block_bones(*(array[rows] for array in self.bones), self.unscaled)

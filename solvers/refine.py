@@ -24,7 +24,7 @@ ROUNDING = 1e-9
 
 def consistent(chains, solved):
     """``solved`` for the rows of ``chains`` whose pose misses the solved joints, solved again with lengths
-    the pose keeps. ``chains`` is a :class:`.chains._Chains`; returns a :class:`.chains._Solved`."""
+    the pose keeps. ``chains`` is a :class:`.chains.Chains`; returns a :class:`.chains.Solved`."""
     rows = np.flatnonzero(solved.drift > chains.noise * chains.size)
     if len(rows) == 0:
         return solved
