@@ -159,8 +159,9 @@ def solve(
 ) -> _solve.Report:
     """Solve the named limbs (default: every enabled one) at the current frame and write the pose.
 
-    Returns a report with ``solved`` and ``unreached`` limb names, and ``off_plane``: for each limb held in
-    a plane (its ``plane`` setting) whose goal lay off it, how far (world units).
+    Returns a report with ``solved`` and ``unreached`` limb names (the tip written is off its goal: out of
+    reach, or short of it below full influence), and ``off_plane``: for each limb held in a plane (its
+    ``plane`` setting) whose goal lay off it, how far (world units).
     """
     obj = _armature(obj)
     return _solve.solve_rig(obj, _depsgraph(scene), _limbs.chosen(obj, limbs))
@@ -178,8 +179,8 @@ def bake(
 ) -> _bake.BakeReport:
     """Key the solved pose over a frame range (default: the scene's) on the limb bones' rotation
     channels only; every other key stays as it was. Returns a report with ``frames``, ``keys``,
-    ``unreached`` (limb -> frames out of reach), ``off_plane`` (limb -> frames its goal lay off the plane
-    the limb is held in, and the farthest it lay, in world units), ``seconds``, ``lift`` (how far planting
+    ``unreached`` (limb -> frames its tip was off its goal), ``off_plane`` (limb -> frames its goal lay off the
+    plane the limb is held in, and the farthest it lay, in world units), ``seconds``, ``lift`` (how far planting
     raised the body where it moved it least, negative lowered; None without planting) and ``problems``
     (limb -> sentence: what was keyed but is wrong, such as a body moved further than the take explains).
 

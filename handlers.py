@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Application handlers: live solving on frame change and file load, a clean pose in saved files, and the
-animator's pose kept across undo.
+"""Application handlers: live solving on frame change and file load, settings saved by an older version
+upgraded on load, a clean pose in saved files, and the animator's pose kept across undo.
 
 Each handler is persistent (it survives loading files), added once and removed on unregister.
 None of them calls an operator or raises: a rig that cannot be solved is marked in its limbs'
@@ -10,6 +10,7 @@ status by the rig layer.
 import bpy
 from bpy.app.handlers import persistent
 
+from . import properties
 from .rig import animator, live
 
 
@@ -72,6 +73,7 @@ def limb_ik_undo_post(*_args):
 
 @persistent
 def limb_ik_load_post(*_args):
+    properties.upgrade(bpy.data.objects)  # before anything reads the settings
     live.forget_all()
     _solve_current_scene()
 

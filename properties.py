@@ -18,14 +18,21 @@ from bpy.props import (
 from .rig import goals, live
 from .rig.choices import END_ROTATION_ITEMS, PLANE_ITEMS, REACH_ITEMS, SWIVEL_ITEMS
 
+#: Version of the armature settings this code saves; older ones are upgraded on load (:func:`upgrade`).
+#: 1: planting's Release Frames and Pelvis Smoothing, in frames, became Release and Smoothing, in seconds.
+SETTINGS_VERSION = 1
+#: Settings of version 0 renamed in version 1 and turned from frames into seconds: (old name, new name).
+_FRAMES_TO_SECONDS = (("lock_release", "release_time"), ("pelvis_smoothing", "smoothing_time"))
 
-def _target_changed(limb, _context):
+
+def _target_changed(limb, context):
     limb.target_name = limb.target.name if limb.target else ""
-    goals.take_offset(limb)
+    _take_offset(limb, context)
 
 
-def _take_offset(limb, _context):
-    goals.take_offset(limb)
+def _take_offset(limb, context):
+    # A script may set the target right after placing it: read the scene as evaluated with that.
+    goals.take_offset(limb, context.evaluated_depsgraph_get() if context.view_layer is not None else None)
 
 
 def _remember_pole(limb, _context):
@@ -117,7 +124,8 @@ class LIMB_IK_PG_limb(bpy.types.PropertyGroup):
     )
     influence: FloatProperty(
         name="Influence",
-        description="Blend from the animated pose (0) to the IK result (1)",
+        description="Blend from the animated pose (0) to the IK result (1). Below 1 the tip stops between "
+        "its animation and the goal, and the limb is reported as not reaching its goal unless it is on it",
         default=1.0,
         min=0.0,
         max=1.0,
@@ -194,6 +202,13 @@ class LIMB_IK_PG_limb(bpy.types.PropertyGroup):
 class LIMB_IK_PG_rig(bpy.types.PropertyGroup):
     """Limb IK settings of one armature."""
 
+    version: IntProperty(
+        name="Settings Version",
+        description="Version of Limb IK's settings these were saved with; older ones are upgraded on load",
+        default=0,  # what files saved before the version existed read
+        min=0,
+        options={"HIDDEN"},
+    )
     limbs: CollectionProperty(type=LIMB_IK_PG_limb, name="Limbs", description="Limbs of this armature")
     active_limb_index: IntProperty(name="Active Limb", description="Limb shown in the sidebar", min=0)
     live: BoolProperty(
@@ -283,6 +298,24 @@ class LIMB_IK_PG_rig(bpy.types.PropertyGroup):
         if 0 <= self.active_limb_index < len(self.limbs):
             return self.limbs[self.active_limb_index]
         return None
+
+
+def upgrade(objects) -> None:
+    """Bring the settings of the armatures among ``objects`` saved by an older Limb IK to
+    :data:`SETTINGS_VERSION`, from the ID properties the renamed settings left in the file (frames turned
+    into seconds at the frame rate of the armature's scene). Linked armatures cannot be written and are
+    left as they are."""
+    for obj in objects:
+        if obj.type != "ARMATURE" or obj.library is not None or obj.limb_ik.version >= SETTINGS_VERSION:
+            continue
+        settings = obj.limb_ik
+        scene = next(iter(obj.users_scene), None) or bpy.context.scene or bpy.data.scenes[0]
+        seconds = scene.render.fps_base / scene.render.fps  # of one frame
+        for old, new in _FRAMES_TO_SECONDS:
+            if old in settings:
+                setattr(settings, new, settings[old] * seconds)
+                del settings[old]
+        settings.version = SETTINGS_VERSION
 
 
 classes = (LIMB_IK_PG_limb, LIMB_IK_PG_rig)

@@ -93,7 +93,7 @@ class LIMB_IK_OT_bake(bpy.types.Operator):
                 window_manager.progress_end()
             text = f"Baked {names(report.limbs)}: {report.keys} keys over {report.frames} frames"
             if report.unreached:
-                text += "; out of reach on " + names(f"{k} ({v} frames)" for k, v in report.unreached.items())
+                text += "; tip off its goal on " + names(f"{k} ({v} frames)" for k, v in report.unreached.items())
             if report.off_plane:
                 text += "; goals off their planes on " + names(
                     f"{k} ({frames} frames, up to {length(context.scene, far)})"

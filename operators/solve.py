@@ -14,7 +14,7 @@ from .common import counted, length, names, poll_armature, run
 def _summary(report, scene) -> str:
     text = f"Solved {counted(len(report.solved), 'limb')}"
     if report.unreached:
-        text += f"; out of reach: {names(report.unreached)}"
+        text += f"; tip off its goal: {names(report.unreached)}"
     if report.off_plane:
         text += "; goals off their planes: " + names(f"{k} ({length(scene, v)})" for k, v in report.off_plane.items())
     return text + "".join(f". {problem}" for problem in dict.fromkeys(report.problems.values()))

@@ -31,7 +31,7 @@ class BakeReport:
     frames: int = 0
     limbs: list[str] = field(default_factory=list)
     keys: int = 0
-    unreached: dict[str, int] = field(default_factory=dict)  #: limb -> frames its target was out of reach
+    unreached: dict[str, int] = field(default_factory=dict)  #: limb -> frames its tip was keyed off its goal
     #: limb -> frames its goal lay off its plane, and the farthest it lay (world units)
     off_plane: dict[str, tuple[int, float]] = field(default_factory=dict)
     #: limb -> a sentence, for what was keyed but is wrong: a body planting moved further than the take explains

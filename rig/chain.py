@@ -28,9 +28,11 @@ class Chain:
     toe: int | None = None  #: a planted foot's toe, written with the chain (pose bone index)
     target: tuple = ()  #: (object, bone name) the tip reaches for; empty: its own animated tip
     pole: tuple = ()  #: (object, bone name) the knee points toward; empty: none
-    #: (position in the chain, Inherit Scale) of each bone that does not inherit the scale of the chain bone
-    #: above it fully, itself or through a bone in between
-    partial_scale: tuple[tuple[int, str], ...] = ()
+    #: (position in the chain, Inherit Scale, name and pose bone index of the bone above) of each bone whose
+    #: scale inheritance the solve does not model under an uneven scale: a bone below the first not inheriting
+    #: the scale of the chain bone above it fully, itself or through a bone in between; the first bone
+    #: inheriting its parent's as Aligned, which turns that scale with the bone
+    partial_scale: tuple[tuple[int, str, str, int], ...] = ()
 
     @property
     def size(self) -> int:
@@ -151,14 +153,21 @@ def chain_of(obj: bpy.types.Object, limb, planted: bool = False) -> Chain:
     target = (limb.target, limb.target_bone) if limb.target is not None else ()
     pole = (limb.pole, limb.pole_bone) if limb.pole is not None else ()
     indices = tuple(pose_bones.find(n) for n in names)
-    partial = tuple((i, mode) for i, mode in enumerate(_scale_inheritance(bones, names)) if mode != "FULL")
+    above = [bones[names[0]].parent.name if bones[names[0]].parent else "", *names[:-1]]
+    partial = tuple(
+        (i, mode, above[i], pose_bones.find(above[i]))
+        for i, mode in enumerate(_scale_inheritance(bones, names))
+        if mode != "FULL"
+    )
     return Chain(limb.name, tuple(names), indices, last.length, hinge, toe, target, pole, partial)
 
 
 def _scale_inheritance(bones, names) -> list[str]:
     """How each bone of the chain inherits the scale of the chain bone above it: 'FULL', or the first other
-    Inherit Scale on the way up (the first bone's is 'FULL': what is above the chain does not matter)."""
-    modes = ["FULL"]
+    Inherit Scale on the way up. The first bone's is 'ALIGNED' when it inherits its parent's scale so, else
+    'FULL': the solve takes its frame as Blender poses it, however else the parent's scale comes in."""
+    first = bones[names[0]]
+    modes = ["ALIGNED" if first.parent is not None and first.inherit_scale == "ALIGNED" else "FULL"]
     for parent, child in zip(names, names[1:]):
         bone, mode = bones[child], "FULL"
         while bone is not None and bone.name != parent:
@@ -170,19 +179,19 @@ def _scale_inheritance(bones, names) -> list[str]:
 
 
 def check_scale_inheritance(limbs, chains, matrices) -> None:
-    """Raise :class:`LimbError` for a chain bone that does not inherit scale fully from a chain bone above it
-    whose pose matrix (``matrices``, armature space, all bones; or over frames, (F, B, 4, 4)) is scaled
-    unevenly or sheared: Blender then moves it in a way the solve does not model. With even scales every
-    way of inheriting scale agrees."""
+    """Raise :class:`LimbError` for a chain bone inheriting scale in a way the solve does not model
+    (:attr:`Chain.partial_scale`) from a bone whose pose matrix (``matrices``, armature space, all bones; or
+    over frames, (F, B, 4, 4)) is scaled unevenly or sheared: Blender then moves it in a way the solve does
+    not model. With even scales every way of inheriting scale agrees."""
     for limb, chain in zip(limbs, chains):
-        for position, mode in chain.partial_scale:
-            above = matrices[..., chain.indices[position - 1], :3, :3]
+        for position, mode, above_name, above_index in chain.partial_scale:
+            above = matrices[..., above_index, :3, :3]
             gram = np.swapaxes(above, -1, -2) @ above
             size = np.trace(gram, axis1=-2, axis2=-1)[..., None, None] / 3.0
             if (np.abs(gram - size * np.eye(3)) > EVEN_SCALE * size).any():
                 raise LimbError(
                     f"Limb '{limb.name}': bone '{chain.bones[position]}' inherits scale as "
-                    f"'{mode.replace('_', ' ').title()}', not Full, from '{chain.bones[position - 1]}', which is "
+                    f"'{mode.replace('_', ' ').title()}', not Full, from '{above_name}', which is "
                     "scaled unevenly; set its Inherit Scale to Full, or scale evenly."
                 )
 

@@ -100,21 +100,25 @@ def end_rotations(goals: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     return out
 
 
-def take_offset(limb) -> None:
+def take_offset(limb, depsgraph=None) -> None:
     """Store in ``limb.target_offset`` the end bone's rotation relative to the limb's target as they
     are shown now, so the end bone keeps its turn when the target is set and turns with it after.
+    Read from ``depsgraph`` when given (getting it updates it): a target a script has just placed,
+    or parented, has a stale ``matrix_world`` until then.
 
     Nothing to keep (no target, no end bone, a bone that does not exist): the identity, under which
     the end bone copies the target's rotation."""
-    offset = _offset(limb)
+    offset = _offset(limb, depsgraph)
     if tuple(limb.target_offset) != offset:  # written only on change: every write is an update
         limb.target_offset = offset
 
 
-def _offset(limb) -> tuple[float, float, float, float]:
+def _offset(limb, depsgraph) -> tuple[float, float, float, float]:
     obj, target = limb.id_data, limb.target
     if target is None or not limb.end_bone or obj.pose is None or limb.end_bone not in obj.pose.bones:
         return IDENTITY
+    if depsgraph is not None:
+        obj, target = obj.evaluated_get(depsgraph), target.evaluated_get(depsgraph)
     goal = np.array(target.matrix_world, dtype=np.float64)
     if target.type == "ARMATURE" and limb.target_bone:
         bone = target.pose.bones.get(limb.target_bone) if target.pose else None

@@ -161,8 +161,8 @@ def plan(obj: bpy.types.Object, limbs=None, from_source: bool = False) -> Plan:
 
 def signature(obj: bpy.types.Object) -> tuple:
     """Everything a plan is built from, cheap to compare on every frame: the limbs' set-up, their
-    goals and ground, the armature's bones (rest positions, inheritance, rotation locks), its drivers and
-    the constraints of the limbs' bones."""
+    goals and ground, the armature's bones (rest positions, inheritance of rotation and scale, rotation
+    locks), its drivers and the constraints of the limbs' bones."""
 
     def pointer(id_block):
         return id_block.as_pointer() if id_block is not None else 0
@@ -201,6 +201,7 @@ def signature(obj: bpy.types.Object) -> tuple:
         (bones, "head_local", 3, np.float32),
         (bones, "tail_local", 3, np.float32),
         (bones, "use_inherit_rotation", 1, bool),
+        (bones, "inherit_scale", 1, np.int32),
         (pose_bones, "lock_rotation", 3, bool),
         (pose_bones, "lock_rotation_w", 1, bool),
         (pose_bones, "rotation_mode", 1, np.int32),

@@ -12,7 +12,9 @@ armature's space:
    scaled unevenly across its axis makes the bones below it change length as they turn, the chain
    is solved again with the lengths they take (:mod:`.refine`), and a chain is reported reached
    only if its posed effector is on the target;
-4. influence blends each bone from its animated (FK) rotation to the IK one.
+4. influence blends each bone from its animated (FK) rotation to the IK one; below full influence the
+   tip stops between the animation and the goal, and the chain is reported reached only if that blend's
+   effector is on the target all the same.
 
 All four run a block of rows at a time on component arrays (:mod:`.soa`), each input transposed once.
 
@@ -127,7 +129,11 @@ def solve_chains(batch: ChainBatch) -> ChainResult:
     in a plane, the target's projection), to :data:`REACHED` of the chain's length, as
     :func:`.forward.posed_points` finds it.
     """
-    chains = _Chains(batch)
+    return result_of(Chains(batch))
+
+
+def result_of(chains: "Chains") -> ChainResult:
+    """The result of :func:`solve_chains` for its checked inputs ``chains``, whichever kernel solves them."""
     solve = consistent(chains, chains.solve(chains.points))
     reached = solve.reached & (solve.miss <= REACHED * chains.size)
     off_plane = np.where(chains.off_plane > REACHED * chains.size, chains.off_plane, 0.0)
@@ -189,17 +195,17 @@ def arrays(batch: ChainBatch) -> Arrays:
     return Arrays(matrices, scales, rotations, points, target, toe, goals)
 
 
-class _Solved(NamedTuple):
+class Solved(NamedTuple):
     points: np.ndarray  #: (N, k + 1, 3) solved joints, armature space
     reached: np.ndarray  #: (N,) the solver's own verdict: the target is within the chain's range
     rotations: np.ndarray  #: (N, k, 4) the new local rotations, influence applied (k + 1 with a toe)
     y_scale: np.ndarray  #: (N, k) their Y scale factors, influence applied (k + 1 with a toe)
     posed: np.ndarray  #: (N, k + 1, 3) the joints as the write-back at full influence poses them
     drift: np.ndarray  #: (N,) the farthest a posed joint lies from its solved point
-    miss: np.ndarray  #: (N,) how far the posed effector lies from the target
+    miss: np.ndarray  #: (N,) how far the effector of the pose written (influence applied) lies from the target
 
 
-class _Chains:
+class Chains:
     """The checked inputs of :func:`solve_chains`, solved for given bone lengths in their rigid space.
 
     The solve runs a block of rows at a time on component arrays (:mod:`.soa`), each input transposed
@@ -266,8 +272,8 @@ class _Chains:
 
     noise = LENGTH_NOISE
 
-    def subset(self, rows: np.ndarray) -> "_Chains":
-        return _Chains(take(self.batch, rows))
+    def subset(self, rows: np.ndarray) -> "Chains":
+        return type(self)(take(self.batch, rows))
 
     @functools.cached_property
     def to_rigid(self) -> np.ndarray:
@@ -312,7 +318,7 @@ class _Chains:
             [self.points[:, :1], self.points[:, :1] + np.cumsum(segments * factors[..., None], axis=1)], axis=1
         )
 
-    def solve(self, length_points: np.ndarray) -> _Solved:
+    def solve(self, length_points: np.ndarray) -> Solved:
         """Solve with the bones' lengths taken from ``length_points``, write back from the actual joints,
         pose the result and blend it by influence, a block of rows at a time."""
         batch, n, k = self.batch, self.n, self.k
@@ -326,7 +332,7 @@ class _Chains:
         }
         per_row = {name: np.broadcast_to(value, (n,)) for name, value in per_row.items()}
         bones = len(self.unscaled)
-        out = _Solved(
+        out = Solved(
             np.empty((n, k + 1, 3)),
             np.empty(n, bool),
             np.empty((n, bones, 4)),
@@ -347,7 +353,7 @@ class _Chains:
             )
         return out
 
-    def _solve_block(self, rows: slice, length_points, limbs, per_row: dict, out: _Solved) -> None:
+    def _solve_block(self, rows: slice, length_points, limbs, per_row: dict, out: Solved) -> None:
         """:meth:`solve` for the rows ``rows`` (``length_points`` None: the joints as they are), into ``out``."""
         k, first = self.k, rows.start
         bones = block_bones(*(array[rows] for array in self.bones), self.unscaled)
@@ -418,14 +424,29 @@ class _Chains:
             points,
         )
         out.drift[rows] = functools.reduce(np.maximum, (soa.norm(soa.sub(p, q)) for p, q in zip(posed, new_points)))
-        out.miss[rows] = soa.norm(soa.sub(posed[-1], tuple(soa.components(self.target[rows]))))
+        target = tuple(soa.components(self.target[rows]))
+        out.miss[rows] = soa.norm(soa.sub(posed[-1], target))
 
         # Influence blends each bone from its animated rotation to the solved one, and its Y scale likewise.
         influence = per_row["influence"]
+        blended = []
         for i, (before, (rotation, factor)) in enumerate(zip(rotations, turned)):
-            soa.join(soa.slerp(before, rotation, influence), out.rotations[rows, i])
+            blended.append(soa.slerp(before, rotation, influence))
+            soa.join(blended[-1], out.rotations[rows, i])
             if factor is not None:
                 out.y_scale[rows, i] = 1.0 + influence * (factor - 1.0)
+        partial = influence < 1.0
+        if partial.any():  # the tip stops short of the goal: the miss reported is the pose written's
+            written = posed_block(
+                [b.frame for b in bones[:k]],
+                [b.inverse for b in bones[:k]],
+                [b.head for b in bones[:k]],
+                rotations[:k],
+                [_unit(q) for q in blended[:k]],
+                None if factors is None else [1.0 + influence * (f - 1.0) for f in factors],
+                points,
+            )
+            out.miss[rows] = np.where(partial, soa.norm(soa.sub(written[-1], target)), out.miss[rows])
         for i in range(k + 1):
             soa.join(new_points[i], out.points[rows, i])
             soa.join(posed[i], out.posed[rows, i])

@@ -18,11 +18,13 @@ import numpy as np
 #: Rigid-space lengths are consistent when the pose changes them by less than this, relative to the chain.
 TOLERANCE = 1e-13
 STEPS = 40  #: at most this many steps of each search
+#: Below this, relative to the chain, rounding governs how far a step reduces ``g(l) - l``.
+ROUNDING = 1e-9
 
 
 def consistent(chains, solved):
     """``solved`` for the rows of ``chains`` whose pose misses the solved joints, solved again with lengths
-    the pose keeps. ``chains`` is a :class:`.chains._Chains`; returns a :class:`.chains._Solved`."""
+    the pose keeps. ``chains`` is a :class:`.chains.Chains`; returns a :class:`.chains.Solved`."""
     rows = np.flatnonzero(solved.drift > chains.noise * chains.size)
     if len(rows) == 0:
         return solved
@@ -40,11 +42,12 @@ def scatter(whole, part, rows):
 
 def _solve(chains):
     """Solve ``chains`` with the lengths of the bones below the first at a root of ``g(l) - l``: the lower
-    bone's by :func:`_lower_root`, and a three-bone end bone's by secant steps around that."""
+    bone's by :func:`_lower_root`, and a three-bone end bone's by secant steps around that, each step's
+    lower root searched from the last one's."""
     if chains.k == 2:
         return _lower_root(chains)[0]
     end = chains.lengths(chains.points)[:, 2]
-    solved, posed = _lower_root(chains, end)
+    solved, posed, near = _lower_root(chains, end)
     previous = None
     for _ in range(STEPS):
         residual = posed - end
@@ -57,18 +60,21 @@ def _solve(chains):
             secant = end - residual * (end - previous[0]) / np.where(slope != 0.0, slope, 1.0)
             step = np.where((slope != 0.0) & (secant > 0.0), secant, posed)
         previous, end = (end, residual), np.where(unsettled, step, end)
-        solved, posed = _lower_root(chains, end)
+        solved, posed, near = _lower_root(chains, end, near)
     return solved
 
 
-def _lower_root(chains, end=None):
+def _lower_root(chains, end=None, near=None):
     """Solve ``chains`` with the lower bone's length at a root of ``h(l) = g(l) - l`` (a three-bone end
-    bone at the lengths ``end``). Returns the solve and the end bones' posed lengths.
+    bone at the lengths ``end``). Returns the solve, the end bones' posed lengths, and the root with the
+    probes bracketing it, to search from when ``end`` changes a little (``near``).
 
     ``h`` is >= 0 where the lower bone is shortest and <= 0 where it is longest. A root where the solve
     reaches the goal lies where the lower bone spans the goal's distance from the first joint, so that
-    interval is probed first, for the change of sign nearest the current length. Secant steps then
-    narrow the bracket, and a step out of it, or one that did not halve ``h``, bisects it instead.
+    interval is probed first, for the change of sign nearest the current length; given ``near``, the
+    search starts at its root and within its probes instead, and probes only if it does not settle there.
+    Secant steps then narrow the bracket, and a step out of it, or one that did not halve ``h``, bisects
+    it instead.
     """
     lengths = chains.lengths(chains.points)
     if end is not None:
@@ -80,6 +86,11 @@ def _lower_root(chains, end=None):
         posed = chains.lengths(solved.posed)
         return posed[:, 1] - x, solved, posed
 
+    if near is not None:
+        x, positive, negative, slope = near
+        x, solved, posed, slope, settled = _narrow(chains, h, x, positive, negative, slope)
+        if settled:
+            return solved, posed[:, 2] if end is not None else None, (x, positive, negative, slope)
     current = lengths[:, 1].copy()
     positive, negative = _lower_range(chains)  # h >= 0 at the first, <= 0 at the second
     _, _, posed = h(current)  # the end bones' direction and lengths for the goal's distance
@@ -96,25 +107,42 @@ def _lower_root(chains, end=None):
         negative = np.where(better, np.where(signs[i] > 0.0, probes[i + 1], probes[i]), negative)
 
     x = np.where((current - positive) * (current - negative) < 0.0, current, 0.5 * (positive + negative))
+    x, solved, posed, slope, _ = _narrow(chains, h, x, positive, negative)
+    return solved, posed[:, 2] if end is not None else None, (x, positive, negative, slope)
+
+
+def _narrow(chains, h, x, positive, negative, slope=None):
+    """Secant steps on ``h`` from ``x`` within the bracket from ``positive`` (h >= 0) to ``negative``
+    (h <= 0), the first along ``slope`` if given (else a fixed-point step). Returns the root found, the solve
+    and posed lengths there, the last secant's slope, and whether every row settled."""
     residual, solved, posed = h(x)
     previous, slow = None, np.zeros(len(x), bool)
+    if slope is None:
+        slope = np.full(len(x), -1.0)  # h(l) = g(l) - l: the fixed-point step
     for _ in range(STEPS):
         unsettled = np.abs(residual) > TOLERANCE * chains.size
         if not unsettled.any():
             break
         positive = np.where(residual > 0.0, x, positive)
         negative = np.where(residual < 0.0, x, negative)
-        step = x + residual  # the length the pose gave: a fixed-point step, then secant steps
         if previous is not None:
-            slope = residual - previous[1]
-            secant = x - residual * (x - previous[0]) / np.where(slope != 0.0, slope, 1.0)
-            step = np.where(slope != 0.0, secant, step)
-        inside = ((step - positive) * (step - negative) < 0.0) & ~slow
+            moved = x - previous[0]
+            slope = np.where((moved != 0.0) & (residual != previous[1]), (residual - previous[1]) / moved, slope)
+        step = x - residual / slope
+        # A step onto the bracket's end, or past it by rounding, is taken there: a root at the end (a limb
+        # straight toward a goal out of reach) is otherwise only approached by bisection, forty solves.
+        low, high = np.minimum(positive, negative), np.maximum(positive, negative)
+        inside = (step >= low - TOLERANCE * chains.size) & (step <= high + TOLERANCE * chains.size) & ~slow
+        step = np.clip(step, low, high)
         previous = (x, residual)
         x = np.where(unsettled, np.where(inside, step, 0.5 * (positive + negative)), x)
         residual, solved, posed = h(x)
-        slow = np.abs(residual) > 0.5 * np.abs(previous[1])
-    return solved, posed[:, 2] if end is not None else None
+        # Not halving h counts as slow only above rounding: near the root a step from a root found for a
+        # nearby end length (``near``) would otherwise be thrown away for a bisection.
+        slow = (np.abs(residual) > 0.5 * np.abs(previous[1])) & (np.abs(residual) > ROUNDING * chains.size)
+    else:
+        unsettled = np.abs(residual) > TOLERANCE * chains.size
+    return x, solved, posed, slope, not unsettled.any()
 
 
 def _lower_range(chains) -> tuple[np.ndarray, np.ndarray]:

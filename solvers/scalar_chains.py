@@ -8,8 +8,8 @@ the same solve, step for step and formula for formula, on Python floats, with th
 :class:`.ChainBatch`) and the same result (a :class:`.ChainResult`). The positions come from the
 scalar solvers the batch solvers are tested against (:mod:`.two_bone`, :mod:`.three_bone`, and
 :mod:`.scalar_plane` for a chain held in a plane). A chain whose bones change length as they turn (below
-a bone scaled unevenly across its axis) needs the refinement of :mod:`.refine`, and is handed to the
-batch kernel.
+a bone scaled unevenly across its axis) needs the refinement of :mod:`.refine`, which solves it tens of
+times over: each of those solves is this kernel's too (:class:`_RefinedChains`).
 
 :func:`solve_by_count` is the one entry: this kernel for up to :data:`SCALAR_LIMIT` chains, the batch kernel above.
 """
@@ -20,7 +20,18 @@ from typing import NamedTuple
 import numpy as np
 
 from . import scalar_plane, soa
-from .chains import GOALS, LENGTH_NOISE, ChainBatch, ChainResult, arrays, solve_chains, take
+from .chains import (
+    GOALS,
+    LENGTH_NOISE,
+    ChainBatch,
+    ChainResult,
+    Chains,
+    Solved,
+    arrays,
+    result_of,
+    solve_chains,
+    take,
+)
 from .constants import COORDINATE_LIMIT, REACHED, STRAIGHT
 from .errors import SolverError
 from .local_rotation import SHEAR_NOISE
@@ -59,28 +70,26 @@ def solve_scalar(batch: ChainBatch) -> ChainResult:
         for name, value in checked:
             if not soa.finite(value):
                 raise SolverError(f"{name} must be finite")
-    rows = {
-        "matrices": matrices[:, :, :3].tolist(),
-        "scales": scales.tolist(),
-        "rotations": rotations.tolist(),
-        "points": points.tolist(),
-        "target": target.tolist(),
-        "goals": [g.tolist() for g in goals],
-    }
+    inputs, goal_rows = _row_inputs(matrices, scales, rotations, points, target, goals)
     settings = _Settings(batch, n)
-    solved = [
-        _solve_chain(
-            k,
-            row,
-            {name: values[row] for name, values in rows.items() if name != "goals"},
-            [g[row] for g in rows["goals"]],
-            settings,
+    solved = []
+    for row in range(n):
+        chain = _solve_chain(k, row, inputs[row], goal_rows[row], settings)
+        tolerance = REACHED * chain.size
+        solved.append(
+            None  # the pose it writes misses the solved joints: the refinement solves it again
+            if chain.drift > LENGTH_NOISE * chain.size
+            else (
+                chain.rotations,
+                chain.y_scale,
+                [list(p) for p in chain.points],
+                chain.reached and chain.miss <= tolerance,
+                chain.off_plane if chain.off_plane > tolerance else 0.0,
+            )
         )
-        for row in range(n)
-    ]
     handed = [row for row, chain in enumerate(solved) if chain is None]
-    if handed:  # chains the refinement solves again: the batch kernel's
-        again = solve_chains(take(batch, np.array(handed)))
+    if handed:
+        again = result_of(_RefinedChains(take(batch, np.array(handed))))
         for i, row in enumerate(handed):
             solved[row] = (
                 again.rotations[i].tolist(),
@@ -90,6 +99,56 @@ def solve_scalar(batch: ChainBatch) -> ChainResult:
                 float(again.off_plane[i]),
             )
     return ChainResult(*(np.array([chain[i] for chain in solved]) for i in range(5)))
+
+
+def _row_inputs(matrices, scales, rotations, points, target, goals) -> tuple[list[dict], list[list]]:
+    """Each chain's arrays as Python lists, as :func:`_solve_chain` takes them, and its goal orientations."""
+    columns = {
+        "matrices": matrices[:, :, :3].tolist(),
+        "scales": scales.tolist(),
+        "rotations": rotations.tolist(),
+        "points": points.tolist(),
+        "target": target.tolist(),
+    }
+    goal_columns = [g.tolist() for g in goals]
+    n = len(columns["points"])
+    return (
+        [{name: values[row] for name, values in columns.items()} for row in range(n)],
+        [[g[row] for g in goal_columns] for row in range(n)],
+    )
+
+
+class _RefinedChains(Chains):
+    """Chains the refinement (:mod:`.refine`) solves, each of its solves in this kernel, row by row: a few
+    chains solved tens of times, where the batch kernel's numpy calls would cost a millisecond a solve."""
+
+    def __init__(self, batch: ChainBatch):
+        super().__init__(batch)
+        matrices, scales, rotations, points, target, toe, goals = arrays(batch)
+        if toe[0] is not None:
+            matrices, scales, rotations = (
+                np.concatenate(pair, axis=1) for pair in zip((matrices, scales, rotations), toe)
+            )
+        self.inputs, self.goal_rows = _row_inputs(matrices, scales, rotations, points, target, goals)
+        self.settings = _Settings(batch, self.n)
+
+    def solve(self, length_points: np.ndarray) -> Solved:
+        given = None if length_points is self.points else np.asarray(length_points).tolist()
+        solved = [
+            _solve_chain(self.k, row, self.inputs[row], self.goal_rows[row], self.settings, given and given[row])
+            for row in range(self.n)
+        ]
+        if self.k == 3:
+            self.end_direction = np.array([chain.direction for chain in solved])
+        return Solved(
+            np.array([chain.points for chain in solved]),
+            np.array([chain.reached for chain in solved]),
+            np.array([chain.rotations for chain in solved]),
+            np.array([chain.y_scale for chain in solved]),
+            np.array([chain.posed for chain in solved]),
+            np.array([chain.drift for chain in solved]),
+            np.array([chain.miss for chain in solved]),
+        )
 
 
 def _planes(normals, n: int) -> list:
@@ -161,10 +220,24 @@ class _Bone(NamedTuple):
     unit: tuple  #: that rotation at unit length
 
 
-def _solve_chain(k: int, row: int, c: dict, goals: list, settings: _Settings):
-    """One chain: its new rotations and Y scales (influence applied), solved joints, reached and how far its
-    target lay off its plane (none: 0), or None when the pose it writes misses the solved joints (it needs
-    the refinement)."""
+class _Chain(NamedTuple):
+    """One chain solved by :func:`_solve_chain`."""
+
+    rotations: list  #: new local rotations, influence applied (with the toe's)
+    y_scale: list  #: their Y scale factors, influence applied
+    points: list  #: the solved joints
+    reached: bool  #: the solver's own verdict: the target is within the chain's range
+    off_plane: float  #: how far the target lay off the chain's plane
+    posed: list  #: the joints as the rotations written at full influence pose them
+    drift: float  #: the farthest a posed joint lies from its solved point
+    miss: float  #: how far the effector of the pose written (influence applied) lies from the target
+    direction: tuple | None  #: a three-bone chain's end direction, unit, in the rigid space
+    size: float  #: the chain's length
+
+
+def _solve_chain(k: int, row: int, c: dict, goals: list, settings: _Settings, lengths_from=None) -> _Chain:
+    """One chain, its bones' lengths taken from the joints ``lengths_from`` (default: its own, ``c["points"]``;
+    the refinement gives others, :meth:`.chains.Chains.solve`)."""
     bones = [_bone(i, m, s, q) for i, (m, s, q) in enumerate(zip(c["matrices"], c["scales"], c["rotations"]))]
     points = [tuple(p) for p in c["points"]]
     origin = points[0]
@@ -178,7 +251,7 @@ def _solve_chain(k: int, row: int, c: dict, goals: list, settings: _Settings):
     ]
     if not abs(det) > 1e-12 * (columns[0] * columns[1] * columns[2]):
         raise SolverError(f"the first bone has a degenerate (flat) pose matrix (row {row})")
-    joints = [(0.0, 0.0, 0.0)] + [mat_vec(to_rigid, sub(p, origin)) for p in points[1:]]
+    joints = [(0.0, 0.0, 0.0)] + [mat_vec(to_rigid, sub(tuple(p), origin)) for p in (lengths_from or points)[1:]]
     normal, goal, off_plane = settings.plane[row], tuple(c["target"]), 0.0
     if normal is not None:  # held in a plane: the goal projected into it
         goal, offset = scalar_plane.project(goal, origin, scalar_plane.unit_normal(normal))
@@ -200,6 +273,7 @@ def _solve_chain(k: int, row: int, c: dict, goals: list, settings: _Settings):
     hinge = _hinge(row, settings, frame, to_rigid, joints)
 
     goal_rotations = [_orientation(goal, name) for goal, name in zip(goals, GOALS)]
+    direction = None
     if k == 2 and normal is not None:
         *new_local, reached, _ = scalar_plane.solve_two_bone_plane(*joints, target, rigid_normal, pole, hinge, options)
     elif k == 2:
@@ -232,14 +306,20 @@ def _solve_chain(k: int, row: int, c: dict, goals: list, settings: _Settings):
     turned = _turn_bones(bones, points[1 : first_goal + 1], new_points[1 : first_goal + 1], goal_rotations, stretch)
     posed = _posed(bones[:k], [q for q, _ in turned[:k]], [f for _, f in turned[:k]], points)
     size = sum(_norm(sub(b, a)) for a, b in zip(points, points[1:]))
-    if max(_norm(sub(p, q)) for p, q in zip(posed, new_points)) > LENGTH_NOISE * size:
-        return None
-    reached = reached and _norm(sub(posed[-1], goal)) <= REACHED * size
+    drift = max(_norm(sub(p, q)) for p, q in zip(posed, new_points))
 
     t = settings.influence[row]
     rotations = [_slerp(bone.unit, q, t) for bone, (q, _) in zip(bones, turned)]
     y_scale = [1.0 + t * (f - 1.0) for _, f in turned]
-    return rotations, y_scale, [list(p) for p in new_points], reached, off_plane if off_plane > REACHED * size else 0.0
+    if t < 1.0:  # the tip stops short of the goal: the miss is the pose written's
+        posed_written = _posed(bones[:k], [_unit(q) for q in rotations[:k]], y_scale[:k], points)
+        miss = _norm(sub(posed_written[-1], goal))
+    else:
+        miss = _norm(sub(posed[-1], goal))
+    if direction is not None:
+        length = _norm(direction)
+        direction = (direction[0] / length, direction[1] / length, direction[2] / length)
+    return _Chain(rotations, y_scale, new_points, bool(reached), off_plane, posed, drift, miss, direction, size)
 
 
 def _bone(i: int, m: list, s: list, q: list) -> _Bone:
@@ -260,7 +340,7 @@ def _bone(i: int, m: list, s: list, q: list) -> _Bone:
 
 
 def _hinge(row: int, settings: _Settings, frame: tuple, to_rigid: tuple, joints: list):
-    """The hinge axis in the rigid space, or None (see :meth:`.chains._Chains._hinge`)."""
+    """The hinge axis in the rigid space, or None (see :meth:`.chains.Chains._hinge`)."""
     if not settings.use_hinge[row]:
         return None
     given = None if settings.hinge is None else settings.hinge[row]

@@ -98,3 +98,40 @@ def test_enable_disable_enable_registers_each_handler_once():
     rig.limb_ik.live = True
     bpy.context.scene.frame_set(2)
     assert rigs.goal_error(rig, limb) <= REACHED
+
+
+def test_a_file_saved_before_planting_times_keeps_its_release_and_smoothing(tmp_path):
+    """Release Frames (``lock_release``) and Pelvis Smoothing (``pelvis_smoothing``), both in frames, became
+    times (Release, Smoothing): a file saved with the old settings reset them to their defaults. They are read
+    on load, converted at the scene's frame rate, and the settings marked as upgraded."""
+    rig = rigs.human_metarig()
+    bpy.ops.limb_ik.detect_limbs()
+    bpy.ops.object.mode_set(mode="OBJECT")
+    plain = bpy.data.objects.new("Plain", bpy.data.armatures.new("Plain"))  # never had planting settings
+    bpy.context.scene.collection.objects.link(plain)
+    plain.limb_ik.floor_height = 0.1
+    scene = bpy.context.scene
+    scene.render.fps, scene.render.fps_base = 30, 1.001  # 29.97 frames per second
+    settings = rig.limb_ik
+    settings["lock_release"] = 6  # as the old Release Frames stored it: an int, in frames
+    settings["pelvis_smoothing"] = 9.0
+    for obj in (rig, plain):
+        if "version" in obj.limb_ik:  # what an old file holds: no version
+            del obj.limb_ik["version"]
+    path = tmp_path / "old_planting.blend"
+    assert bpy.ops.wm.save_as_mainfile(filepath=str(path)) == {"FINISHED"}
+
+    assert bpy.ops.wm.open_mainfile(filepath=str(path)) == {"FINISHED"}
+    settings, plain = bpy.data.objects["metarig"].limb_ik, bpy.data.objects["Plain"].limb_ik
+    frame = 1.001 / 30
+    assert abs(settings.release_time - 6 * frame) <= 1e-6 and abs(settings.smoothing_time - 9 * frame) <= 1e-6
+    assert "lock_release" not in settings and "pelvis_smoothing" not in settings
+    assert settings.version == plain.version >= 1
+    release, smoothing = (plain.bl_rna.properties[name].default for name in ("release_time", "smoothing_time"))
+    assert (plain.release_time, plain.smoothing_time) == (release, smoothing)
+    assert abs(plain.floor_height - 0.1) <= 1e-6
+    # Saved and loaded again, the converted values are kept, not converted twice.
+    settings.release_time = 0.25
+    assert bpy.ops.wm.save_as_mainfile(filepath=str(path)) == {"FINISHED"}
+    assert bpy.ops.wm.open_mainfile(filepath=str(path)) == {"FINISHED"}
+    assert abs(bpy.data.objects["metarig"].limb_ik.release_time - 0.25) <= 1e-6

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from test_local_rotation import SEVERAL_CHAINS, Chain, random_chain, random_quaternion, same_rotation
 
 from solvers import ChainBatch, Reach, SolverError, solve_chains
+from solvers import chains as chains_module
 from solvers import rotation_modes as rm
 
 REL = 1e-9
@@ -330,3 +331,26 @@ def test_three_bone_chains_need_an_end_rotation():
     del fields["end_rotation"]
     with pytest.raises(SolverError, match="end rotation"):
         solve_chains(ChainBatch(**fields))
+
+
+@pytest.mark.parametrize("k", [2, 3])
+def test_a_leg_scaled_unevenly_straight_toward_a_goal_out_of_reach_is_solved_in_few_passes(monkeypatch, k):
+    """The refinement's search for the lower bone's length settles in a few solves of the chain where its root
+    is the end of its range, the leg straight toward a goal out of reach: it had crept there by bisection, up
+    to forty solves for each length tried for a three-bone end bone (a leg took most of a second per frame)."""
+    passes = []
+    solve = chains_module.Chains.solve
+    monkeypatch.setattr(chains_module.Chains, "solve", lambda self, lengths: passes.append(1) or solve(self, lengths))
+    rng = np.random.default_rng(5)
+    for _ in range(5):
+        chain = random_chain(rng, k, False, "uniform", True)
+        chain.scales[:] = 1.0
+        chain.scales[0] = (1.0, 1.3, 1.0)
+        joints = chain.joints()
+        away = joints[-1] - joints[0]
+        target = joints[0] + 2.0 * chain.size() * away / np.linalg.norm(away)
+        extra = {"end_rotation": aimed_goal(chain)[None]} if k == 3 else {}
+        passes.clear()
+        result = solve_chains(batch_of([chain], [target], **extra))
+        assert not result.reached[0]
+        assert len(passes) <= 20
