@@ -17,7 +17,7 @@ import bpy
 import numpy as np
 
 from ..solvers import rotation_modes
-from . import overrides, plant, sampling, solve, source, timeline
+from . import overrides, plan, plant, sampling, solve, source, timeline
 from . import report as report_module
 from .actions import ActionEdit, check_editable
 from .errors import LimbError
@@ -76,7 +76,7 @@ def bake(
     scene = depsgraph.scene
     if obj.name not in scene.objects:
         raise LimbError(f"Armature '{obj.name}' is not in the scene '{scene.name}'.")
-    planned = solve.plan(obj, limbs, from_source=True)
+    planned = plan.make(obj, limbs, from_source=True)
     planned.raise_first_problem()
     if not planned.limbs:
         raise LimbError(f"Armature '{obj.name}' has no enabled limbs to bake.")
@@ -107,7 +107,7 @@ def bake(
     return report
 
 
-def _bake(obj, depsgraph, planned: solve.Plan, edit: ActionEdit, frames: list[int], progress) -> BakeReport:
+def _bake(obj, depsgraph, planned: plan.Plan, edit: ActionEdit, frames: list[int], progress) -> BakeReport:
     """Read, plant, solve and key ``frames``: the bake once its range and the take's source are settled."""
     scene = depsgraph.scene
     planting, analysis = planned.planting, None

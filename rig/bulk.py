@@ -16,7 +16,7 @@ import bpy
 import numpy as np
 
 from ..solvers import SolverError, posing
-from . import actions, overrides, solve
+from . import actions, overrides, plan
 from . import curves as curves_module
 from .curves import evaluated
 from .overrides import bone_path, drivers, nla
@@ -54,9 +54,9 @@ class _Thing:
     posed: bool = False  #: whether an F-curve moves any of its needed bones
 
 
-def evaluate(planned: solve.Plan, scene: bpy.types.Scene, frames) -> tuple[Pose, np.ndarray, np.ndarray]:
+def evaluate(planned: plan.Plan, scene: bpy.types.Scene, frames) -> tuple[Pose, np.ndarray, np.ndarray]:
     """The pose of the planned rig over ``frames`` (the channels of every bone, the matrices of the bones
-    the limbs need), the world matrices (F, G, 4, 4) of :func:`.solve.goal_refs` there, and the pose bone
+    the limbs need), the world matrices (F, G, 4, 4) of :func:`.plan.goal_refs` there, and the pose bone
     indices whose matrices were composed. Raises :class:`NotBulk` saying why Blender must evaluate instead."""
     render = scene.render
     if render.frame_map_old != render.frame_map_new:
@@ -64,7 +64,7 @@ def evaluate(planned: solve.Plan, scene: bpy.types.Scene, frames) -> tuple[Pose,
     frames = np.asarray(frames, dtype=np.float64)
     things: list[_Thing] = []
     rig = _need(things, planned.obj, _limb_bones(planned))
-    refs = solve.goal_refs(planned)
+    refs = plan.goal_refs(planned)
     goal_things = [
         _need(things, obj, _with_ancestors(obj, [obj.pose.bones.find(bone)]) if obj.type == "ARMATURE" and bone else ())
         for obj, bone in refs
@@ -112,7 +112,7 @@ def evaluate(planned: solve.Plan, scene: bpy.types.Scene, frames) -> tuple[Pose,
     return pose, goal_world, np.array(sorted(things[rig].bones), int)
 
 
-def _limb_bones(planned: solve.Plan) -> list[int]:
+def _limb_bones(planned: plan.Plan) -> list[int]:
     """The bones whose matrices the planned limbs read, and every bone above them."""
     bones = [i for chain in planned.chains for i in chain.written]
     if planned.planting is not None:

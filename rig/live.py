@@ -6,12 +6,12 @@ rigs whose targets were dragged by hand solved again."""
 import bpy
 import numpy as np
 
-from . import animator, fk, ground, plant, solve
+from . import animator, fk, ground, plan, plant, solve
 from .errors import LimbError
 
-_plans: dict[int, tuple[tuple, solve.Plan]] = {}  # by Object.session_uid: (signature, plan)
+_plans: dict[int, tuple[tuple, plan.Plan]] = {}  # by Object.session_uid: (signature, plan)
 _moved: set[int] = set()  # live rigs whose targets or poles were moved since they were solved, or to solve again
-_composing: dict[int, solve.Plan] = {}  # rigs not restored before this frame change: the plan that allowed it
+_composing: dict[int, plan.Plan] = {}  # rigs not restored before this frame change: the plan that allowed it
 
 
 def live_rigs(scene: bpy.types.Scene):
@@ -88,7 +88,7 @@ def before_frame_change(scene: bpy.types.Scene) -> None:
             animator.restore(obj)
 
 
-def _composable(planned: solve.Plan) -> bool:
+def _composable(planned: plan.Plan) -> bool:
     return (
         planned.composes
         and bool(planned.limbs)
@@ -109,13 +109,13 @@ def show_now(obj: bpy.types.Object, context) -> None:
         solve_live(obj, context.evaluated_depsgraph_get())
 
 
-def _plan(obj: bpy.types.Object) -> solve.Plan:
+def _plan(obj: bpy.types.Object) -> plan.Plan:
     """The plan of ``obj``, checked anew only when what it is built from has changed."""
-    key = solve.signature(obj)
+    key = plan.signature(obj)
     cached = _plans.get(obj.session_uid)
     if cached is not None and cached[0] == key:
         return cached[1]
-    planned = solve.plan(obj)
+    planned = plan.make(obj)
     _plans[obj.session_uid] = (key, planned)
     return planned
 

@@ -9,6 +9,7 @@ analyse the same take, so they show the same pose.
 """
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
 from typing import NamedTuple
@@ -18,10 +19,10 @@ import numpy as np
 
 from ..solvers import SolverError, rotation_modes
 from ..solvers.planting import Legs, Planted, PlantSettings, plant
-from . import actions, timeline
+from . import actions
 from .errors import LimbError
 from .ground import Ground
-from .pose import Pose, local_quaternions, read_pose
+from .pose import Pose, local_quaternions
 
 
 @dataclass(frozen=True)
@@ -316,11 +317,12 @@ class _Cached:
 _cache: dict[int, _Cached] = {}  # by Object.session_uid
 
 
-def current(plan: PlantPlan, depsgraph, pose: Pose) -> Analysis:
+def current(plan: PlantPlan, depsgraph, pose: Pose, read: Callable[[range], Pose]) -> Analysis:
     """The planting analysis of the take around the current frame, for solving one frame (live, the
     Solve operator): kept while the take, the ground, the settings and the animated legs at this
-    frame are as they were analysed; else made anew, which steps the scene through the take.
-    Raises :class:`LimbError` when the take cannot be planted (kept too, until something changes)."""
+    frame are as they were analysed; else made anew from ``read(frames)``, the rig's animated pose over
+    the take (:func:`.sampling.take`). Raises :class:`LimbError` when the take cannot be planted (kept
+    too, until something changes)."""
     obj, scene = plan.obj, depsgraph.scene
     ground = Ground(obj.limb_ik.ground, depsgraph)
     frame = scene.frame_current_final
@@ -328,9 +330,8 @@ def current(plan: PlantPlan, depsgraph, pose: Pose) -> Analysis:
     key = (plant_settings(obj, scene), tuple(plan.feet), plan.pelvis, ground.fingerprint, span)
     cached = _cache.get(obj.session_uid)
     if cached is None or cached.key != key or not _unchanged(cached, leg_sample(plan, pose), frame):
-        samples = timeline.step(
-            depsgraph, span, lambda graph: leg_sample(plan, read_pose(obj, obj.evaluated_get(graph)))
-        )
+        poses = read(span)
+        samples = [leg_sample(plan, poses.frame(row)) for row in range(len(span))]
         try:
             result = analyse(plan, span, samples, ground, scene)
         except LimbError as error:

@@ -31,7 +31,7 @@ from dataclasses import asdict, dataclass
 import bpy
 import numpy as np
 
-from . import plant, solve, timeline
+from . import plan, plant, timeline
 from .errors import LimbError
 from .ground import Ground
 from .pose import read_pose
@@ -93,7 +93,7 @@ def foot_report(
 ) -> FootReport:
     """Measure the planted feet of ``obj`` over a frame range (default: the scene's) of the scene
     ``depsgraph`` evaluates, as they play back now (live planting or baked keys)."""
-    planned = solve.plan(obj, from_source=True)
+    planned = plan.make(obj, from_source=True)
     planned.raise_first_problem()
     planting = planned.planting
     if planting is None:

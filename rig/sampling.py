@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import bpy
 import numpy as np
 
-from . import animator, bulk, goals, solve, timeline
+from . import animator, bulk, goals, plan, timeline
 from .pose import Pose, over_frames, read_pose
 
 AGREEMENT = 1e-5  #: how closely, relative to the rig's size, the bulk evaluation must match Blender's
@@ -25,7 +25,7 @@ BULK, STEPPED = "bulk", "stepped"
 class Sampled:
     frames: np.ndarray  #: (F,) the frames sampled, ascending
     pose: Pose  #: the rig's animated pose over them (leading axis F)
-    goals: np.ndarray  #: (F, G, 4, 4) world matrices of :func:`.solve.goal_refs` (NaN where not read)
+    goals: np.ndarray  #: (F, G, 4, 4) world matrices of :func:`.plan.goal_refs` (NaN where not read)
     path: str  #: :data:`BULK` or :data:`STEPPED`
     why: str  #: a sentence: why this path
 
@@ -36,7 +36,7 @@ class Sampled:
 
 def sample(
     depsgraph,
-    planned: solve.Plan,
+    planned: plan.Plan,
     frames,
     goal_frames,
     progress: Callable[[float], None] | None = None,
@@ -74,6 +74,29 @@ def sample(
     return Sampled(frames, pose, goal_world, STEPPED, why)
 
 
+def take(planned: plan.Plan, depsgraph, frames, shown: Pose) -> Pose:
+    """The rig's animated pose at each of ``frames``, for planting's analysis of the take during a frame
+    change (live solving, Solve): read from the F-curves in bulk and checked against ``shown``, the pose
+    Blender evaluated at the current frame, so that no other frame is evaluated. Stepped through the scene
+    only where the F-curves do not tell the pose alone (:mod:`.bulk` says why) or disagree with Blender."""
+    scene = depsgraph.scene
+    frames = np.array(list(frames), dtype=int)
+    current = scene.frame_current
+    animator.restore(planned.obj)  # unkeyed channels: the animator's values, not the last live write
+    try:
+        if scene.frame_subframe or current not in frames:
+            raise bulk.NotBulk("the current frame is not one of the take's")
+        pose, _, bones = bulk.evaluate(planned, scene, frames)
+    except bulk.NotBulk:
+        pass
+    else:
+        row = int(np.searchsorted(frames, current))
+        none = np.zeros((1, 0, 4, 4))
+        if _difference(planned, pose.frames([row]), none, over_frames([shown]), none, bones)[0] <= AGREEMENT:
+            return pose
+    return _step(depsgraph, planned, frames, set())[0]
+
+
 def _check_frames(frames: np.ndarray, goal_frames: set) -> list[int]:
     """The frames where the bulk evaluation is compared with Blender's: spread over ``frames``, the
     first and last of them and of ``goal_frames`` included."""
@@ -83,7 +106,7 @@ def _check_frames(frames: np.ndarray, goal_frames: set) -> list[int]:
 
 def _step(depsgraph, planned, frames, goal_frames: set, progress=None) -> tuple[Pose, np.ndarray]:
     """Blender's evaluation at each of ``frames``: the rig's pose, and its goals at ``goal_frames``."""
-    obj, refs = planned.obj, solve.goal_refs(planned)
+    obj, refs = planned.obj, plan.goal_refs(planned)
 
     def read(depsgraph):
         pose = read_pose(obj, obj.evaluated_get(depsgraph))

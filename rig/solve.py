@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""The one solve path: plan the limbs (:func:`plan`), gather them at a frame (:func:`gather`) or over
+"""The one solve path: from a plan (:mod:`.plan`), gather the limbs at a frame (:func:`gather`) or over
 many (:func:`assemble`, from a pose and goals read over frames), plant and solve one frame or many at
 once (:func:`solve_frames`), write.
 
@@ -15,88 +15,11 @@ import bpy
 import numpy as np
 
 from ..solvers import ChainBatch, ChainResult, Reach, SolverError, solve_by_count
-from . import actions, animator, fk, goals, overrides, plant, source, switch
-from .chain import Chain, chain_of, check_armature, check_choices, check_scale_inheritance
+from . import actions, animator, fk, goals, overrides, plan, plant, sampling, source, switch
+from .chain import Chain, check_scale_inheritance
 from .choices import END_ROTATION_ITEMS, PLANE_ITEMS, PLANE_NORMALS, REACH_ITEMS, SWIVEL_ITEMS
 from .errors import LimbError
 from .pose import Pose, local_quaternions, over_frames, read_pose, write_rotations
-
-
-@dataclass
-class Plan:
-    """The enabled limbs of one armature that can be solved, and why the others cannot."""
-
-    obj: bpy.types.Object
-    limbs: list = field(default_factory=list)
-    chains: list[Chain] = field(default_factory=list)
-    problems: dict[str, str] = field(default_factory=dict)  #: limb name -> sentence
-    planting: plant.PlantPlan | None = None  #: the planted legs' set-up, when some are planted
-    modes: list[str] = field(default_factory=list)  #: rotation mode of every pose bone
-    refs: list[tuple] = field(default_factory=list)  #: :func:`goal_refs`
-    layouts: list["Layout"] = field(default_factory=list)  #: the chains by size, as :func:`assemble` gathers them
-    tree: fk.Tree | None = None  #: the armature's bones as :func:`.fk.compose` walks them, once needed
-    composes: bool = True  #: False once :func:`.fk.compose` could not compose the animator's pose for it
-
-    def raise_first_problem(self) -> None:
-        if self.problems:
-            raise LimbError(next(iter(self.problems.values())))
-
-
-@dataclass
-class Layout:
-    """The planned limbs of one chain size (two or three bones, with or without a toe) and where
-    :func:`assemble` finds their bones, settings and goals: what does not change from frame to frame."""
-
-    size: int
-    with_toe: bool
-    limbs: list
-    chains: list[Chain]
-    settings: np.ndarray  #: (n,) the limbs' positions among the armature's limbs
-    index: np.ndarray  #: (n, size) pose bone indices of the chains
-    written: np.ndarray  #: (n, bones) pose bone indices written: each chain's bones, and its toe when it has one
-    modes: list[str]  #: rotation mode of every written bone, row-major
-    tip_length: np.ndarray  #: (n, 1)
-    hinge: np.ndarray  #: (n, 3)
-    aimed: list[int]  #: rows with a target
-    aims: list[int]  #: their targets' positions in :func:`goal_refs`
-    poled: list[int]  #: rows with a pole
-    poles: list[int]  #: their poles' positions in :func:`goal_refs`
-
-
-def _layouts(planned: "Plan") -> list[Layout]:
-    position = {limb.name: i for i, limb in enumerate(planned.obj.limb_ik.limbs)}
-    out = []
-    for size, with_toe in ((2, False), (3, False), (3, True)):
-        members = [
-            (limb, chain)
-            for limb, chain in zip(planned.limbs, planned.chains)
-            if chain.size == size and (chain.toe is not None) == with_toe
-        ]
-        if not members:
-            continue
-        limbs, chains = [m[0] for m in members], [m[1] for m in members]
-        written = np.array([c.written for c in chains])
-        aimed = [row for row, chain in enumerate(chains) if chain.target]
-        poled = [row for row, chain in enumerate(chains) if chain.pole]
-        out.append(
-            Layout(
-                size,
-                with_toe,
-                limbs,
-                chains,
-                np.array([position[limb.name] for limb in limbs]),
-                np.array([c.indices for c in chains]),
-                written,
-                [planned.modes[i] for i in written.ravel()],
-                np.array([[c.tip_length] for c in chains]),
-                np.array([c.hinge for c in chains]),
-                aimed,
-                [planned.refs.index(chains[r].target) for r in aimed],
-                poled,
-                [planned.refs.index(chains[r].pole) for r in poled],
-            )
-        )
-    return out
 
 
 @dataclass
@@ -120,108 +43,7 @@ class Report:
     off_plane: dict[str, float] = field(default_factory=dict)  #: limb -> how far its goal lay off its plane (world)
 
 
-def plan(obj: bpy.types.Object, limbs=None, from_source: bool = False) -> Plan:
-    """Check the given limbs (default: the enabled ones) of ``obj``. Raises only for a bad armature.
-
-    Where the rig's keys hold a planting (:mod:`.source`), its planted legs follow those keys: they are
-    planted only ``from_source`` (the bake, which plants the kept source again; the foot report)."""
-    check_armature(obj)
-    result = Plan(obj, modes=[bone.rotation_mode for bone in obj.pose.bones])
-    owner: dict[str, str] = {}
-    driven = overrides.drivers(obj)
-    for limb in limbs if limbs is not None else [item for item in obj.limb_ik.limbs if item.enabled]:
-        try:
-            check_choices(limb)
-            chain = chain_of(obj, limb)
-            for name in chain.bones:
-                if name in owner:
-                    raise LimbError(f"Limb '{limb.name}': bone '{name}' already belongs to limb '{owner[name]}'.")
-            overridden = overrides.written_over(obj, limb, chain.written, driven)
-            if overridden:
-                raise LimbError(overridden)
-            for name in chain.bones:
-                owner[name] = limb.name
-        except LimbError as error:
-            result.problems[limb.name] = str(error)
-            continue
-        result.limbs.append(limb)
-        result.chains.append(chain)
-    try:
-        if from_source or not source.kept(obj):
-            result.planting = plant.plant_plan(obj, result.limbs, result.chains)
-    except LimbError as error:  # no ground, no pelvis…: the planted limbs cannot be solved
-        kept = [(limb, chain) for limb, chain in zip(result.limbs, result.chains) if not limb.plant]
-        result.problems.update({limb.name: str(error) for limb in result.limbs if limb.plant})
-        result.limbs, result.chains = [k[0] for k in kept], [k[1] for k in kept]
-    for chain in result.chains:
-        result.refs += [goal for goal in (chain.target, chain.pole) if goal and goal not in result.refs]
-    result.layouts = _layouts(result)
-    return result
-
-
-def signature(obj: bpy.types.Object) -> tuple:
-    """Everything a plan is built from, cheap to compare on every frame: the limbs' set-up, their
-    goals and ground, the armature's bones (rest positions, inheritance of rotation and scale, rotation
-    locks), its drivers and the constraints of the limbs' bones."""
-
-    def pointer(id_block):
-        return id_block.as_pointer() if id_block is not None else 0
-
-    def goal(id_block):
-        return (pointer(id_block), pointer(id_block.parent), id_block.parent_bone) if id_block else (0,)
-
-    settings = obj.limb_ik
-    limbs = tuple(
-        (
-            limb.name,
-            limb.enabled,
-            limb.upper_bone,
-            limb.lower_bone,
-            limb.end_bone,
-            goal(limb.target),
-            limb.target_bone,
-            limb.target_name,
-            goal(limb.pole),
-            limb.pole_bone,
-            limb.pole_name,
-            limb.plant,
-            limb.toe_bone,
-            limb.plane,
-            tuple(limb.plane_normal),
-            limb.reach,  # a driver on the scale overrides a stretching limb only
-        )
-        for limb in settings.limbs
-    )
-    bones, pose_bones = obj.data.bones, obj.pose.bones
-    limb_bones = sorted({n for x in settings.limbs for n in (x.upper_bone, x.lower_bone, x.end_bone, x.toe_bone)})
-    constraints = tuple(tuple(c.mute for c in pose_bones[n].constraints) for n in limb_bones if n in pose_bones)
-    driven = tuple((driver.data_path, driver.array_index) for driver in overrides.drivers(obj))
-    arrays = []
-    for collection, name, width, dtype in (
-        (bones, "head_local", 3, np.float32),
-        (bones, "tail_local", 3, np.float32),
-        (bones, "use_inherit_rotation", 1, bool),
-        (bones, "inherit_scale", 1, np.int32),
-        (pose_bones, "lock_rotation", 3, bool),
-        (pose_bones, "lock_rotation_w", 1, bool),
-        (pose_bones, "rotation_mode", 1, np.int32),
-    ):
-        array = np.empty(len(collection) * width, dtype)
-        collection.foreach_get(name, array)
-        arrays.append(array.tobytes())
-    return (
-        limbs,
-        pointer(obj.data),
-        pointer(settings.ground),
-        pointer(settings.planting_source),
-        settings.pelvis_bone,
-        constraints,
-        driven,
-        *arrays,
-    )
-
-
-def gather(planned: Plan, depsgraph, under: animator.Written | None = None) -> tuple[list[Gathered], Pose]:
+def gather(planned: plan.Plan, depsgraph, under: animator.Written | None = None) -> tuple[list[Gathered], Pose]:
     """Read the pose and the goals of every planned limb at the current frame. ``under``: the last live write,
     whose values the channels may still hold; the animator's pose under it is composed here (:mod:`.fk`),
     or :class:`.fk.Uncomposed` raised."""
@@ -231,7 +53,7 @@ def gather(planned: Plan, depsgraph, under: animator.Written | None = None) -> t
     check_numbers(planned, over_frames([pose]), [depsgraph.scene.frame_current_final])
     if under is not None and not fk.compose(planned, pose, under):
         raise fk.Uncomposed
-    goal_world = goals.world_matrices(goal_refs(planned), depsgraph)
+    goal_world = goals.world_matrices(plan.goal_refs(planned), depsgraph)
     return assemble(planned, over_frames([pose]), goal_world[None]), pose
 
 
@@ -244,7 +66,7 @@ _EULER_CHANNEL = ("euler", "Euler Rotation", "XYZ")  #: every other mode's
 _OTHER_CHANNELS = (("location", "Location", "XYZ"), ("scale", "Scale", "XYZ"))
 
 
-def check_numbers(planned: Plan, pose: Pose, frames) -> None:
+def check_numbers(planned: plan.Plan, pose: Pose, frames) -> None:
     """Raise :class:`LimbError` where a planned chain's bone is posed by a channel that is not a number (a NaN or
     infinite key or driver) at one of ``frames`` (those of ``pose``'s leading axis), naming the limb, the first
     such frame and the bone and channel at fault: that bone or one above it. The solvers would only say that
@@ -276,15 +98,9 @@ def check_numbers(planned: Plan, pose: Pose, frames) -> None:
         )
 
 
-def goal_refs(planned: Plan) -> list[tuple]:
-    """Every target and pole of the planned chains once, as (object, bone name), in the order
-    :func:`assemble` takes their world matrices."""
-    return planned.refs
-
-
-def assemble(planned: Plan, pose: Pose, goal_world: np.ndarray) -> list[Gathered]:
+def assemble(planned: plan.Plan, pose: Pose, goal_world: np.ndarray) -> list[Gathered]:
     """The planned chains over F frames, from the pose over those frames (arrays with a leading axis of F)
-    and the world matrices ``goal_world`` (F, G, 4, 4) of :func:`goal_refs` there. Each group's rows are
+    and the world matrices ``goal_world`` (F, G, 4, 4) of :func:`.plan.goal_refs` there. Each group's rows are
     its limbs frame after frame."""
     count = len(pose.world)
     check_scale_inheritance(planned.limbs, planned.chains, pose.matrices)
@@ -420,7 +236,7 @@ class Solved:
         return np.concatenate([g.bones.ravel() for g in self.groups] + [np.array([c.index for c in carried], int)])
 
 
-def solve_frames(planned: Plan, groups: list[Gathered], pose: Pose, frames, analysis=None) -> Solved:
+def solve_frames(planned: plan.Plan, groups: list[Gathered], pose: Pose, frames, analysis=None) -> Solved:
     """Solve the planned limbs at every one of ``frames``, gathered there (:func:`assemble`: ``groups``,
     and ``pose`` with a leading axis of F), all frames in one solve per group. Where legs are planted,
     ``analysis`` (:func:`.plant.analyse` of a take holding the frames) first puts the ground into
@@ -472,7 +288,7 @@ def check(obj: bpy.types.Object, depsgraph) -> dict[str, str]:
     or whose keys the NLA would not play as baked, a foot with no ground under it or a body moved further
     than the take explains: planted legs are planted over the take to find out), and a limb whose IK/FK
     switch keeps the mesh from following it."""
-    planned = plan(obj, from_source=True)  # a planting held in the keys is checked from the animator's keys
+    planned = plan.make(obj, from_source=True)  # a planting held in the keys is checked from the animator's keys
     problems = dict(planned.problems)
     if not planned.limbs:
         return problems
@@ -487,7 +303,8 @@ def check(obj: bpy.types.Object, depsgraph) -> dict[str, str]:
             raise LimbError(blended)
         if planned.planting is not None:
             with source.playing(obj):
-                moved = plant.current(planned.planting, depsgraph, pose).body_moved(obj)
+                moved = plant.current(planned.planting, depsgraph, pose, _take(planned, depsgraph, pose))
+                moved = moved.body_moved(obj)
             if moved:
                 problems.update({foot.limb: moved for foot in planned.planting.feet})
     except LimbError as error:
@@ -503,7 +320,7 @@ def solve_rig(
     depsgraph,
     limbs=None,
     strict: bool = True,
-    planned: Plan | None = None,
+    planned: plan.Plan | None = None,
     live: bool = False,
     under: animator.Written | None = None,
 ) -> Report:
@@ -516,7 +333,7 @@ def solve_rig(
     values under what is written are kept, to come back at the next frame change (:mod:`.animator`).
     ``under``: the last live write, not restored (:func:`gather`).
     """
-    planned = plan(obj, limbs) if planned is None else planned
+    planned = plan.make(obj, limbs) if planned is None else planned
     if strict:
         planned.raise_first_problem()
         if not planned.limbs:
@@ -525,7 +342,9 @@ def solve_rig(
     if not planned.limbs:
         return report
     groups, pose = gather(planned, depsgraph, under)
-    analysis = plant.current(planned.planting, depsgraph, pose) if planned.planting is not None else None
+    analysis = None
+    if planned.planting is not None:
+        analysis = plant.current(planned.planting, depsgraph, pose, _take(planned, depsgraph, pose))
     moved = analysis.body_moved(obj) if analysis is not None else None
     if moved:  # solved all the same: the pose is what planting on that ground gives
         report.problems.update({foot.limb: moved for foot in planned.planting.feet})
@@ -545,3 +364,8 @@ def solve_rig(
             if off_plane:
                 report.off_plane[limb.name] = float(off_plane) * world_length(pose)
     return report
+
+
+def _take(planned: plan.Plan, depsgraph, shown: Pose):
+    """What reads the take for planting's analysis at this frame: :func:`.sampling.take`."""
+    return lambda frames: sampling.take(planned, depsgraph, frames, shown)

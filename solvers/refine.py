@@ -127,7 +127,8 @@ def _narrow(chains, h, x, positive, negative, slope=None):
         negative = np.where(residual < 0.0, x, negative)
         if previous is not None:
             moved = x - previous[0]
-            slope = np.where((moved != 0.0) & (residual != previous[1]), (residual - previous[1]) / moved, slope)
+            secant = (moved != 0.0) & (residual != previous[1])
+            slope = np.divide(residual - previous[1], moved, out=np.array(slope, dtype=np.float64), where=secant)
         step = x - residual / slope
         # A step onto the bracket's end, or past it by rounding, is taken there: a root at the end (a limb
         # straight toward a goal out of reach) is otherwise only approached by bisection, forty solves.

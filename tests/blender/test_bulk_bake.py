@@ -114,10 +114,10 @@ def test_bulk_keys_agree_with_stepped_keys(lik, monkeypatch, rotation_mode):
 def test_bulk_evaluation_matches_blender_at_every_frame(lik):
     """The pose, the bones the limbs hang from and every goal, as Blender shows them, frame by frame."""
     rig = busy_scene("ZYX")
-    planned = lik.rig.solve.plan(rig)
+    planned = lik.rig.plan.make(rig)
     frames = np.arange(FRAMES[0] - 5, FRAMES[1] + 6)  # beyond the keys too: extrapolation, cycles
     pose, goals, bones = lik.rig.bulk.evaluate(planned, bpy.context.scene, frames)
-    refs = lik.rig.solve.goal_refs(planned)
+    refs = lik.rig.plan.goal_refs(planned)
     assert len(refs) == 3 and len(bones) >= 13
     scene = bpy.context.scene
     for n, frame in enumerate(frames):

@@ -47,7 +47,7 @@ def test_the_light_path_poses_real_rigs_as_the_batch_kernel(lik, tmp_path, monke
     rig = make(tmp_path)
     assert rig.limb_ik.limbs
     depsgraph = bpy.context.evaluated_depsgraph_get()
-    planned = lik.rig.solve.plan(rig)
+    planned = lik.rig.plan.make(rig)
     groups, pose = lik.rig.solve.gather(planned, depsgraph)
     scalar = lik.solvers.scalar_chains
     for group in groups:

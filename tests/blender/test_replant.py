@@ -156,3 +156,32 @@ def test_check_reads_the_planting_from_the_animators_keys_and_changes_nothing(li
     with rigs.unchanged(rig):
         assert lik.api.check(rig) == {}
     assert np.abs(mocap.play(rig, frames) - planted).max() == 0.0
+
+
+def test_a_live_frame_after_a_planting_setting_changed_steps_no_other_frame(lik):
+    """The take is read from its F-curves in bulk, checked against the frame shown: a frame change inside
+    a frame change never happens (a stale analysis used to step the scene through the whole take)."""
+    rig, frames, ground = clips.stage("walk", "slope")
+    lik.api.detect_limbs(rig)
+    rig.limb_ik.ground = ground
+    for limb in rig.limb_ik.limbs:
+        limb.plant = limb.name.startswith("leg")
+    changes = []
+
+    def count(scene, *_):
+        changes.append(scene.frame_current)
+
+    bpy.app.handlers.frame_change_pre.append(count)
+    try:
+        rig.limb_ik.live = True
+        bpy.context.scene.frame_set(10)
+        rig.limb_ik.smoothing_time *= 2
+        changes.clear()
+        bpy.context.scene.frame_set(11)
+    finally:
+        bpy.app.handlers.frame_change_pre.remove(count)
+    assert changes == [11]
+    live = mocap.play(rig, range(11, 12))
+    rig.limb_ik.live = False
+    lik.api.plant(rig, ground)
+    assert np.abs(mocap.play(rig, range(11, 12)) - live).max() <= 0.001
