@@ -212,28 +212,38 @@ def hinge_twist(turn: soa.Quat, old: tuple[soa.Vec, soa.Vec], new: tuple[soa.Vec
     before = _normal(*old)
     if hinge is not None:
         flip = np.where(soa.dot(before[0], hinge) < 0.0, -1.0, 1.0)
-        before = soa.where(before[1], soa.scale(before[0], flip), hinge), before[1] | (soa.norm(hinge) > 0.0)
+        before = soa.where(before[1], soa.scale(before[0], flip), hinge), before[1] | (soa.dot(hinge, hinge) > 0.0)
     after = _normal(*new)
     if side is not None and not after[1].all():
         across = _normal(side, soa.add(*new))  # the swivel across the line to the end, whether extended or folded
         after = soa.where(after[1], after[0], across[0]), after[1] | across[1]
     carried = soa.quat_rotate(turn, before[0])
-    axis = soa.unit_scaled(new[0])[0]
+    axis = soa.scale(new[0], 1.0 / soa.norm(new[0]))
     # The angle from the carried hinge to the new one about the axis, from their parts across it.
     sine = soa.dot(soa.cross(carried, after[0]), axis)
     cosine = soa.dot(carried, after[0]) - soa.dot(carried, axis) * soa.dot(after[0], axis)
     # Undefined: no hinge, or a hinge axis given along the bone.
-    defined = before[1] & after[1] & (np.hypot(sine, cosine) > STRAIGHT * soa.norm(carried) * soa.norm(after[0]))
-    half = 0.5 * np.arctan2(np.where(defined, sine, 0.0), np.where(defined, cosine, 1.0))
-    s = np.sin(half)
-    return (np.cos(half), axis[0] * s, axis[1] * s, axis[2] * s)
+    size = sine * sine + cosine * cosine
+    defined = (
+        before[1] & after[1] & (size > STRAIGHT * STRAIGHT * soa.dot(carried, carried) * soa.dot(after[0], after[0]))
+    )
+    sine, cosine = np.where(defined, sine, 0.0), np.where(defined, cosine, 1.0)
+    # The half-angle quaternion without trigonometry: (1 + cos, sin axis) for an acute angle, else its multiple
+    # (sin, (1 - cos) axis), each where it keeps its digits; then normalised.
+    length = np.sqrt(np.where(defined, size, 1.0))
+    acute = cosine >= 0.0
+    w = np.where(acute, length + cosine, sine)
+    k = np.where(acute, sine, length - cosine)
+    norm = np.sqrt(w * w + k * k)
+    w, k = w / norm, k / norm
+    return (w, axis[0] * k, axis[1] * k, axis[2] * k)
 
 
 def _normal(a: soa.Vec, b: soa.Vec) -> tuple[soa.Vec, np.ndarray]:
     """``a x b``, the normal of the plane holding both, and where they are not parallel (or zero): the bend's
     normal where the limb is not straight."""
     normal = soa.cross(a, b)
-    return normal, soa.norm(normal) > STRAIGHT * soa.norm(a) * soa.norm(b)
+    return normal, soa.dot(normal, normal) > STRAIGHT * STRAIGHT * soa.dot(a, a) * soa.dot(b, b)
 
 
 def _goal_turn(frame: soa.Mat, rotation: soa.Quat, goal: soa.Quat) -> tuple[soa.Quat, soa.Quat]:

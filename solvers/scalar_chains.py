@@ -318,7 +318,7 @@ def _hinge_twist(turn: tuple, old_upper, old_lower, new_upper, new_lower, side, 
     """The roll about the first bone's new direction carrying the knee's hinge (see
     :func:`.local_rotation.hinge_twist`); ``hinge`` may be None."""
     before = cross(old_upper, old_lower)
-    if _norm(before) > STRAIGHT * _norm(old_upper) * _norm(old_lower):
+    if _crosses(before, old_upper, old_lower):
         if hinge is not None and dot(before, hinge) < 0.0:
             before = (-before[0], -before[1], -before[2])
     elif hinge is not None:
@@ -326,21 +326,29 @@ def _hinge_twist(turn: tuple, old_upper, old_lower, new_upper, new_lower, side, 
     else:
         return (1.0, 0.0, 0.0, 0.0)
     after = cross(new_upper, new_lower)
-    if not _norm(after) > STRAIGHT * _norm(new_upper) * _norm(new_lower):
+    if not _crosses(after, new_upper, new_lower):
         to_end = add(new_upper, new_lower)  # the swivel across the line to the end, whether extended or folded
         after = cross(side, to_end)
-        if not _norm(after) > STRAIGHT * _norm(side) * _norm(to_end):
+        if not _crosses(after, side, to_end):
             return (1.0, 0.0, 0.0, 0.0)
     carried = quat_rotate(turn, before)
     length = _norm(new_upper)
     axis = (new_upper[0] / length, new_upper[1] / length, new_upper[2] / length)
     sine = dot(cross(carried, after), axis)
     cosine = dot(carried, after) - dot(carried, axis) * dot(after, axis)
-    if not math.hypot(sine, cosine) > STRAIGHT * _norm(carried) * _norm(after):
+    size = sine * sine + cosine * cosine
+    if not size > STRAIGHT * STRAIGHT * dot(carried, carried) * dot(after, after):
         return (1.0, 0.0, 0.0, 0.0)
-    half = 0.5 * math.atan2(sine, cosine)
-    s = math.sin(half)
-    return (math.cos(half), axis[0] * s, axis[1] * s, axis[2] * s)
+    length = math.sqrt(size)
+    w, k = (length + cosine, sine) if cosine >= 0.0 else (sine, length - cosine)
+    norm = math.sqrt(w * w + k * k)
+    w, k = w / norm, k / norm
+    return (w, axis[0] * k, axis[1] * k, axis[2] * k)
+
+
+def _crosses(normal, a, b) -> bool:
+    """Whether ``normal = a x b`` shows a plane, ``a`` and ``b`` not parallel (see :func:`.local_rotation._normal`)."""
+    return dot(normal, normal) > STRAIGHT * STRAIGHT * dot(a, a) * dot(b, b)
 
 
 def _goal_turn(frame: tuple, rotation: tuple, goal: tuple) -> tuple:
