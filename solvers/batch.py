@@ -28,6 +28,7 @@ class TwoBoneBatch(NamedTuple):
     reached: np.ndarray  #: (N,) bool
     stretch: np.ndarray  #: (N,)
     held: np.ndarray  #: (N,) bool
+    side: np.ndarray  #: (N, 3) the knee's swivel, as :attr:`.two_bone.TwoBoneSolution.side` (where held, any)
 
 
 class ThreeBoneBatch(NamedTuple):
@@ -37,6 +38,7 @@ class ThreeBoneBatch(NamedTuple):
     reached: np.ndarray
     stretch: np.ndarray
     held: np.ndarray
+    side: np.ndarray  #: (N, 3) the knee's swivel
 
 
 def solve_two_bone_batch(
@@ -71,15 +73,15 @@ def solve_two_bone_batch(
         n, pole, pole_mask, hinge, plane, mode, softness, max_stretch, stretch_start, min_bend, max_bend
     )
 
-    out_knee, out_end = np.empty((n, 3)), np.empty((n, 3))
+    out_knee, out_end, side = np.empty((n, 3)), np.empty((n, 3)), np.empty((n, 3))
     reached, stretch, held = np.empty(n, bool), np.empty(n), np.empty(n, bool)
     for rows in soa.blocks(n, BLOCK):
         a, b, c, t = (_split(name, p, rows) for name, p in points.items())
-        k, e, r, st, h = solve_block(a, b, c, t, *limbs.block(rows), rows.start)
-        soa.join(k, out_knee[rows])
-        soa.join(e, out_end[rows])
+        k, e, r, st, h, u = solve_block(a, b, c, t, *limbs.block(rows), rows.start)
+        for part, out in ((k, out_knee), (e, out_end), (u, side)):
+            soa.join(part, out[rows])
         reached[rows], stretch[rows], held[rows] = r, st, h
-    return TwoBoneBatch(out_knee, out_end, reached, stretch, held)
+    return TwoBoneBatch(out_knee, out_end, reached, stretch, held, side)
 
 
 def solve_three_bone_batch(
@@ -104,7 +106,7 @@ def solve_three_bone_batch(
     end_plane = per_limb(end_plane, n, bool)
     limbs = limb_inputs(n, pole, pole_mask, hinge, None, **options)
 
-    out_knee, out_ankle, out_tip = np.empty((n, 3)), np.empty((n, 3)), np.empty((n, 3))
+    out_knee, out_ankle, out_tip, side = (np.empty((n, 3)) for _ in range(4))
     reached, stretch, held = np.empty(n, bool), np.empty(n), np.empty(n, bool)
     for rows in soa.blocks(n, BLOCK):
         a, b, c, p, t, direction = (_split(name, array, rows) for name, array in points.items())
@@ -112,15 +114,15 @@ def solve_three_bone_batch(
         solved = three_bone_block(
             a, b, c, p, t, direction, pole_block, use_pole, hinge_block, _block(end_plane, rows), settings, rows.start
         )
-        for part, out in zip(solved[:3], (out_knee, out_ankle, out_tip)):
+        for part, out in zip((*solved[:3], solved[6]), (out_knee, out_ankle, out_tip, side)):
             soa.join(part, out[rows])
-        reached[rows], stretch[rows], held[rows] = solved[3:]
-    return ThreeBoneBatch(out_knee, out_ankle, out_tip, reached, stretch, held)
+        reached[rows], stretch[rows], held[rows] = solved[3:6]
+    return ThreeBoneBatch(out_knee, out_ankle, out_tip, reached, stretch, held, side)
 
 
 def three_bone_block(a, b, c, p, t, direction, pole, use_pole, hinge, end_plane, s, first_row):
     """One block of :func:`solve_three_bone_batch`, as component arrays (``end_plane``: a bool mask or a shared
-    bool, ``s``: the block's settings): new knees, ankles and tips, reached, stretch and held."""
+    bool, ``s``: the block's settings): new knees, ankles and tips, reached, stretch, held and the knees' swivels."""
     direction, ok = soa.unit_scaled(direction)
     if not ok.all():
         raise SolverError(f"end direction must not be the zero vector (row {first_row + int(np.argmin(ok))})")
@@ -131,11 +133,11 @@ def three_bone_block(a, b, c, p, t, direction, pole, use_pole, hinge, end_plane,
     wrist_goal = soa.sub(t, soa.scale(direction, end_length))
     check_range("target", wrist_goal, first_row)  # the two-bone solve's target
     plane = direction if np.all(end_plane) else soa.where(end_plane, direction, (0.0, 0.0, 0.0))
-    k, e, r, st, h = solve_block(a, b, c, wrist_goal, pole, use_pole, hinge, plane, s, first_row)
+    k, e, r, st, h, u = solve_block(a, b, c, wrist_goal, pole, use_pole, hinge, plane, s, first_row)
     new_tip = soa.add(e, soa.scale(direction, end_length))
     if h.any():
         new_tip = soa.where(h, p, new_tip)
-    return k, e, new_tip, r, st, h
+    return k, e, new_tip, r, st, h, u
 
 
 class LimbInputs(NamedTuple):
@@ -254,7 +256,8 @@ def _check_settings(s: dict) -> None:
 
 def solve_block(a, b, c, t, pole, use_pole, hinge, plane, s, first_row):
     """One block of :func:`solve_two_bone_batch`, whose first row is row ``first_row`` of the input: new
-    knees and ends, reached, stretch and held. ``pole``, ``hinge`` and ``plane`` are None where no row
+    knees and ends, reached, stretch, held and the knees' swivels (unit, from the knee circle's centre to the
+    knee: the side a straight limb would bend to). ``pole``, ``hinge`` and ``plane`` are None where no row
     of the block has one."""
     upper_bone = soa.sub(b, a)
     upper = soa.norm(upper_bone)
@@ -280,7 +283,7 @@ def solve_block(a, b, c, t, pole, use_pole, hinge, plane, s, first_row):
     if held.any():
         new_knee, new_end = soa.where(held, b, new_knee), soa.where(held, c, new_end)
         stretch = np.where(held, 1.0, stretch)
-    return new_knee, new_end, reached, stretch, held
+    return new_knee, new_end, reached, stretch, held, u
 
 
 def _current_aim(a, b, c) -> soa.Vec:

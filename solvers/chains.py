@@ -7,7 +7,8 @@ armature's space:
 
 1. the positions are solved in the chain's own *rigid space*, the frame of the first bone
    with its rotation taken out, so a parent's non-uniform scale cannot distort bone lengths;
-2. the new joints become local rotations by the minimal-rotation write-back (:mod:`.local_rotation`);
+2. the new joints become local rotations by the minimal-rotation write-back (:mod:`.local_rotation`), the
+   first bone rolling as well to carry the knee's hinge into the new bend's plane, so the knee stays a hinge;
 3. the rotations are posed as Blender will pose them (:mod:`.forward`); where a bone
    scaled unevenly across its axis makes the bones below it change length as they turn, the chain
    is solved again with the lengths they take (:mod:`.refine`), and a chain is reported reached
@@ -33,7 +34,7 @@ from .batch import check_range, limb_inputs, per_limb, solve_block, three_bone_b
 from .constants import REACHED, STRAIGHT
 from .errors import SolverError
 from .forward import posed_block
-from .local_rotation import block_bones, turn_bones, unscaled_bones
+from .local_rotation import Knee, block_bones, turn_bones, unscaled_bones
 from .options import Reach
 from .refine import consistent
 
@@ -381,11 +382,11 @@ class Chains:
             normal = tuple(soa.components(self.normal[rows]))
             planar = _Planar(flat, soa.mat_vec(soa.mat_transpose(rigid), normal), settings, pole, use_pole, hinge)
         if k == 2:
-            knee, end, reached, _, _ = solve_block(*joints, target, pole, use_pole, hinge, None, settings, first)
+            knee, end, reached, _, _, side = solve_block(*joints, target, pole, use_pole, hinge, None, settings, first)
             new_local = [joints[0], knee, end]
             if len(flat):
-                new_local[1:], reached = planar.solve(
-                    plane.solve_two_bone_plane, [*joints, target], new_local[1:], reached
+                new_local[1:], reached, side = planar.solve(
+                    plane.solve_two_bone_plane, [*joints, target], new_local[1:], reached, side
                 )
         else:
             if len(flat):  # the end bone's goal turned to lay its tail in the plane
@@ -396,12 +397,12 @@ class Chains:
             along = (2.0 * (x * y - w * z) * sign, (1.0 - 2.0 * (x * x + z * z)) * sign, 2.0 * (y * z + w * x) * sign)
             direction = soa.mat_vec(to_rigid, along)
             check_range("end direction", direction, first)
-            *new_local, reached, _, _ = three_bone_block(
+            *new_local, reached, _, _, side = three_bone_block(
                 *joints, target, direction, pole, use_pole, hinge, per_row["end_plane"], settings, first
             )
             if len(flat):
-                new_local, reached = planar.solve(
-                    plane.solve_three_bone_plane, [*joints, target, direction], new_local, reached
+                new_local, reached, side = planar.solve(
+                    plane.solve_three_bone_plane, [*joints, target, direction], new_local, reached, side
                 )
             new_local.insert(0, joints[0])
             soa.join(soa.scale(direction, 1.0 / soa.norm(direction)), self.end_direction[rows])
@@ -412,7 +413,11 @@ class Chains:
         # Write back from the actual joints, then pose the chain's bones with the rotations written.
         stretch = per_row["stretch"] if per_row["stretch"].any() else None
         first_goal = len(bones) - len(goals)
-        turned = list(turn_bones(bones, points[1 : first_goal + 1], new_points[1 : first_goal + 1], goals, stretch))
+        if given_hinge is not None and not per_row["use_hinge"].all():
+            given_hinge = soa.where(per_row["use_hinge"], given_hinge, (0.0, 0.0, 0.0))
+        knee = Knee(soa.mat_vec(rigid, side), given_hinge)
+        new_joints = new_points[1 : first_goal + 1]
+        turned = list(turn_bones(bones, points[1 : first_goal + 1], new_joints, goals, stretch, knee))
         factors = None if stretch is None else [np.ones(len(stretch)) if f is None else f for _, f in turned[:k]]
         posed = posed_block(
             [b.frame for b in bones[:k]],
@@ -481,9 +486,9 @@ class _Planar(NamedTuple):
     use_pole: np.ndarray | None
     hinge: soa.Vec | None
 
-    def solve(self, solver, arrays: list[soa.Vec], solved: list[soa.Vec], reached: np.ndarray):
-        """``solved`` joints and ``reached`` of the block with those of its chains in a plane replaced by what
-        ``solver`` (:func:`.plane.solve_two_bone_plane` or its three-bone form) gives for them."""
+    def solve(self, solver, arrays: list[soa.Vec], solved: list[soa.Vec], reached: np.ndarray, side: soa.Vec):
+        """``solved`` joints, ``reached`` and knee ``side`` (swivel) of the block with those of its chains in a
+        plane replaced by what ``solver`` (:func:`.plane.solve_two_bone_plane` or its three-bone form) gives."""
         rows = self.rows
 
         def picked(vector):
@@ -501,7 +506,8 @@ class _Planar(NamedTuple):
         )
         reached = reached.copy()
         reached[rows] = in_planes.reached
-        return [_put(vector, rows, new) for vector, new in zip(solved, in_planes[: len(solved)])], reached
+        joints = [_put(vector, rows, new) for vector, new in zip(solved, in_planes[: len(solved)])]
+        return joints, reached, _put(side, rows, in_planes.side)
 
 
 def _put(vector: soa.Vec, rows: np.ndarray, values: np.ndarray) -> soa.Vec:

@@ -20,6 +20,12 @@ through ``D^-1``: a bone below then turns in its own, unchanged frame, and a poi
 to carry than a frame. Only a bone that takes a goal orientation needs its carried frame. This
 needs neither the rest matrices nor the inheritance flags: only each bone's current pose
 matrix, local scale and local rotation, which is what a rig hands over.
+
+A knee is a hinge. Where the solve swings a limb into a new plane, the minimal rotations would turn the
+shin relative to the thigh about an axis that is not the knee's (a twisted knee, or one bent backwards for
+a pole turned half a turn); so the solve (:func:`.chains.solve_chains`) has the first bone also roll about
+its new direction to carry the knee's hinge into the new plane (:func:`hinge_twist`), as Blender's IK and
+Rigify do, and the second bone's minimal rotation is then a bend about that hinge.
 """
 
 import functools
@@ -28,7 +34,7 @@ from typing import NamedTuple
 import numpy as np
 
 from . import soa
-from .constants import IDENTITY
+from .constants import IDENTITY, STRAIGHT
 from .errors import SolverError
 
 #: Relative departure from a similarity that single-precision pose matrices show without any shear.
@@ -133,7 +139,22 @@ def block_bones(matrices: np.ndarray, scales: np.ndarray, rotations: np.ndarray,
     return bones
 
 
-def turn_bones(bones: list[Bone], old: list[soa.Vec], new: list[soa.Vec], goals: list[soa.Quat] | None, stretch):
+class Knee(NamedTuple):
+    """What the first bone of a chain needs to turn the knee's hinge with it (see :func:`turn_bones`), as
+    component arrays; either may be None for none."""
+
+    side: soa.Vec | None  #: the new knee's swivel in armature space: the side a straight new limb bends to
+    hinge: soa.Vec | None  #: the knee's forward hinge axis in the first bone's rotation frame (zero rows: none)
+
+
+def turn_bones(
+    bones: list[Bone],
+    old: list[soa.Vec],
+    new: list[soa.Vec],
+    goals: list[soa.Quat] | None,
+    stretch,
+    knee: Knee | None = None,
+):
     """Yield each bone's new local rotation and its Y scale factor (None for 1), from the top of the chain.
 
     ``old`` and ``new``: the child joint of each bone above the goal bones, before and after the solve;
@@ -141,6 +162,10 @@ def turn_bones(bones: list[Bone], old: list[soa.Vec], new: list[soa.Vec], goals:
     that stretch (None for none). ``new`` holds the new joints still to be reached, each carried back
     through the changes of the bones above it; ``carried`` is the linear part of those changes, kept only
     while a goal bone lies below (it needs its frame as the bones above leave it).
+
+    Each bone takes the minimal rotation onto its new joint, except, with ``knee``, the first bone of a
+    chain whose second bone follows a joint too: it also rolls about its new direction to carry the knee's
+    hinge (:func:`hinge_twist`), so the second bone turns about that hinge relative to it, as a knee does.
     """
     k, first_goal = len(bones), len(old)
     new = list(new)
@@ -154,6 +179,15 @@ def turn_bones(bones: list[Bone], old: list[soa.Vec], new: list[soa.Vec], goals:
             old_local = soa.mat_vec(bone.inverse, soa.sub(old[i], bone.head))
             new_local = soa.mat_vec(bone.inverse, soa.sub(new[i], bone.head))
             turn = soa.rotation_between(old_local, new_local)
+            if i == 0 and knee is not None and first_goal > 1:
+                twist = hinge_twist(
+                    turn,
+                    (old_local, soa.mat_vec(bone.inverse, soa.sub(old[1], old[0]))),
+                    (new_local, soa.mat_vec(bone.inverse, soa.sub(new[1], new[0]))),
+                    None if knee.side is None else soa.mat_vec(bone.inverse, knee.side),
+                    knee.hinge,
+                )
+                turn = soa.quat_mul(twist, turn)
             new_rotation = _normalised(soa.quat_mul(bone.rotation, turn))
             if stretch is not None:
                 factor = np.where(stretch, soa.norm(new_local) / np.maximum(soa.norm(old_local), 1e-300), 1.0)
@@ -162,6 +196,54 @@ def turn_bones(bones: list[Bone], old: list[soa.Vec], new: list[soa.Vec], goals:
         if goals is not None and i + 1 < k:
             # The linear change of the bones above, now through this one too: C F T Y F^-1.
             carried = soa.mat_mul(soa.mat_mul(frame, _turn_matrix(turn, factor)), bone.inverse)
+
+
+def hinge_twist(turn: soa.Quat, old: tuple[soa.Vec, soa.Vec], new: tuple[soa.Vec, soa.Vec], side, hinge) -> soa.Quat:
+    """The roll about the first bone's new direction that, after its minimal ``turn``, carries the knee's hinge
+    onto the new bend's; the identity where either is undefined. All in the bone's rotation frame.
+
+    ``old`` and ``new``: the upper and lower segments (the bone's own and the next bone's) before and after the
+    solve. A hinge is the normal of its bend, ``upper x lower``; the old one turned to agree with the forward
+    ``hinge`` axis where given (a knee bent backwards in the animated pose still bends forward about it), and
+    that axis itself where the old limb is straight; the new one, where the new limb is straight (extended or
+    folded), the normal of the plane holding the knee's swivel ``side`` and the line to the end, as the solved
+    knee would bend. With no change of plane the roll is nothing (to rounding): the minimal rotation stays.
+    """
+    before = _normal(*old)
+    if hinge is not None:
+        flip = np.where(soa.dot(before[0], hinge) < 0.0, -1.0, 1.0)
+        before = soa.where(before[1], soa.scale(before[0], flip), hinge), before[1] | (soa.dot(hinge, hinge) > 0.0)
+    after = _normal(*new)
+    if side is not None and not after[1].all():
+        across = _normal(side, soa.add(*new))  # the swivel across the line to the end, whether extended or folded
+        after = soa.where(after[1], after[0], across[0]), after[1] | across[1]
+    carried = soa.quat_rotate(turn, before[0])
+    axis = soa.scale(new[0], 1.0 / soa.norm(new[0]))
+    # The angle from the carried hinge to the new one about the axis, from their parts across it.
+    sine = soa.dot(soa.cross(carried, after[0]), axis)
+    cosine = soa.dot(carried, after[0]) - soa.dot(carried, axis) * soa.dot(after[0], axis)
+    # Undefined: no hinge, or a hinge axis given along the bone.
+    size = sine * sine + cosine * cosine
+    defined = (
+        before[1] & after[1] & (size > STRAIGHT * STRAIGHT * soa.dot(carried, carried) * soa.dot(after[0], after[0]))
+    )
+    sine, cosine = np.where(defined, sine, 0.0), np.where(defined, cosine, 1.0)
+    # The half-angle quaternion without trigonometry: (1 + cos, sin axis) for an acute angle, else its multiple
+    # (sin, (1 - cos) axis), each where it keeps its digits; then normalised.
+    length = np.sqrt(np.where(defined, size, 1.0))
+    acute = cosine >= 0.0
+    w = np.where(acute, length + cosine, sine)
+    k = np.where(acute, sine, length - cosine)
+    norm = np.sqrt(w * w + k * k)
+    w, k = w / norm, k / norm
+    return (w, axis[0] * k, axis[1] * k, axis[2] * k)
+
+
+def _normal(a: soa.Vec, b: soa.Vec) -> tuple[soa.Vec, np.ndarray]:
+    """``a x b``, the normal of the plane holding both, and where they are not parallel (or zero): the bend's
+    normal where the limb is not straight."""
+    normal = soa.cross(a, b)
+    return normal, soa.dot(normal, normal) > STRAIGHT * STRAIGHT * soa.dot(a, a) * soa.dot(b, b)
 
 
 def _goal_turn(frame: soa.Mat, rotation: soa.Quat, goal: soa.Quat) -> tuple[soa.Quat, soa.Quat]:

@@ -126,7 +126,9 @@ def solve_two_bone_plane(root, knee, end, target, normal, pole=None, pole_mask=N
     if held.any():
         new_knee, new_end = np.where(held[:, None], knee, new_knee), np.where(held[:, None], end, new_end)
         stretch = np.where(held, 1.0, stretch)
-    return TwoBoneBatch(new_knee, new_end, reached, np.broadcast_to(stretch, (n,)), held)
+    # The knee's swivel, from the line to the end toward the knee: a quarter turn from the aim, to its side.
+    swivel = -side[:, None] * across
+    return TwoBoneBatch(new_knee, new_end, reached, np.broadcast_to(stretch, (n,)), held, swivel)
 
 
 def solve_three_bone_plane(root, knee, ankle, tip, target, end_direction, normal, **settings):
@@ -149,7 +151,7 @@ def solve_three_bone_plane(root, knee, ankle, tip, target, end_direction, normal
     goal, _ = project(target, root, unit)
     two = solve_two_bone_plane(root, knee, ankle, goal - end_length[:, None] * direction, unit, **settings)
     new_tip = np.where(two.held[:, None], tip, two.end + end_length[:, None] * direction)
-    return ThreeBoneBatch(two.knee, two.end, new_tip, two.reached, two.stretch, two.held)
+    return ThreeBoneBatch(two.knee, two.end, new_tip, two.reached, two.stretch, two.held, two.side)
 
 
 def _checked(name: str, value, rows: int | None = None) -> np.ndarray:

@@ -275,10 +275,12 @@ def _solve_chain(k: int, row: int, c: dict, goals: list, settings: _Settings, le
     goal_rotations = [_orientation(goal, name) for goal, name in zip(goals, GOALS)]
     direction = None
     if k == 2 and normal is not None:
-        *new_local, reached, _ = scalar_plane.solve_two_bone_plane(*joints, target, rigid_normal, pole, hinge, options)
+        *new_local, reached, _, side = scalar_plane.solve_two_bone_plane(
+            *joints, target, rigid_normal, pole, hinge, options
+        )
     elif k == 2:
         solved = solve_two_bone(*joints, target, pole=pole, hinge=hinge, options=options)
-        new_local, reached = [solved.knee, solved.end], solved.reached
+        new_local, reached, side = [solved.knee, solved.end], solved.reached, solved.side
     else:
         if normal is not None:  # the end bone's goal turned to lay its tail in the plane
             goal_rotations[0] = scalar_plane.turned_into_plane(goal_rotations[0], normal, sub(points[3], points[2]))
@@ -288,14 +290,14 @@ def _solve_chain(k: int, row: int, c: dict, goals: list, settings: _Settings, le
         along = (2.0 * (x * y - w * z) * sign, (1.0 - 2.0 * (x * x + z * z)) * sign, 2.0 * (y * z + w * x) * sign)
         direction = mat_vec(to_rigid, along)
         if normal is not None:
-            *new_local, reached = scalar_plane.solve_three_bone_plane(
+            *new_local, reached, side = scalar_plane.solve_three_bone_plane(
                 *joints, target, direction, rigid_normal, pole, hinge, options
             )
         else:
             solved = solve_three_bone(
                 *joints, target, direction, pole=pole, hinge=hinge, end_plane=settings.end_plane[row], options=options
             )
-            new_local, reached = [solved.knee, solved.ankle, solved.tip], solved.reached
+            new_local, reached, side = [solved.knee, solved.ankle, solved.tip], solved.reached, solved.side
     new_points = [origin] + [add(origin, mat_vec(rigid, p)) for p in new_local]
     if normal is not None and len(goals) == 2:  # the toe's goal too, along the foot as solved
         goal_rotations[1] = scalar_plane.turned_into_plane(goal_rotations[1], normal, sub(new_points[3], new_points[2]))
@@ -303,7 +305,10 @@ def _solve_chain(k: int, row: int, c: dict, goals: list, settings: _Settings, le
     # Write back from the actual joints, then pose the chain's bones with the rotations written.
     stretch = settings.mode[row] == Reach.STRETCH
     first_goal = len(bones) - len(goals)
-    turned = _turn_bones(bones, points[1 : first_goal + 1], new_points[1 : first_goal + 1], goal_rotations, stretch)
+    given = settings.hinge[row] if settings.hinge is not None and settings.use_hinge[row] else None
+    knee = (mat_vec(rigid, side), given if given is not None and _norm(given) > 0.0 else None)
+    new_joints = new_points[1 : first_goal + 1]
+    turned = _turn_bones(bones, points[1 : first_goal + 1], new_joints, goal_rotations, stretch, knee)
     posed = _posed(bones[:k], [q for q, _ in turned[:k]], [f for _, f in turned[:k]], points)
     size = sum(_norm(sub(b, a)) for a, b in zip(points, points[1:]))
     drift = max(_norm(sub(p, q)) for p, q in zip(posed, new_points))
@@ -351,9 +356,10 @@ def _hinge(row: int, settings: _Settings, frame: tuple, to_rigid: tuple, joints:
     return None if _norm(bend) <= STRAIGHT * _norm(upper) * _norm(lower) else bend
 
 
-def _turn_bones(bones: list, old: list, new: list, goals: list, stretch: bool) -> list:
+def _turn_bones(bones: list, old: list, new: list, goals: list, stretch: bool, knee: tuple) -> list:
     """Each bone's new local rotation and Y scale factor, from the top of the chain (see
-    :func:`.local_rotation.turn_bones`)."""
+    :func:`.local_rotation.turn_bones`); ``knee``: the new knee's swivel in armature space and the knee's forward
+    hinge axis in the first bone's frame (or None)."""
     k, first_goal = len(bones), len(old)
     new = list(new)
     carried = None
@@ -367,6 +373,12 @@ def _turn_bones(bones: list, old: list, new: list, goals: list, stretch: bool) -
             old_local = mat_vec(bone.inverse, sub(old[i], bone.head))
             new_local = mat_vec(bone.inverse, sub(new[i], bone.head))
             turn = rotation_between(old_local, new_local)
+            if i == 0 and first_goal > 1:
+                old_lower = mat_vec(bone.inverse, sub(old[1], old[0]))
+                new_lower = mat_vec(bone.inverse, sub(new[1], new[0]))
+                side = mat_vec(bone.inverse, knee[0])
+                twist = _hinge_twist(turn, old_local, old_lower, new_local, new_lower, side, knee[1])
+                turn = quat_multiply(twist, turn)
             new_rotation = _unit(quat_multiply(bone.rotation, turn))
             if stretch:
                 factor = _norm(new_local) / max(_norm(old_local), 1e-300)
@@ -380,6 +392,43 @@ def _turn_bones(bones: list, old: list, new: list, goals: list, stretch: bool) -
             turned = (m[0], m[1] * factor, m[2], m[3], m[4] * factor, m[5], m[6], m[7] * factor, m[8])
             carried = mat_mul(mat_mul(frame, turned), bone.inverse)
     return out
+
+
+def _hinge_twist(turn: tuple, old_upper, old_lower, new_upper, new_lower, side, hinge) -> tuple:
+    """The roll about the first bone's new direction carrying the knee's hinge (see
+    :func:`.local_rotation.hinge_twist`); ``hinge`` may be None."""
+    before = cross(old_upper, old_lower)
+    if _crosses(before, old_upper, old_lower):
+        if hinge is not None and dot(before, hinge) < 0.0:
+            before = (-before[0], -before[1], -before[2])
+    elif hinge is not None:
+        before = hinge
+    else:
+        return (1.0, 0.0, 0.0, 0.0)
+    after = cross(new_upper, new_lower)
+    if not _crosses(after, new_upper, new_lower):
+        to_end = add(new_upper, new_lower)  # the swivel across the line to the end, whether extended or folded
+        after = cross(side, to_end)
+        if not _crosses(after, side, to_end):
+            return (1.0, 0.0, 0.0, 0.0)
+    carried = quat_rotate(turn, before)
+    length = _norm(new_upper)
+    axis = (new_upper[0] / length, new_upper[1] / length, new_upper[2] / length)
+    sine = dot(cross(carried, after), axis)
+    cosine = dot(carried, after) - dot(carried, axis) * dot(after, axis)
+    size = sine * sine + cosine * cosine
+    if not size > STRAIGHT * STRAIGHT * dot(carried, carried) * dot(after, after):
+        return (1.0, 0.0, 0.0, 0.0)
+    length = math.sqrt(size)
+    w, k = (length + cosine, sine) if cosine >= 0.0 else (sine, length - cosine)
+    norm = math.sqrt(w * w + k * k)
+    w, k = w / norm, k / norm
+    return (w, axis[0] * k, axis[1] * k, axis[2] * k)
+
+
+def _crosses(normal, a, b) -> bool:
+    """Whether ``normal = a x b`` shows a plane, ``a`` and ``b`` not parallel (see :func:`.local_rotation._normal`)."""
+    return dot(normal, normal) > STRAIGHT * STRAIGHT * dot(a, a) * dot(b, b)
 
 
 def _goal_turn(frame: tuple, rotation: tuple, goal: tuple) -> tuple:

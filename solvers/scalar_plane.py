@@ -58,8 +58,9 @@ def turned_into_plane(q: tuple, normal, fallback) -> tuple:
 
 
 def solve_two_bone_plane(root, knee, end, target, normal, pole, hinge, options: ReachOptions):
-    """New knee and end of a two-bone chain held in the plane through its root with ``normal``, its reach and
-    whether it is held (see :func:`.plane.solve_two_bone_plane`); ``pole`` and ``hinge`` may be None."""
+    """New knee and end of a two-bone chain held in the plane through its root with ``normal``, its reach,
+    whether it is held and the knee's swivel (see :func:`.plane.solve_two_bone_plane`); ``pole`` and ``hinge``
+    may be None."""
     unit = unit_normal(normal)
     upper, lower = _norm(sub(knee, root)), _norm(sub(end, knee))
     if not (upper < COORDINATE_LIMIT and lower < COORDINATE_LIMIT):
@@ -71,7 +72,7 @@ def solve_two_bone_plane(root, knee, end, target, normal, pole, hinge, options: 
     distance = abs(dot(to_goal, aim))
     reach = reach_distance(distance, upper, lower, options)
     if reach is None:  # held: out of reach in HOLD mode
-        return tuple(knee), tuple(end), False, True
+        return tuple(knee), tuple(end), False, True, (0.0, 0.0, 0.0)
     length, stretch, reached = reach
     reach_upper = upper * stretch
     angle = _root_angle(reach_upper, lower * stretch, length)
@@ -79,11 +80,12 @@ def solve_two_bone_plane(root, knee, end, target, normal, pole, hinge, options: 
     side = _side(unit, across, root, knee, pole, hinge, upper + lower)
     c, s = math.cos(angle), side * math.sin(angle)
     new_knee = tuple(root[i] + reach_upper * (c * aim[i] - s * across[i]) for i in range(3))
-    return new_knee, tuple(root[i] + length * aim[i] for i in range(3)), reached, False
+    swivel = (-side * across[0], -side * across[1], -side * across[2])
+    return new_knee, tuple(root[i] + length * aim[i] for i in range(3)), reached, False, swivel
 
 
 def solve_three_bone_plane(root, knee, ankle, tip, target, end_direction, normal, pole, hinge, options):
-    """New knee, ankle and tip of a three-bone chain held in its plane, and its reach (see
+    """New knee, ankle and tip of a three-bone chain held in its plane, its reach and the knee's swivel (see
     :func:`.plane.solve_three_bone_plane`)."""
     unit = unit_normal(normal)
     if end_direction[0] == end_direction[1] == end_direction[2] == 0.0:
@@ -94,9 +96,11 @@ def solve_three_bone_plane(root, knee, ankle, tip, target, end_direction, normal
     direction = in_plane(end_direction, unit, sub(tip, ankle))
     goal, _ = project(target, root, unit)
     wrist = tuple(goal[i] - end_length * direction[i] for i in range(3))
-    new_knee, new_ankle, reached, held = solve_two_bone_plane(root, knee, ankle, wrist, unit, pole, hinge, options)
+    new_knee, new_ankle, reached, held, swivel = solve_two_bone_plane(
+        root, knee, ankle, wrist, unit, pole, hinge, options
+    )
     new_tip = tuple(tip) if held else tuple(new_ankle[i] + end_length * direction[i] for i in range(3))
-    return new_knee, new_ankle, new_tip, reached
+    return new_knee, new_ankle, new_tip, reached, swivel
 
 
 def _root_angle(upper: float, lower: float, distance: float) -> float:

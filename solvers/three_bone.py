@@ -28,6 +28,7 @@ class ThreeBoneSolution(NamedTuple):
     roll: float  #: swivel of the knee about the root-ankle axis, from where it was (radians)
     end_angle: float  #: angle from the lower bone to the end bone (theta 2), signed about the knee's bend axis
     held: bool = False  #: out of reach in HOLD mode: the input pose is returned unchanged
+    side: Vec3 = (0.0, 0.0, 0.0)  #: the knee's swivel, as :attr:`.two_bone.TwoBoneSolution.side`
 
 
 def solve_three_bone(
@@ -75,6 +76,7 @@ def solve_three_bone(
         _roll(root, knee, two.knee, two.end),
         _end_angle(root, two.knee, two.end, new_tip),
         two.held,
+        two.side,
     )
 
 

@@ -31,6 +31,9 @@ class TwoBoneSolution(NamedTuple):
     reached: bool  #: the end is on the target
     stretch: float  #: factor both bones were scaled by (1 = not stretched)
     held: bool = False  #: out of reach in HOLD mode: the input pose is returned unchanged
+    #: unit direction from the knee circle's centre to the knee (the swivel), zero when held: the side the knee
+    #: bends to, defined even where the limb is straight and the joints alone no longer show it
+    side: Vec3 = (0.0, 0.0, 0.0)
 
 
 def bend_range(upper: float, lower: float, options: ReachOptions) -> tuple[float, float]:
@@ -170,6 +173,8 @@ def solve_two_bone(
         (ax + length * dx, ay + length * dy, az + length * dz),
         reached,
         stretch,
+        False,
+        (ux, uy, uz),
     )
 
 

@@ -245,3 +245,40 @@ def test_influence_blends_from_the_animated_pose():
     goal = np.array(target.matrix_world.translation)
     halfway = rigs.world_tip(rig, "foot.L")
     assert 1e-3 < np.linalg.norm(halfway - goal) < np.linalg.norm(tip - goal) - 1e-3
+
+
+@pytest.mark.parametrize("degrees", [90.0, 180.0])
+def test_a_pole_swinging_the_metarig_leg_into_a_new_plane_bends_the_knee_about_its_hinge(degrees):
+    """Issue 23: with each bone turned by its smallest rotation the knee turned 70.5 degrees off its hinge for a
+    pole turned by 90 degrees, and bent backwards for one turned by 180. The thigh now rolls to carry the hinge:
+    the shin's local rotation stays a bend about the rest hinge axis, forward, as in Rigify's own IK."""
+    rig = rigs.human_metarig()
+    rigs.enter_pose_mode(rig)
+    rigs.select_bones(rig, ["thigh.L"], active="shin.L")
+    assert bpy.ops.limb_ik.add_limb() == {"FINISHED"}
+    limb = rig.limb_ik.limbs["leg.L"]
+    thigh, shin = (rig.data.bones[name] for name in ("thigh.L", "shin.L"))
+    upper, lower = (np.array(bone.tail_local) - np.array(bone.head_local) for bone in (thigh, shin))
+    bend = np.cross(upper, lower)  # the rest bend's axis, armature space
+    assert np.linalg.norm(bend) > 1e-3 * thigh.length * shin.length  # the metarig's knee is bent at rest
+    hinge = Vector(np.array(shin.matrix_local.to_3x3().inverted()) @ (bend / np.linalg.norm(bend)))
+
+    target = rigs.target_at_tip(rig, limb, (0.05, -0.1, 0.15))
+    hip, knee = rigs.world_matrix(rig, "thigh.L")[:3, 3], rigs.world_tip(rig, "thigh.L")
+    goal = np.array(target.matrix_world.translation)
+    axis = (goal - hip) / np.linalg.norm(goal - hip)
+    side = (knee - hip) - axis * np.dot(knee - hip, axis)
+    turned = np.array(Matrix.Rotation(math.radians(degrees), 3, Vector(axis)) @ Vector(side / np.linalg.norm(side)))
+    limb.pole = rigs.empty("Knee pole", hip + 0.5 * (goal - hip) + turned)
+    assert bpy.ops.limb_ik.solve() == {"FINISHED"}
+    assert rigs.goal_error(rig, limb) <= REACHED
+    # The knee points at the pole: it sits on the pole's side of the hip-ankle line.
+    assert knee_forward(rig, limb, turned) > 0.05
+
+    rotation = rigs.local_rotation(rig, "shin.L")
+    assert math.degrees(hinge.angle(rotation @ hinge)) < 1.0  # a turn about the hinge, no twist
+    # Bent forward about the hinge: the shin's rest bend and its local turn add up to a bend between 0 and 180.
+    shin_in_thigh = np.array(thigh.matrix_local.to_3x3().inverted() @ shin.matrix_local.to_3x3() @ rotation.to_matrix())
+    direction = shin_in_thigh[:, 1]
+    forward = np.array(thigh.matrix_local.to_3x3().inverted()) @ bend
+    assert np.dot(np.cross((0.0, 1.0, 0.0), direction), forward) > 0.0
