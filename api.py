@@ -27,15 +27,16 @@ from collections.abc import Callable
 
 import bpy
 
-from .rig import bake as _bake
-from .rig import limbs as _limbs
-from .rig import report as _report
+from .rig import check as _check
 from .rig import solve as _solve
-from .rig import source as _source
-from .rig import switch as _switch
-from .rig import timeline as _timeline
-from .rig.chain import check_armature
 from .rig.errors import LimbIKError
+from .rig.frames import timeline as _timeline
+from .rig.keys import bake as _bake
+from .rig.limbs import setup as _limbs
+from .rig.limbs import switch as _switch
+from .rig.limbs.chain import check_armature
+from .rig.planting import figures as _figures
+from .rig.planting import source as _source
 
 __all__ = [
     "LimbIKError",
@@ -151,7 +152,7 @@ def check(obj: bpy.types.Object | str, scene: bpy.types.Scene | None = None) -> 
     {'arm.R': "Limb 'arm.R': bone 'hand.R' does not exist in armature 'rig'."}
     """
     obj = _armature(obj)
-    return _solve.check(obj, _depsgraph(scene))
+    return _check.check(obj, _depsgraph(scene))
 
 
 def solve(
@@ -267,4 +268,4 @@ def foot_report(
     """
     obj = _armature(obj)
     frame_start, frame_end = _frames(frame_start=frame_start, frame_end=frame_end)
-    return _report.foot_report(obj, _depsgraph(scene), frame_start, frame_end).as_dict()
+    return _figures.foot_report(obj, _depsgraph(scene), frame_start, frame_end).as_dict()

@@ -11,7 +11,8 @@ import bpy
 from bpy.app.handlers import persistent
 
 from . import properties
-from .rig import animator, live
+from .rig.live import animator
+from .rig.live import frame as live
 
 
 @persistent

@@ -15,8 +15,9 @@ from bpy.props import (
     StringProperty,
 )
 
-from .rig import goals, live
 from .rig.choices import END_ROTATION_ITEMS, PLANE_ITEMS, REACH_ITEMS, SWIVEL_ITEMS
+from .rig.limbs import goals
+from .rig.live import frame as live
 
 #: Version of the armature settings this code saves; older ones are upgraded on load (:func:`upgrade`).
 #: 1: planting's Release Frames and Pelvis Smoothing, in frames, became Release and Smoothing, in seconds.
@@ -54,15 +55,14 @@ class LIMB_IK_PG_limb(bpy.types.PropertyGroup):
     )
     end_bone: StringProperty(
         name="End Bone",
-        description="Optional third bone, a child of the lower bone (foot, hand, hind foot). "
-        "Set, the limb is a three-bone chain whose end bone takes a goal rotation; empty, a two-bone chain",
+        description="Optional third bone below the lower one (foot, hand), making a three-bone limb whose end bone "
+        "takes the goal's turn",
         update=_take_offset,
     )
     target: PointerProperty(
         name="Target",
         type=bpy.types.Object,
-        description="Object (or armature, with Target Bone) whose position the limb's tip reaches. "
-        "None: the limb reaches its own animated tip position",
+        description="Object (or armature, with Target Bone) the limb's tip reaches for; none: its own animated tip",
         update=_target_changed,
     )
     # Blender clears a pointer whose object is deleted without calling its update; the
@@ -75,9 +75,8 @@ class LIMB_IK_PG_limb(bpy.types.PropertyGroup):
     )
     target_offset: FloatVectorProperty(
         name="Target Offset",
-        description="Rotation of the end bone in the target's frame, taken when the target was set, so the end "
-        "bone keeps its turn then and turns with the target after; set the target again to take it anew. "
-        "(1, 0, 0, 0): the end bone copies the target's rotation",
+        description="End bone's turn in the target's frame, taken when the target is set; identity copies the "
+        "target's rotation",
         size=4,
         subtype="QUATERNION",
         default=(1.0, 0.0, 0.0, 0.0),
@@ -115,8 +114,7 @@ class LIMB_IK_PG_limb(bpy.types.PropertyGroup):
     )
     stretch_start: FloatProperty(
         name="Stretch Start",
-        description="Fraction of full reach at which Stretch begins scaling the bones (1 = only when straight; "
-        "never below the shortest reach)",
+        description="Fraction of full reach at which Stretch starts scaling the bones (1: only when straight)",
         default=1.0,
         min=0.5,
         max=1.0,
@@ -124,8 +122,8 @@ class LIMB_IK_PG_limb(bpy.types.PropertyGroup):
     )
     influence: FloatProperty(
         name="Influence",
-        description="Blend from the animated pose (0) to the IK result (1). Below 1 the tip stops between "
-        "its animation and the goal, and the limb is reported as not reaching its goal unless it is on it",
+        description="Blend from the animated pose (0) to the IK result (1); below 1 the tip stops short of the goal "
+        "and is reported so",
         default=1.0,
         min=0.0,
         max=1.0,
@@ -145,8 +143,8 @@ class LIMB_IK_PG_limb(bpy.types.PropertyGroup):
     )
     use_hinge: BoolProperty(
         name="Hinge",
-        description="The knee or elbow only bends to the side its rest pose bends to (or its animated pose, "
-        "when the rest pose is straight); a pole overrides the side",
+        description="The knee or elbow bends only to the side its rest pose (or, if straight, its animation) bends "
+        "to; a pole overrides it",
         default=True,
     )
     min_bend: FloatProperty(
@@ -167,9 +165,8 @@ class LIMB_IK_PG_limb(bpy.types.PropertyGroup):
     )
     plane: EnumProperty(
         name="Plane",
-        description="Plane the limb stays in, through its first joint: the goal is projected into it and the "
-        "knee or elbow never leaves it, bending to the side its hinge (rest pose) bends to, or its pole's side; "
-        "for side-on characters and 2D cut-out rigs",
+        description="Plane the limb stays in through its first joint, for side-on characters and cut-out rigs; the "
+        "goal is projected into it",
         items=PLANE_ITEMS,
         default="NONE",
     )
@@ -182,8 +179,8 @@ class LIMB_IK_PG_limb(bpy.types.PropertyGroup):
     )
     plant: BoolProperty(
         name="Plant",
-        description="This limb is a foot to plant on the rig's ground: it lands on the surface instead of the "
-        "floor it was animated on (needs an end bone: the foot)",
+        description="Plant this leg's foot on the rig's ground instead of the floor it was animated on (needs an end "
+        "bone: the foot)",
         default=False,
     )
     toe_bone: StringProperty(
@@ -191,8 +188,8 @@ class LIMB_IK_PG_limb(bpy.types.PropertyGroup):
     )
     switch_bone: StringProperty(
         name="IK/FK Switch",
-        description="Bone holding the rig's IK/FK switch (Rigify's IK_FK property) that decides whether the "
-        "deform bones follow this limb's bones (at 1, FK) or the rig's IK chain; empty: the rig has none",
+        description="Bone holding the rig's IK/FK switch (Rigify's IK_FK), which decides whether the deform bones "
+        "follow this limb",
     )
     status: StringProperty(
         name="Status", description="Why the limb could not be solved the last time it was tried; empty when it was"
@@ -231,7 +228,7 @@ class LIMB_IK_PG_rig(bpy.types.PropertyGroup):
     )
     pelvis_bone: StringProperty(
         name="Pelvis Bone",
-        description="Bone that carries the body; planting raises or lowers it. Empty: the nearest common parent "
+        description="Bone that carries the body, which planting raises or lowers; empty: the nearest common parent "
         "of the planted legs",
     )
     floor_height: FloatProperty(
@@ -251,9 +248,8 @@ class LIMB_IK_PG_rig(bpy.types.PropertyGroup):
     )
     smoothing_time: FloatProperty(
         name="Smoothing",
-        description="Time over which the body's rise and fall with the ground, and a lowering of the hips, "
-        "are smoothed while a foot is on the ground (centred, so without lag); in a run's or a jump's "
-        "flight the body moves freely to where it lands",
+        description="Time over which the body's rise and fall with the ground are smoothed while a foot is down (free "
+        "in a flight)",
         default=0.15,
         min=0.0,
         soft_max=1.0,

@@ -225,7 +225,12 @@ class PhaseClock:
     frame-change handlers, and within them reading (``gather``, of which composing the animator's pose
     under the last write, ``fk.compose``), solving (``solve_frames``) and writing (``write``)."""
 
-    PHASES = (("rig.solve", "gather"), ("rig.fk", "compose"), ("rig.solve", "solve_frames"), ("rig.solve", "write"))
+    PHASES = (
+        ("rig.solve", "gather"),
+        ("rig.live.compose", "compose"),
+        ("rig.solve", "solve_frames"),
+        ("rig.solve", "write"),
+    )
 
     def __init__(self, lik):
         self.lik = lik

@@ -41,7 +41,7 @@ def long_walk(lik, frames: int):
     """The walk cycled to ``frames`` frames on a 10° slope long enough for it, legs detected and planted
     (not yet live)."""
     rig, _, ground = clips.stage("walk", "flat")
-    for curve in lik.rig.actions.fcurves(rig):
+    for curve in lik.rig.keys.actions.fcurves(rig):
         cycles = curve.modifiers.new("CYCLES")
         if curve.data_path.endswith(".location"):
             cycles.mode_before = cycles.mode_after = "REPEAT_OFFSET"

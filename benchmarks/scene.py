@@ -136,7 +136,9 @@ def _key_path(target: bpy.types.Object, tip: Vector, rest_rotation: Quaternion, 
 
 def _limb_ik(lik, legs: LegScene) -> None:
     for leg in legs.legs:
-        limb = lik.rig.limbs.add_limb(legs.rig, [leg.thigh, leg.shin, leg.foot], name=leg.foot.replace("foot", "leg"))
+        limb = lik.rig.limbs.setup.add_limb(
+            legs.rig, [leg.thigh, leg.shin, leg.foot], name=leg.foot.replace("foot", "leg")
+        )
         limb.target = leg.target
         limb.target_offset = lik.solvers.constants.IDENTITY  # the foot copies the target's rotation, like Copy Rotation
     legs.rig.limb_ik.live = True

@@ -7,8 +7,8 @@ from dataclasses import dataclass
 import bpy
 
 from .. import api
-from ..rig import limbs
-from ..rig.timeline import frame_range
+from ..rig.frames.timeline import frame_range
+from ..rig.limbs import setup as limbs
 
 
 @dataclass(frozen=True)

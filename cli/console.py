@@ -9,7 +9,7 @@ import sys
 import time
 from contextlib import contextmanager
 
-from ..rig.report import describe
+from ..rig.planting.figures import describe
 
 #: Seconds between two progress lines of one file (the first comes after this long in the file).
 PROGRESS_INTERVAL = 1.0

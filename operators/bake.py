@@ -4,9 +4,9 @@
 import bpy
 from bpy.props import BoolProperty, EnumProperty, IntProperty
 
-from ..rig import source
-from ..rig.bake import bake
-from ..rig.limbs import chosen
+from ..rig.keys.bake import bake
+from ..rig.limbs.setup import chosen
+from ..rig.planting import source
 from .common import length, names, poll_armature, run
 
 LIMB_CHOICES = (

@@ -5,7 +5,7 @@ from collections.abc import Callable
 
 import bpy
 
-from ..rig.errors import LimbError
+from ..rig.errors import LimbIKError
 
 
 def poll_armature(cls, context, pose_mode_only: bool = False, needs_limbs: bool = False) -> bool:
@@ -27,11 +27,11 @@ def poll_armature(cls, context, pose_mode_only: bool = False, needs_limbs: bool 
 
 
 def run(operator, work: Callable[[], str | None]) -> set[str]:
-    """Run ``work``; its return is an info message. A :class:`LimbError` becomes an ERROR report and
+    """Run ``work``; its return is an info message. A :class:`LimbIKError` becomes an ERROR report and
     cancels the operator, so nothing is pushed to the undo stack."""
     try:
         message = work()
-    except LimbError as error:
+    except LimbIKError as error:
         operator.report({"ERROR"}, str(error))
         return {"CANCELLED"}
     if message:

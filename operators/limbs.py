@@ -4,9 +4,10 @@
 import bpy
 from bpy.props import BoolProperty, IntProperty, StringProperty
 
-from ..rig import limbs, switch
 from ..rig.choices import PLANE_ITEMS
-from ..rig.errors import LimbError
+from ..rig.errors import LimbIKError
+from ..rig.limbs import setup as limbs
+from ..rig.limbs import switch
 from .common import counted, names, poll_armature, run
 
 
@@ -42,8 +43,8 @@ class LIMB_IK_OT_add_limb(bpy.types.Operator):
 
 
 class LIMB_IK_OT_detect_limbs(bpy.types.Operator):
-    """Find arms and legs by their bone names (Rigify, Mixamo, BVH, Unreal and similar), else by their shape
-    (mirrored chains hanging down), and add them as limbs"""
+    """Find arms and legs by their bone names (Rigify, Mixamo, BVH, Unreal), else by their shape, and add them
+    as limbs"""
 
     bl_idname = "limb_ik.detect_limbs"
     bl_label = "Detect Limbs"
@@ -62,7 +63,7 @@ class LIMB_IK_OT_detect_limbs(bpy.types.Operator):
     def execute(self, context):
         try:
             added, skipped = limbs.detect_limbs(context.object, context.evaluated_depsgraph_get(), self.with_targets)
-        except LimbError as error:
+        except LimbIKError as error:
             self.report({"ERROR"}, str(error))
             return {"CANCELLED"}
         skipped_text = "; ".join(f"{name}: {why}" for name, why in skipped.items())
@@ -119,8 +120,7 @@ class LIMB_IK_OT_remove_limb(bpy.types.Operator):
 
 
 class LIMB_IK_OT_switch_to_fk(bpy.types.Operator):
-    """Set the rig's IK/FK switch of the limbs to FK (Rigify's IK_FK to 1), so that the deform bones, and
-    the mesh, follow the bones Limb IK poses"""
+    """Set the rig's IK/FK switch of the limbs to FK (Rigify's IK_FK at 1), so the deform bones follow Limb IK's pose"""
 
     bl_idname = "limb_ik.switch_to_fk"
     bl_label = "Switch to FK"
@@ -140,7 +140,7 @@ class LIMB_IK_OT_switch_to_fk(bpy.types.Operator):
         def work():
             switched = switch.switch_to_fk(obj, limbs.chosen(obj, which="ACTIVE" if self.only_active else "ALL"))
             if not switched:
-                raise LimbError(f"No limb of '{obj.name}' is held on IK by an IK/FK switch; nothing to switch.")
+                raise LimbIKError(f"No limb of '{obj.name}' is held on IK by an IK/FK switch; nothing to switch.")
             bones = names(sorted({limb.switch_bone for limb in switched}))
             return f"Switched {names(limb.name for limb in switched)} to FK ({switch.PROPERTY} = 1 on {bones})"
 

@@ -3,13 +3,12 @@
 
 import bpy
 
-from ..rig.report import foot_report
+from ..rig.planting.figures import foot_report
 from .common import poll_armature, run
 
 
 class LIMB_IK_OT_foot_report(bpy.types.Operator):
-    """Measure the planted feet over the scene's frame range as they play back, against the take as authored:
-    ball height and pitch against the surface in contact, how deep a foot goes, knee pops, slide and pelvis drop"""
+    """Measure how the planted feet stand over the scene's range as they play back, against the take as authored"""
 
     bl_idname = "limb_ik.foot_report"
     bl_label = "Foot Report"

@@ -4,9 +4,9 @@
 import bpy
 from bpy.props import BoolProperty
 
-from ..rig import keys
-from ..rig.actions import check_editable
-from ..rig.limbs import chosen
+from ..rig.keys.actions import check_editable
+from ..rig.keys.bones import key_rotations
+from ..rig.limbs.setup import chosen
 from ..rig.solve import solve_rig
 from .common import counted, length, names, poll_armature, run
 
@@ -44,8 +44,7 @@ class LIMB_IK_OT_solve(bpy.types.Operator):
 
 
 class LIMB_IK_OT_match_fk(bpy.types.Operator):
-    """Key the limb bones at their IK pose on this frame and switch those limbs off, so the animation
-    carries on in FK without a jump"""
+    """Key the limbs' IK pose on this frame and switch them off, so the animation carries on in FK without a jump"""
 
     bl_idname = "limb_ik.match_fk"
     bl_label = "Match FK to IK"
@@ -68,7 +67,7 @@ class LIMB_IK_OT_match_fk(bpy.types.Operator):
             report = solve_rig(obj, context.evaluated_depsgraph_get(), limbs)
             if self.insert_keys:
                 bones = [b for limb in limbs for b in (limb.upper_bone, limb.lower_bone, limb.end_bone) if b]
-                keys.key_rotations(obj, bones, context.scene.frame_current)
+                key_rotations(obj, bones, context.scene.frame_current)
             for limb in limbs:
                 limb.enabled = False
             matched = names(limb.name for limb in limbs)

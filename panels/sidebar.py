@@ -3,7 +3,7 @@
 
 import bpy
 
-from ..rig import switch
+from ..rig.limbs import switch
 
 
 def _armature(context):

@@ -10,6 +10,3 @@ class LimbIKError(Exception):
     def __init__(self, message: str, problems: dict[str, str] | None = None):
         super().__init__(message)
         self.problems = problems or {}
-
-
-LimbError = LimbIKError  #: the rig layer's shorter name for it

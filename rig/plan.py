@@ -9,9 +9,11 @@ from dataclasses import dataclass, field
 import bpy
 import numpy as np
 
-from . import fk, overrides, plant, source
-from .chain import Chain, chain_of, check_armature, check_choices
-from .errors import LimbError
+from .errors import LimbIKError
+from .frames import overrides
+from .limbs.chain import Chain, chain_of, check_armature, check_choices
+from .live import compose
+from .planting import legs, source
 
 
 @dataclass
@@ -22,16 +24,16 @@ class Plan:
     limbs: list = field(default_factory=list)
     chains: list[Chain] = field(default_factory=list)
     problems: dict[str, str] = field(default_factory=dict)  #: limb name -> sentence
-    planting: plant.PlantPlan | None = None  #: the planted legs' set-up, when some are planted
+    planting: legs.PlantPlan | None = None  #: the planted legs' set-up, when some are planted
     modes: list[str] = field(default_factory=list)  #: rotation mode of every pose bone
     refs: list[tuple] = field(default_factory=list)  #: every target and pole once: :func:`goal_refs`
     layouts: list["Layout"] = field(default_factory=list)  #: the chains by size, as :func:`.solve.assemble` reads them
-    tree: fk.Tree | None = None  #: the armature's bones as :func:`.fk.compose` walks them, once needed
-    composes: bool = True  #: False once :func:`.fk.compose` could not compose the animator's pose for it
+    tree: compose.Tree | None = None  #: the armature's bones as :func:`.live.compose.compose` walks them, once needed
+    composes: bool = True  #: False once :func:`.live.compose.compose` could not compose the animator's pose for it
 
     def raise_first_problem(self) -> None:
         if self.problems:
-            raise LimbError(next(iter(self.problems.values())))
+            raise LimbIKError(next(iter(self.problems.values())))
 
 
 @dataclass
@@ -94,7 +96,7 @@ def _layouts(planned: "Plan") -> list[Layout]:
 def make(obj: bpy.types.Object, limbs=None, from_source: bool = False) -> Plan:
     """Check the given limbs (default: the enabled ones) of ``obj``. Raises only for a bad armature.
 
-    Where the rig's keys hold a planting (:mod:`.source`), its planted legs follow those keys: they are
+    Where the rig's keys hold a planting (:mod:`.planting.source`), its planted legs follow those keys: they are
     planted only ``from_source`` (the bake, which plants the kept source again; the foot report)."""
     check_armature(obj)
     result = Plan(obj, modes=[bone.rotation_mode for bone in obj.pose.bones])
@@ -106,21 +108,21 @@ def make(obj: bpy.types.Object, limbs=None, from_source: bool = False) -> Plan:
             chain = chain_of(obj, limb)
             for name in chain.bones:
                 if name in owner:
-                    raise LimbError(f"Limb '{limb.name}': bone '{name}' already belongs to limb '{owner[name]}'.")
+                    raise LimbIKError(f"Limb '{limb.name}': bone '{name}' already belongs to limb '{owner[name]}'.")
             overridden = overrides.written_over(obj, limb, chain.written, driven)
             if overridden:
-                raise LimbError(overridden)
+                raise LimbIKError(overridden)
             for name in chain.bones:
                 owner[name] = limb.name
-        except LimbError as error:
+        except LimbIKError as error:
             result.problems[limb.name] = str(error)
             continue
         result.limbs.append(limb)
         result.chains.append(chain)
     try:
         if from_source or not source.kept(obj):
-            result.planting = plant.plant_plan(obj, result.limbs, result.chains)
-    except LimbError as error:  # no ground, no pelvis…: the planted limbs cannot be solved
+            result.planting = legs.plant_plan(obj, result.limbs, result.chains)
+    except LimbIKError as error:  # no ground, no pelvis…: the planted limbs cannot be solved
         kept = [(limb, chain) for limb, chain in zip(result.limbs, result.chains) if not limb.plant]
         result.problems.update({limb.name: str(error) for limb in result.limbs if limb.plant})
         result.limbs, result.chains = [k[0] for k in kept], [k[1] for k in kept]

@@ -4,7 +4,7 @@ many (:func:`assemble`, from a pose and goals read over frames), plant and solve
 once (:func:`solve_frames`), write.
 
 :func:`solve_rig` does it at the current frame for the Solve and Match FK operators, the API and
-live solving, strict or not; the bake reads many frames (:mod:`.sampling`), solves them through
+live solving, strict or not; the bake reads many frames (:mod:`.frames.sampling`), solves them through
 :func:`solve_frames` and keys the result. They differ only in what they do with problems (report
 and stop, mark and skip, fail the file) and where the result goes (pose channels or keys).
 """
@@ -15,10 +15,14 @@ import bpy
 import numpy as np
 
 from ..solvers import ChainBatch, ChainResult, Reach, SolverError, solve_by_count
-from . import actions, animator, fk, goals, overrides, plan, plant, sampling, source, switch
-from .chain import Chain, check_scale_inheritance
+from . import plan
 from .choices import END_ROTATION_ITEMS, PLANE_ITEMS, PLANE_NORMALS, REACH_ITEMS, SWIVEL_ITEMS
-from .errors import LimbError
+from .errors import LimbIKError
+from .frames import sampling
+from .limbs import goals
+from .limbs.chain import Chain, check_scale_inheritance
+from .live import animator, compose
+from .planting import legs
 from .pose import Pose, local_quaternions, over_frames, read_pose, write_rotations
 
 
@@ -45,14 +49,14 @@ class Report:
 
 def gather(planned: plan.Plan, depsgraph, under: animator.Written | None = None) -> tuple[list[Gathered], Pose]:
     """Read the pose and the goals of every planned limb at the current frame. ``under``: the last live write,
-    whose values the channels may still hold; the animator's pose under it is composed here (:mod:`.fk`),
-    or :class:`.fk.Uncomposed` raised."""
+    whose values the channels may still hold; the animator's pose under it is composed here (:mod:`.live.compose`),
+    or :class:`.live.compose.Uncomposed` raised."""
     goals.check_evaluated(planned.obj, planned.limbs, planned.chains, depsgraph)
     obj = planned.obj
     pose = read_pose(obj, obj.evaluated_get(depsgraph))
     check_numbers(planned, over_frames([pose]), [depsgraph.scene.frame_current_final])
-    if under is not None and not fk.compose(planned, pose, under):
-        raise fk.Uncomposed
+    if under is not None and not compose.compose(planned, pose, under):
+        raise compose.Uncomposed
     goal_world = goals.world_matrices(plan.goal_refs(planned), depsgraph)
     return assemble(planned, over_frames([pose]), goal_world[None]), pose
 
@@ -67,7 +71,7 @@ _OTHER_CHANNELS = (("location", "Location", "XYZ"), ("scale", "Scale", "XYZ"))
 
 
 def check_numbers(planned: plan.Plan, pose: Pose, frames) -> None:
-    """Raise :class:`LimbError` where a planned chain's bone is posed by a channel that is not a number (a NaN or
+    """Raise :class:`LimbIKError` where a planned chain's bone is posed by a channel that is not a number (a NaN or
     infinite key or driver) at one of ``frames`` (those of ``pose``'s leading axis), naming the limb, the first
     such frame and the bone and channel at fault: that bone or one above it. The solvers would only say that
     some matrix is not finite."""
@@ -88,11 +92,11 @@ def check_numbers(planned: plan.Plan, pose: Pose, frames) -> None:
                 values = getattr(pose, channel)[row, index]
                 if not np.isfinite(values).all():
                     letter = letters[int(np.argmin(np.isfinite(values)))]
-                    raise LimbError(
+                    raise LimbIKError(
                         f"Limb '{limb.name}': the {letter} {label} of bone '{suspect.name}' is not a number at "
                         f"frame {frame}; fix its key or driver."
                     )
-        raise LimbError(
+        raise LimbIKError(
             f"Limb '{limb.name}': bone '{bone.name}' is posed to values that are not numbers at frame {frame} "
             "(by a constraint or a driver); fix what moves it."
         )
@@ -227,7 +231,7 @@ class Solved:
 
     groups: list[Gathered]
     results: list[ChainResult]
-    carried: list[plant.Carried]  #: the pelvis' channels at each frame when planting moves it; else empty
+    carried: list[legs.Carried]  #: the pelvis' channels at each frame when planting moves it; else empty
 
     @property
     def bones(self) -> np.ndarray:
@@ -239,11 +243,11 @@ class Solved:
 def solve_frames(planned: plan.Plan, groups: list[Gathered], pose: Pose, frames, analysis=None) -> Solved:
     """Solve the planned limbs at every one of ``frames``, gathered there (:func:`assemble`: ``groups``,
     and ``pose`` with a leading axis of F), all frames in one solve per group. Where legs are planted,
-    ``analysis`` (:func:`.plant.analyse` of a take holding the frames) first puts the ground into
-    their goals. Raises :class:`LimbError` naming the limbs the solvers refuse."""
+    ``analysis`` (:func:`.planting.legs.analyse` of a take holding the frames) first puts the ground into
+    their goals. Raises :class:`LimbIKError` naming the limbs the solvers refuse."""
     carried = []
     if planned.planting is not None:
-        over = plant.set_goals(planned.planting, groups, pose, analysis, frames)
+        over = legs.set_goals(planned.planting, groups, pose, analysis, frames)
         carried = [over.at(n) for n in range(len(frames))]
     results = []
     for group in groups:
@@ -251,7 +255,7 @@ def solve_frames(planned: plan.Plan, groups: list[Gathered], pose: Pose, frames,
             results.append(solve_by_count(group.batch))
         except SolverError as error:
             names = ", ".join(f"'{limb.name}'" for limb in group.limbs)
-            raise LimbError(f"Limbs {names} could not be solved: {error}.") from error
+            raise LimbIKError(f"Limbs {names} could not be solved: {error}.") from error
     return Solved(groups, results, carried)
 
 
@@ -280,41 +284,6 @@ def write(obj: bpy.types.Object, pose: Pose, solved: Solved, every: bool = False
     )
 
 
-def check(obj: bpy.types.Object, depsgraph) -> dict[str, str]:
-    """Every enabled limb of ``obj`` that cannot be solved and baked as set up, with the reason: what
-    Solve, Bake and Plant would refuse (a bone missing, a setting saved by a newer version, the rig or a
-    goal not evaluated, a channel that is not a number at the current frame, an uneven scale inherited as
-    the solve does not model, a driver or constraint overriding a limb bone, an action that cannot take keys
-    or whose keys the NLA would not play as baked, a foot with no ground under it or a body moved further
-    than the take explains: planted legs are planted over the take to find out), and a limb whose IK/FK
-    switch keeps the mesh from following it."""
-    planned = plan.make(obj, from_source=True)  # a planting held in the keys is checked from the animator's keys
-    problems = dict(planned.problems)
-    if not planned.limbs:
-        return problems
-    scene = depsgraph.scene
-    try:
-        if obj.name not in scene.objects:
-            raise LimbError(f"Armature '{obj.name}' is not in the scene '{scene.name}'.")
-        pose = gather(planned, depsgraph)[1]
-        actions.check_editable(obj)
-        blended = overrides.keys_overridden(obj)
-        if blended:
-            raise LimbError(blended)
-        if planned.planting is not None:
-            with source.playing(obj):
-                moved = plant.current(planned.planting, depsgraph, pose, _take(planned, depsgraph, pose))
-                moved = moved.body_moved(obj)
-            if moved:
-                problems.update({foot.limb: moved for foot in planned.planting.feet})
-    except LimbError as error:
-        problems.update(error.problems or {limb.name: str(error) for limb in planned.limbs})
-    held = switch.held_by_ik(obj, planned.limbs)
-    if held:
-        problems.update({limb.name: switch.describe(obj, [limb]) for limb in held if limb.name not in problems})
-    return problems
-
-
 def solve_rig(
     obj: bpy.types.Object,
     depsgraph,
@@ -327,24 +296,24 @@ def solve_rig(
     """Solve ``limbs`` (default: all enabled) of ``obj`` at the current frame and write the pose: the
     Solve and Match FK operators, the API's ``solve`` and live solving.
 
-    ``strict``: any limb that cannot be solved raises :class:`LimbError` before anything is
+    ``strict``: any limb that cannot be solved raises :class:`LimbIKError` before anything is
     written, and so does a rig with no limb to solve. Otherwise such limbs are skipped and listed
     in the report. ``planned``: the plan of those limbs, when made already. ``live``: the animator's
-    values under what is written are kept, to come back at the next frame change (:mod:`.animator`).
+    values under what is written are kept, to come back at the next frame change (:mod:`.live.animator`).
     ``under``: the last live write, not restored (:func:`gather`).
     """
     planned = plan.make(obj, limbs) if planned is None else planned
     if strict:
         planned.raise_first_problem()
         if not planned.limbs:
-            raise LimbError(f"Armature '{obj.name}' has no enabled limbs to solve.")
+            raise LimbIKError(f"Armature '{obj.name}' has no enabled limbs to solve.")
     report = Report(problems=dict(planned.problems))
     if not planned.limbs:
         return report
     groups, pose = gather(planned, depsgraph, under)
     analysis = None
     if planned.planting is not None:
-        analysis = plant.current(planned.planting, depsgraph, pose, _take(planned, depsgraph, pose))
+        analysis = legs.current(planned.planting, depsgraph, pose, take_reader(planned, depsgraph, pose))
     moved = analysis.body_moved(obj) if analysis is not None else None
     if moved:  # solved all the same: the pose is what planting on that ground gives
         report.problems.update({foot.limb: moved for foot in planned.planting.feet})
@@ -366,6 +335,6 @@ def solve_rig(
     return report
 
 
-def _take(planned: plan.Plan, depsgraph, shown: Pose):
-    """What reads the take for planting's analysis at this frame: :func:`.sampling.take`."""
+def take_reader(planned: plan.Plan, depsgraph, shown: Pose):
+    """What reads the take for planting's analysis at this frame: :func:`.frames.sampling.take`."""
     return lambda frames: sampling.take(planned, depsgraph, frames, shown)

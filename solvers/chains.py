@@ -213,6 +213,10 @@ class Chains:
     once; the refinement's few rows also see the rigid space as (N, 3, 3) matrices.
     """
 
+    #: The first bone rolls to carry the knee's hinge (:class:`.local_rotation.Knee`); not in the refinement's
+    #: solves, whose lengths are found for the first bone's smallest turn under its uneven scale.
+    rolls_knee = True
+
     def __init__(self, batch: ChainBatch):
         self.batch = batch
         matrices, scales, rotations, points, target, toe, goals = arrays(batch)
@@ -415,7 +419,7 @@ class Chains:
         first_goal = len(bones) - len(goals)
         if given_hinge is not None and not per_row["use_hinge"].all():
             given_hinge = soa.where(per_row["use_hinge"], given_hinge, (0.0, 0.0, 0.0))
-        knee = Knee(soa.mat_vec(rigid, side), given_hinge)
+        knee = Knee(soa.mat_vec(rigid, side), given_hinge) if self.rolls_knee else None
         new_joints = new_points[1 : first_goal + 1]
         turned = list(turn_bones(bones, points[1 : first_goal + 1], new_joints, goals, stretch, knee))
         factors = None if stretch is None else [np.ones(len(stretch)) if f is None else f for _, f in turned[:k]]

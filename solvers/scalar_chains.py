@@ -135,7 +135,9 @@ class _RefinedChains(Chains):
     def solve(self, length_points: np.ndarray) -> Solved:
         given = None if length_points is self.points else np.asarray(length_points).tolist()
         solved = [
-            _solve_chain(self.k, row, self.inputs[row], self.goal_rows[row], self.settings, given and given[row])
+            _solve_chain(
+                self.k, row, self.inputs[row], self.goal_rows[row], self.settings, given and given[row], self.rolls_knee
+            )
             for row in range(self.n)
         ]
         if self.k == 3:
@@ -235,9 +237,11 @@ class _Chain(NamedTuple):
     size: float  #: the chain's length
 
 
-def _solve_chain(k: int, row: int, c: dict, goals: list, settings: _Settings, lengths_from=None) -> _Chain:
+def _solve_chain(
+    k: int, row: int, c: dict, goals: list, settings: _Settings, lengths_from=None, rolls_knee: bool = True
+) -> _Chain:
     """One chain, its bones' lengths taken from the joints ``lengths_from`` (default: its own, ``c["points"]``;
-    the refinement gives others, :meth:`.chains.Chains.solve`)."""
+    the refinement gives others, :meth:`.chains.Chains.solve`); ``rolls_knee``: :attr:`.chains.Chains.rolls_knee`."""
     bones = [_bone(i, m, s, q) for i, (m, s, q) in enumerate(zip(c["matrices"], c["scales"], c["rotations"]))]
     points = [tuple(p) for p in c["points"]]
     origin = points[0]
@@ -306,7 +310,7 @@ def _solve_chain(k: int, row: int, c: dict, goals: list, settings: _Settings, le
     stretch = settings.mode[row] == Reach.STRETCH
     first_goal = len(bones) - len(goals)
     given = settings.hinge[row] if settings.hinge is not None and settings.use_hinge[row] else None
-    knee = (mat_vec(rigid, side), given if given is not None and _norm(given) > 0.0 else None)
+    knee = (mat_vec(rigid, side), given if given is not None and _norm(given) > 0.0 else None) if rolls_knee else None
     new_joints = new_points[1 : first_goal + 1]
     turned = _turn_bones(bones, points[1 : first_goal + 1], new_joints, goal_rotations, stretch, knee)
     posed = _posed(bones[:k], [q for q, _ in turned[:k]], [f for _, f in turned[:k]], points)
@@ -373,7 +377,7 @@ def _turn_bones(bones: list, old: list, new: list, goals: list, stretch: bool, k
             old_local = mat_vec(bone.inverse, sub(old[i], bone.head))
             new_local = mat_vec(bone.inverse, sub(new[i], bone.head))
             turn = rotation_between(old_local, new_local)
-            if i == 0 and first_goal > 1:
+            if i == 0 and first_goal > 1 and knee is not None:
                 old_lower = mat_vec(bone.inverse, sub(old[1], old[0]))
                 new_lower = mat_vec(bone.inverse, sub(new[1], new[0]))
                 side = mat_vec(bone.inverse, knee[0])

@@ -369,7 +369,7 @@ def channels(obj: bpy.types.Object) -> np.ndarray:
 
 def fcurve_keys(obj: bpy.types.Object) -> dict[str, np.ndarray]:
     """Every F-curve of the object's action, by ``data_path[index]``, with its keys' (frame, value) pairs."""
-    actions = import_module("bl_ext.limb_ik_dev.limb_ik").rig.actions
+    actions = import_module("bl_ext.limb_ik_dev.limb_ik").rig.keys.actions
     return {f"{c.data_path}[{c.array_index}]": actions.read_keys(c)["co"] for c in actions.fcurves(obj) or []}
 
 

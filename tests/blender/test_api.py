@@ -14,8 +14,8 @@ LEG = ["thigh.L", "shin.L", "foot.L"]
 
 
 def key_table(lik, obj) -> dict:
-    curves = lik.rig.actions.fcurves(obj) or []
-    return {(c.data_path, c.array_index): lik.rig.actions.read_keys(c)["co"].tolist() for c in curves}
+    curves = lik.rig.keys.actions.fcurves(obj) or []
+    return {(c.data_path, c.array_index): lik.rig.keys.actions.read_keys(c)["co"].tolist() for c in curves}
 
 
 @contextmanager
@@ -286,7 +286,7 @@ def test_solve_and_bake_refuse_a_rig_without_enabled_limbs_alike(lik, leg, funct
 
 
 def test_the_error_class_is_called_as_the_readme_names_it(lik):
-    """It used to print as LimbError, the rig layer's name for it."""
+    """It used to print as LimbIKError, the rig layer's name for it."""
     assert lik.api.LimbIKError.__name__ == "LimbIKError"
     assert "LimbIKError: " in "".join(traceback.format_exception_only(lik.api.LimbIKError("A sentence.")))
 

@@ -186,8 +186,8 @@ def test_rig_linked_from_a_library(tmp_path):
 
 
 def key_table(lik, obj) -> dict:
-    curves = lik.rig.actions.fcurves(obj) or []
-    return {(c.data_path, c.array_index): lik.rig.actions.read_keys(c)["co"].tolist() for c in curves}
+    curves = lik.rig.keys.actions.fcurves(obj) or []
+    return {(c.data_path, c.array_index): lik.rig.keys.actions.read_keys(c)["co"].tolist() for c in curves}
 
 
 @contextmanager
@@ -425,7 +425,7 @@ def test_a_key_that_is_not_a_number_is_named_with_its_frame(lik, leg):
     for frame in (1, 5, 9):
         shin.keyframe_insert("rotation_quaternion", frame=frame)
     path = shin.path_from_id("rotation_quaternion")
-    curve = next(c for c in lik.rig.actions.fcurves(leg) if c.data_path == path and c.array_index == 2)
+    curve = next(c for c in lik.rig.keys.actions.fcurves(leg) if c.data_path == path and c.array_index == 2)
     for point in curve.keyframe_points:
         point.interpolation = "CONSTANT"  # NaN from frame 5 to 8 only
     curve.keyframe_points[1].co.y = float("nan")

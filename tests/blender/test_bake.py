@@ -23,7 +23,7 @@ def all_fcurves(obj):
 
 def key_table(lik, obj) -> dict:
     """Every key of every F-curve, all attributes, as raw float32/int arrays."""
-    return {(c.data_path, c.array_index): lik.rig.actions.read_keys(c) for c in all_fcurves(obj)}
+    return {(c.data_path, c.array_index): lik.rig.keys.actions.read_keys(c) for c in all_fcurves(obj)}
 
 
 def baked_channels(rig) -> set[str]:
@@ -116,7 +116,9 @@ def test_every_other_key_stays_bit_identical(lik, monkeypatch, path):
     rig.keyframe_insert('["custom"]', frame=3)
     before = key_table(lik, rig)
     if path == "stepped":
-        monkeypatch.setattr(lik.rig.bulk, "evaluate", lambda *args: (_ for _ in ()).throw(lik.rig.bulk.NotBulk("")))
+        monkeypatch.setattr(
+            lik.rig.frames.bulk, "evaluate", lambda *args: (_ for _ in ()).throw(lik.rig.frames.bulk.NotBulk(""))
+        )
 
     assert lik.api.bake(rig).path == path
     after = key_table(lik, rig)
@@ -168,7 +170,7 @@ def test_failure_while_writing_leaves_the_action_as_it_was(lik, monkeypatch):
         thigh.rotation_quaternion = (1.0, 0.0, 0.0, 0.0) if frame != 100 else (0.9, 0.2, 0.0, 0.0)
         thigh.keyframe_insert("rotation_quaternion", frame=frame)
     before = key_table(lik, rig)
-    actions = lik.rig.actions
+    actions = lik.rig.keys.actions
     original, calls = actions.ActionEdit.replace_range, []
 
     def failing(self, *args):  # the fifth F-curve written fails, after four were replaced
@@ -179,7 +181,7 @@ def test_failure_while_writing_leaves_the_action_as_it_was(lik, monkeypatch):
 
     monkeypatch.setattr(actions.ActionEdit, "replace_range", failing)
     with pytest.raises(RuntimeError, match="disk full"):
-        lik.rig.bake.bake(rig, bpy.context.evaluated_depsgraph_get())
+        lik.rig.keys.bake.bake(rig, bpy.context.evaluated_depsgraph_get())
     after = key_table(lik, rig)
     assert before.keys() == after.keys()
     for key, keys in before.items():

@@ -74,16 +74,16 @@ def busy_scene(rotation_mode: str):
 def lik_fcurves(obj):
     from importlib import import_module
 
-    return list(import_module("bl_ext.limb_ik_dev.limb_ik").rig.actions.fcurves(obj) or [])
+    return list(import_module("bl_ext.limb_ik_dev.limb_ik").rig.keys.actions.fcurves(obj) or [])
 
 
 def stepping(lik, monkeypatch):
     """From here on the bake steps the scene: the bulk evaluation declines."""
 
     def decline(*args):
-        raise lik.rig.bulk.NotBulk("forced for the test")
+        raise lik.rig.frames.bulk.NotBulk("forced for the test")
 
-    monkeypatch.setattr(lik.rig.bulk, "evaluate", decline)
+    monkeypatch.setattr(lik.rig.frames.bulk, "evaluate", decline)
 
 
 @pytest.mark.parametrize("rotation_mode", ["QUATERNION", "ZYX"])
@@ -116,7 +116,7 @@ def test_bulk_evaluation_matches_blender_at_every_frame(lik):
     rig = busy_scene("ZYX")
     planned = lik.rig.plan.make(rig)
     frames = np.arange(FRAMES[0] - 5, FRAMES[1] + 6)  # beyond the keys too: extrapolation, cycles
-    pose, goals, bones = lik.rig.bulk.evaluate(planned, bpy.context.scene, frames)
+    pose, goals, bones = lik.rig.frames.bulk.evaluate(planned, bpy.context.scene, frames)
     refs = lik.rig.plan.goal_refs(planned)
     assert len(refs) == 3 and len(bones) >= 13
     scene = bpy.context.scene
@@ -129,7 +129,7 @@ def test_bulk_evaluation_matches_blender_at_every_frame(lik):
         np.testing.assert_allclose(pose.location[n, bones], blender.location[bones], atol=1e-6)
         np.testing.assert_allclose(pose.quaternion[n, bones], blender.quaternion[bones], atol=1e-6)
         np.testing.assert_allclose(pose.euler[n, bones], blender.euler[bones], atol=1e-6)
-        np.testing.assert_allclose(goals[n], lik.rig.goals.world_matrices(refs, depsgraph), atol=1e-5)
+        np.testing.assert_allclose(goals[n], lik.rig.limbs.goals.world_matrices(refs, depsgraph), atol=1e-5)
 
 
 def driven(rig):
@@ -180,7 +180,7 @@ def test_anything_but_f_curves_makes_the_bake_step_the_scene_and_say_why(lik, mo
 def test_a_bulk_evaluation_that_differs_from_blender_is_not_used(lik, monkeypatch):
     """Checked at a few frames before anything is written: off by a millimetre is off."""
     rig, _ = animated_target_scene("QUATERNION")
-    evaluate = lik.rig.bulk.evaluate
+    evaluate = lik.rig.frames.bulk.evaluate
 
     def off(*args):
         pose, goals, bones = evaluate(*args)
@@ -188,7 +188,7 @@ def test_a_bulk_evaluation_that_differs_from_blender_is_not_used(lik, monkeypatc
         goals[:, :, 2, 3] += 1e-3
         return pose, goals, bones
 
-    monkeypatch.setattr(lik.rig.bulk, "evaluate", off)
+    monkeypatch.setattr(lik.rig.frames.bulk, "evaluate", off)
     report = lik.api.bake(rig)
     assert report.path == "stepped"
     assert report.why.startswith("Stepped through the scene: F-curves evaluated in bulk differ from Blender's")

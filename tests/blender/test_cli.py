@@ -51,8 +51,8 @@ def armature_state(extension, path: Path) -> dict[str, dict]:
     window, state = bpy.context.window, {}
     for obj in [o for o in bpy.data.objects if o.type == "ARMATURE"]:
         window.scene = obj.users_scene[0]
-        curves = extension.rig.actions.fcurves(obj) or []
-        keys = {(c.data_path, c.array_index): extension.rig.actions.read_keys(c)["co"] for c in curves}
+        curves = extension.rig.keys.actions.fcurves(obj) or []
+        keys = {(c.data_path, c.array_index): extension.rig.keys.actions.read_keys(c)["co"] for c in curves}
         poses = []
         for frame in range(FRAMES[0], FRAMES[1] + 1):
             window.scene.frame_set(frame)
@@ -143,7 +143,7 @@ def test_outputs_keep_compression_and_relative_paths(inputs, baked, extension):
     assert found == folder / "textures" / "skin.png"
     rig = bpy.data.objects["Leg"]
     assert not rig.limb_ik.live
-    assert {c.data_path for c in extension.rig.actions.fcurves(rig)} == {
+    assert {c.data_path for c in extension.rig.keys.actions.fcurves(rig)} == {
         f'pose.bones["{bone}"].rotation_quaternion' for bone in ("thigh.L", "shin.L", "foot.L")
     }
 
@@ -270,8 +270,8 @@ def test_frames_option_limits_the_bake(inputs, extension, tmp_path):
     assert code == 0
     assert json.loads((tmp_path / "r.json").read_text())["files"][0]["armatures"][0]["frames"] == [2, 4]
     open_file(tmp_path / "leg.blend")
-    curves = extension.rig.actions.fcurves(bpy.data.objects["Leg"])
-    assert {tuple(extension.rig.actions.read_keys(c)["co"][:, 0]) for c in curves} == {(2.0, 3.0, 4.0)}
+    curves = extension.rig.keys.actions.fcurves(bpy.data.objects["Leg"])
+    assert {tuple(extension.rig.keys.actions.read_keys(c)["co"][:, 0]) for c in curves} == {(2.0, 3.0, 4.0)}
 
 
 def test_unusable_inputs_fail_alone(inputs, extension, tmp_path):

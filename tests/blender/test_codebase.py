@@ -51,6 +51,9 @@ def test_panels_and_lists_are_named_and_in_the_sidebar_tab(lik):
         assert re.fullmatch(r"LIMB_IK_UL_[a-z_]+", ui_list.__name__), ui_list.__name__
 
 
+TOOLTIP = 120  #: characters: a tooltip is one sentence
+
+
 def _settings_of(rna):
     return [p for p in rna.properties if p.identifier not in {"rna_type", "name"}]
 
@@ -60,10 +63,14 @@ def test_every_setting_has_a_name_and_a_tooltip(lik):
     for op in registered(bpy.types.Operator):
         category, name = op.bl_idname.split(".")
         owners[op.__name__] = getattr(getattr(bpy.ops, category), name).get_rna_type()
+    tooltips = {op.__name__: " ".join(op.__doc__.split()) for op in registered(bpy.types.Operator)}
     for owner, rna in owners.items():
         for prop in _settings_of(rna):
             assert prop.name, f"{owner}.{prop.identifier} has no name"
             assert prop.description, f"{owner}.{prop.identifier} has no tooltip"
+            tooltips[f"{owner}.{prop.identifier}"] = prop.description
+    for owner, text in tooltips.items():  # one sentence: what a tooltip has room for
+        assert len(text) <= TOOLTIP and not re.search(r"[.!?] +[A-Z(]", text), f"{owner}: {text!r}"
 
 
 def test_object_gets_one_pointer_property(lik):
@@ -136,12 +143,20 @@ def test_manifest():
     assert {"__pycache__/", "/.*", "/*.zip", "/tests/", "/tools/", "/benchmarks/", "/demo/", "/farm/"} <= set(excluded)
 
 
-def test_the_readme_picture_names_every_module_of_the_layers():
-    """ "How it works" shows the layout a newcomer sees in ``ls``: every module of rig/ and solvers/, and
-    the planting package's."""
+def test_the_readme_picture_names_every_folder_and_module_of_the_layers():
+    """ "How it works" shows the layout a newcomer sees in ``ls``: every folder of rig/ and solvers/ (as
+    ``name/``) and every module in them; each folder says in one line what it owns."""
     readme = (ROOT / "README.md").read_text()
     picture = readme[readme.index("## How it works") :].split("```")[1]
     words = set(re.findall(r"[a-z_]+", picture))
-    for folder in ("rig", "solvers", "solvers/planting"):
-        modules = {p.stem for p in (ROOT / folder).glob("*.py") if p.stem != "__init__"}
-        assert modules <= words, f"{folder}/ modules missing from the picture: {sorted(modules - words)}"
+    for layer in ("rig", "solvers"):
+        for init in sorted((ROOT / layer).rglob("__init__.py")):
+            folder = init.parent
+            doc, where = ast.get_docstring(ast.parse(init.read_text())), folder.relative_to(ROOT)
+            assert doc, f"{where}/ does not say what it holds"
+            if folder.parent.name == "rig":  # the rig layer's role folders: one line each
+                assert "\n" not in doc.strip() and doc.strip().endswith("."), f"{where}: {doc!r}"
+            if folder.name != layer:
+                assert f"{folder.name}/" in picture, f"{where}/ missing from the picture"
+            modules = {p.stem for p in folder.glob("*.py") if p.stem != "__init__"}
+            assert modules <= words, f"{where}/ modules missing from the picture: {sorted(modules - words)}"

@@ -80,7 +80,7 @@ TIMES = np.concatenate([np.arange(-120.0, 140.0), np.linspace(-120.0, 140.0, 97)
 def test_numpy_evaluation_is_blenders(lik, spec):
     bpy.ops.wm.read_homefile(app_template="")
     fcurve = made(spec)
-    keys = lik.rig.curves.Keys([fcurve])
+    keys = lik.rig.frames.curves.Keys([fcurve])
     assert keys.covered.all()
     ours = keys.evaluate(TIMES)[0]
     blender = np.array([fcurve.evaluate(t) for t in TIMES])
@@ -92,8 +92,8 @@ def test_numpy_evaluation_is_blenders(lik, spec):
 def test_curves_numpy_does_not_cover_are_evaluated_by_blender(lik, spec, eased):
     bpy.ops.wm.read_homefile(app_template="")
     fcurve = made(spec, eased if len(spec["frames"]) > 1 else None)
-    covered = lik.rig.curves.Keys([fcurve]).covered[0]
+    covered = lik.rig.frames.curves.Keys([fcurve]).covered[0]
     assert covered == (len(spec["frames"]) == 1)  # a lone key's interpolation is never used
-    values = lik.rig.curves.evaluate([fcurve], TIMES)[0]
+    values = lik.rig.frames.curves.evaluate([fcurve], TIMES)[0]
     blender = np.array([fcurve.evaluate(t) for t in TIMES])
     np.testing.assert_allclose(values, blender, rtol=0.0, atol=1e-5 * scale(fcurve, blender))

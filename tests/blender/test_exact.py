@@ -91,7 +91,7 @@ def test_a_mirrored_parent_or_armature_still_puts_the_foot_on_its_target(lik, mi
     before = rigs.world_matrix(rig, "foot.L")[:3, :3]
     aim_target(rig, limb, 0.1 * (hip - tip) + np.array((0.03, 0.0, 0.0)))
     if not copy:
-        lik.rig.goals.take_offset(limb)
+        lik.rig.limbs.goals.take_offset(limb)
         assert tuple(limb.target_offset) != pytest.approx((1.0, 0.0, 0.0, 0.0))
     assert solved_exactly(lik, rig, limb) <= REACHED
     foot = rigs.world_matrix(rig, "foot.L")[:3, :3]

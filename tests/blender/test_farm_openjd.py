@@ -97,7 +97,7 @@ def test_three_files_run_as_three_tasks_and_merge(inputs, blender, tmp_path):
         assert all(part["keys"] > 0 for part in entry["armatures"])
     # The outputs are real bakes of frames 2 to 4 only.
     bpy.ops.wm.open_mainfile(filepath=str(output / "leg.blend"), load_ui=False)
-    actions = importlib.import_module(source_extension.MODULE).rig.actions
+    actions = importlib.import_module(source_extension.MODULE).rig.keys.actions
     curves = actions.fcurves(bpy.data.objects["Leg"])
     assert curves and {tuple(actions.read_keys(curve)["co"][:, 0]) for curve in curves} == {(2.0, 3.0, 4.0)}
 

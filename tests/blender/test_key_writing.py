@@ -34,8 +34,8 @@ def keyed_empty(keys: np.ndarray, extrapolation: str = "CONSTANT") -> bpy.types.
 
 def replace(lik, obj, frames, spliced: bool, monkeypatch):
     """Replace the range of ``frames`` on the curve, forcing the splice or the whole rewrite; the edit."""
-    monkeypatch.setattr(lik.rig.splice, "cheaper", lambda *args: spliced)
-    edit = lik.rig.actions.ActionEdit(obj)
+    monkeypatch.setattr(lik.rig.keys.splice, "cheaper", lambda *args: spliced)
+    edit = lik.rig.keys.actions.ActionEdit(obj)
     curve = edit.fcurve(PATH, 0, "Object Transforms")
     values = np.cos(np.asarray(frames, dtype=np.float64) / 3.0)
     edit.replace_range(curve, np.asarray(frames, dtype=np.float64), values, frames[0], frames[-1])
@@ -86,7 +86,7 @@ def test_a_short_range_on_a_long_curve_is_spliced(lik):
     frames_of = np.arange(0.0, 100_000.0)
     obj = keyed_empty(np.column_stack([frames_of, np.sin(frames_of / 7.0)]))
     points = all_fcurves(obj)[0].keyframe_points
-    first, stop = lik.rig.splice.bounds(points, 500.0 - 1e-3, 509.0 + 1e-3)
+    first, stop = lik.rig.keys.splice.bounds(points, 500.0 - 1e-3, 509.0 + 1e-3)
     assert (first, stop) == (500, 510)
-    assert lik.rig.splice.cheaper(all_fcurves(obj)[0], points, first, stop, 10)
-    assert not lik.rig.splice.cheaper(all_fcurves(obj)[0], points, 0, 99_000, 99_000)
+    assert lik.rig.keys.splice.cheaper(all_fcurves(obj)[0], points, first, stop, 10)
+    assert not lik.rig.keys.splice.cheaper(all_fcurves(obj)[0], points, 0, 99_000, 99_000)

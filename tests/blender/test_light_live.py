@@ -62,7 +62,7 @@ def test_the_light_path_poses_real_rigs_as_the_batch_kernel(lik, tmp_path, monke
     lik.rig.solve.solve_rig(rig, depsgraph, strict=False, live=True)
     light_pose = rigs.channels(rig)
     assert not np.array_equal(light_pose, before)
-    lik.rig.animator.restore(rig)
+    lik.rig.live.animator.restore(rig)
     np.testing.assert_array_equal(rigs.channels(rig), before)
     monkeypatch.setattr(scalar, "SCALAR_LIMIT", 0)  # every rig to the batch kernel
     lik.rig.solve.solve_rig(rig, bpy.context.evaluated_depsgraph_get(), strict=False, live=True)

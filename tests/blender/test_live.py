@@ -135,7 +135,7 @@ def test_moving_a_target_by_hand_solves_again_from_the_animated_pose(lik):
     rig.limb_ik.live = True
     limb.target.location.z += 0.05
     bpy.context.view_layer.update()  # the depsgraph update notes the moved target...
-    lik.rig.live.solve_moved(bpy.context)  # ...and what the timer runs solves it again
+    lik.rig.live.frame.solve_moved(bpy.context)  # ...and what the timer runs solves it again
     assert rigs.goal_error(rig, limb) <= REACHED
     rig.limb_ik.live = False  # the animator's pose underneath is untouched
     assert np.array_equal(rigs.channels(rig), animated)

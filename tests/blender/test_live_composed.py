@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Live solving that composes the animator's pose itself (:mod:`rig.fk`) instead of restoring it before the
+"""Live solving that composes the animator's pose itself (:mod:`rig.live.compose`) instead of restoring it before the
 frame change: the same pose as restoring, the animator's values untouched in the file and after undo, and
 a fallback to restoring where Blender composes the bones otherwise."""
 
@@ -20,7 +20,7 @@ def composing(lik, monkeypatch):
     """Whether live rigs compose the animator's pose (every armature) or restore it (none)."""
 
     def switch(on: bool) -> None:
-        monkeypatch.setattr(lik.rig.fk, "COMPOSE_FROM", 0 if on else 10**9)
+        monkeypatch.setattr(lik.rig.live.compose, "COMPOSE_FROM", 0 if on else 10**9)
 
     return switch
 
@@ -165,7 +165,7 @@ def test_an_ik_constraint_found_on_the_frame_falls_back_to_restoring(lik, compos
     ik.target, ik.chain_count = rigs.empty("Toe goal", (0.3, -0.4, 0.3)), 4
     scene.frame_set(3)
     np.testing.assert_array_equal(rigs.channels(rig), animator)
-    lik.rig.live.solve_moved(bpy.context)  # what the timer runs
+    lik.rig.live.frame.solve_moved(bpy.context)  # what the timer runs
     fallback = rigs.channels(rig)
     assert not np.array_equal(fallback, animator)
     scene.frame_set(4)

@@ -223,9 +223,9 @@ def test_loading_a_file_forgets_the_planting_analysis_and_the_ground_trees(lik):
         limb.plant = "leg" in limb.name
     rig.limb_ik.ground = ground
     rig.limb_ik.live = True  # solved at once: the take analysed, the ground's trees built
-    assert lik.rig.plant._cache and lik.rig.ground._trees
+    assert lik.rig.planting.legs._cache and lik.rig.planting.ground._trees
     bpy.ops.wm.read_homefile(app_template="")
-    assert not lik.rig.plant._cache and not lik.rig.ground._trees
+    assert not lik.rig.planting.legs._cache and not lik.rig.planting.ground._trees
 
 
 def test_plant_takes_the_legs_detection_would_call_legs(lik):

@@ -110,7 +110,7 @@ def test_match_fk_keys_its_frame_as_the_bake_keys_a_range(lik):
         for name in BONES:
             rig.pose.bones[name].rotation_euler.x += 0.1
             rig.pose.bones[name].keyframe_insert("rotation_euler", frame=frame)
-    actions = lik.rig.actions
+    actions = lik.rig.keys.actions
 
     def curves():
         return {(c.data_path, c.array_index): actions.read_keys(c) for c in actions.fcurves(rig)}

@@ -176,7 +176,7 @@ def planting_scene(lik, s) -> tuple[bpy.types.Object, bpy.types.Collection]:
         hips.keyframe_insert("location", frame=frame)
         if s["keyed_thigh"]:
             rigs.set_rotation(thigh, Euler((s["swing"] * (1 if frame == 1 else -1), 0.0, 0.0)).to_quaternion())
-            thigh.keyframe_insert(lik.rig.keys.rotation_path(thigh.rotation_mode), frame=frame)
+            thigh.keyframe_insert(lik.rig.keys.bones.rotation_path(thigh.rotation_mode), frame=frame)
     lik.api.add_limb(rig, ["thigh.L", "shin.L", "foot.L"])
     ground = rigs.plane_ground()
     plane = ground.objects[0]
@@ -192,7 +192,7 @@ def planting_scene(lik, s) -> tuple[bpy.types.Object, bpy.types.Collection]:
         ground.objects.link(instancer)
     if s["trouble"] == "driver on a written channel":
         shin = rig.pose.bones["shin.L"]
-        shin.driver_add(lik.rig.keys.rotation_path(shin.rotation_mode), 1).driver.expression = "0.1"
+        shin.driver_add(lik.rig.keys.bones.rotation_path(shin.rotation_mode), 1).driver.expression = "0.1"
     elif s["trouble"] == "another rig plays the action":
         other = rigs.leg_armature(name="Other")
         bpy.ops.object.mode_set(mode="OBJECT")

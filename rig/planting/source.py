@@ -16,8 +16,8 @@ import bpy
 import numpy as np
 from bpy_extras import anim_utils
 
-from . import animator
-from .actions import (
+from ..errors import LimbIKError
+from ..keys.actions import (
     KEY_FIELDS,
     RANGE_SLACK,
     ActionEdit,
@@ -27,8 +27,8 @@ from .actions import (
     read_keys,
     write_keys,
 )
-from .errors import LimbError
-from .keys import rotation_path
+from ..keys.bones import rotation_path
+from ..live import animator
 
 UNKEYED = "limb_ik_unkeyed"  #: the source action's ID property: the values of channels that had no F-curve
 
@@ -128,10 +128,10 @@ def playing(obj: bpy.types.Object):
 
 def remove(obj: bpy.types.Object) -> int:
     """Put the animator's keys back on every channel planting keyed, forget the source; returns the number
-    of channels put back. Raises :class:`LimbError`, changing nothing, where there is no planting to remove."""
+    of channels put back. Raises :class:`LimbIKError`, changing nothing, where there is no planting to remove."""
     store = obj.limb_ik.planting_source
     if store is None:
-        raise LimbError(f"Armature '{obj.name}' has no planting to remove: it was not planted by a bake.")
+        raise LimbIKError(f"Armature '{obj.name}' has no planting to remove: it was not planted by a bake.")
     check_editable(obj)
     animator.restore(obj)
     edit = ActionEdit(obj)

@@ -8,7 +8,7 @@ import numpy as np
 from mathutils import Vector
 from mathutils.bvhtree import BVHTree
 
-from .errors import LimbError
+from ..errors import LimbIKError
 
 _trees: dict[tuple, tuple[tuple, BVHTree, float]] = {}  # shape's key -> (fingerprint, tree, top height)
 SOLID = {"MESH", "CURVE", "SURFACE", "META"}  #: object types with a surface to stand on
@@ -29,7 +29,7 @@ class Ground:
                     shapes.append(_tree(key, instance.object, instance.matrix_world))
         shapes = [shape for shape in shapes if shape is not None]
         if not shapes:
-            raise LimbError(f"Ground collection '{collection.name}' has no mesh to stand on.")
+            raise LimbIKError(f"Ground collection '{collection.name}' has no mesh to stand on.")
         self.name = collection.name
         self.trees = [tree for tree, _, _ in shapes]
         self.top = max(top for _, top, _ in shapes) + 1.0  #: rays start this high: above every surface

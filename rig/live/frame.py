@@ -1,13 +1,15 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """Live solving on frame change: the enabled limbs of every live rig solved from the animator's pose
-(:mod:`.animator` keeps that pose), their plans checked anew only when the set-up changes, and
+(:mod:`.live.animator` keeps that pose), their plans checked anew only when the set-up changes, and
 rigs whose targets were dragged by hand solved again."""
 
 import bpy
 import numpy as np
 
-from . import animator, fk, ground, plan, plant, solve
-from .errors import LimbError
+from .. import plan, solve
+from ..errors import LimbIKError
+from ..planting import ground, legs
+from . import animator, compose
 
 _plans: dict[int, tuple[tuple, plan.Plan]] = {}  # by Object.session_uid: (signature, plan)
 _moved: set[int] = set()  # live rigs whose targets or poles were moved since they were solved, or to solve again
@@ -25,7 +27,7 @@ def forget_all() -> None:
     _moved.clear()
     _composing.clear()
     animator.forget_all()
-    plant.forget_all()
+    legs.forget_all()
     ground.forget_all()
 
 
@@ -76,7 +78,7 @@ def forget_plans() -> None:
 
 def before_frame_change(scene: bpy.types.Scene) -> None:
     """Put back the animator's values under the live writes in ``scene``, except on live rigs whose solve
-    composes the animator's pose itself (:mod:`.fk`): their armatures are then evaluated once this frame."""
+    composes the animator's pose itself (:mod:`.live.compose`): their armatures are then evaluated once this frame."""
     _composing.clear()
     for obj in scene.objects:
         if animator.pending(obj) is None:
@@ -93,9 +95,9 @@ def _composable(planned: plan.Plan) -> bool:
         planned.composes
         and bool(planned.limbs)
         and planned.planting is None
-        and len(planned.obj.pose.bones) >= fk.COMPOSE_FROM
-        and fk.goals_apart(planned)
-        and fk.may_compose(planned)
+        and len(planned.obj.pose.bones) >= compose.COMPOSE_FROM
+        and compose.goals_apart(planned)
+        and compose.may_compose(planned)
     )
 
 
@@ -136,10 +138,10 @@ def solve_live(obj: bpy.types.Object, depsgraph) -> bool:
         ):
             return _again(obj)
         problems = solve.solve_rig(obj, depsgraph, strict=False, planned=planned, live=True, under=under).problems
-    except fk.Uncomposed:
+    except compose.Uncomposed:
         planned.composes = False  # restored before the frame changes from now on
         return _again(obj)
-    except LimbError as error:
+    except LimbIKError as error:
         problems = {limb.name: str(error) for limb in obj.limb_ik.limbs if limb.enabled}
         animator.restore(obj)  # nothing written: the animator's pose, as when restored before the frame change
     for limb in obj.limb_ik.limbs:

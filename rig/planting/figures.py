@@ -31,10 +31,12 @@ from dataclasses import asdict, dataclass
 import bpy
 import numpy as np
 
-from . import plan, plant, timeline
-from .errors import LimbError
+from .. import plan
+from ..errors import LimbIKError
+from ..frames import timeline
+from ..pose import read_pose
+from . import legs
 from .ground import Ground
-from .pose import read_pose
 
 CONTACT_HEIGHT = 0.03  #: metres above its lowest height a ball in contact may be
 CONTACT_SPEED = 0.3  #: metres per second across the floor a ball in contact may move
@@ -97,11 +99,11 @@ def foot_report(
     planned.raise_first_problem()
     planting = planned.planting
     if planting is None:
-        raise LimbError(f"Armature '{obj.name}' has no planted limbs to report on.")
+        raise LimbIKError(f"Armature '{obj.name}' has no planted limbs to report on.")
     scene = depsgraph.scene
     start, end = timeline.frame_range(scene, frame_start, frame_end)
     if end < start:
-        raise LimbError(f"The report's range ends (frame {end}) before it starts (frame {start}).")
+        raise LimbIKError(f"The report's range ends (frame {end}) before it starts (frame {start}).")
     frames = range(start, end + 1)
     played = _track(depsgraph, planting, frames, paused=False)
     authored, source = recorded(obj, planting, frames), "the take recorded by the last planting bake"
@@ -116,27 +118,27 @@ def foot_report(
     return FootReport((start, end), feet, _pelvis_drop(authored, played, ground, floor), pelvis_lift, source)
 
 
-def _track(depsgraph, planting: plant.PlantPlan, frames, paused: bool) -> dict[str, np.ndarray]:
+def _track(depsgraph, planting: legs.PlantPlan, frames, paused: bool) -> dict[str, np.ndarray]:
     """Ankles, balls and knees (F, n, …) and the pelvis (F, 3) in world space over ``frames``."""
     obj = planting.obj
 
     def read(depsgraph):
-        sample = plant.leg_sample(planting, read_pose(obj, obj.evaluated_get(depsgraph)))
+        sample = legs.leg_sample(planting, read_pose(obj, obj.evaluated_get(depsgraph)))
         return sample.feet[:, :3, 3], sample.balls, _knees(sample), sample.pelvis
 
     ankles, balls, knees, pelvis = (np.array(c) for c in zip(*timeline.step(depsgraph, frames, read, paused=paused)))
     return {"ankle": ankles, "ball": balls, "knee": knees, "pelvis": pelvis}
 
 
-def _knees(sample: plant.LegSample) -> np.ndarray:
+def _knees(sample: legs.LegSample) -> np.ndarray:
     """(n,) radians between each thigh (hip to knee) and shin (knee to ankle): 0 straight."""
     thigh, shin = sample.knees - sample.hips, sample.feet[:, :3, 3] - sample.knees
     cos = np.einsum("ni,ni->n", thigh, shin) / (np.linalg.norm(thigh, axis=1) * np.linalg.norm(shin, axis=1))
     return np.arccos(np.clip(cos, -1.0, 1.0))
 
 
-def record(obj: bpy.types.Object, planting: plant.PlantPlan, frames: range, samples: list) -> None:
-    """Keep on ``obj`` the take a planting bake read (one :class:`.plant.LegSample` per frame)."""
+def record(obj: bpy.types.Object, planting: legs.PlantPlan, frames: range, samples: list) -> None:
+    """Keep on ``obj`` the take a planting bake read (one :class:`.planting.legs.LegSample` per frame)."""
     track = {
         "ankle": np.array([s.feet[:, :3, 3] for s in samples]),
         "ball": np.array([s.balls for s in samples]),
@@ -150,7 +152,7 @@ def record(obj: bpy.types.Object, planting: plant.PlantPlan, frames: range, samp
     }
 
 
-def recorded(obj: bpy.types.Object, planting: plant.PlantPlan, frames: range) -> dict[str, np.ndarray] | None:
+def recorded(obj: bpy.types.Object, planting: legs.PlantPlan, frames: range) -> dict[str, np.ndarray] | None:
     """The recorded take over ``frames`` for the legs of ``planting``, or None if there is none that covers them."""
     stored = obj.get(RECORD)
     if stored is None:

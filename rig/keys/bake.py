@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """Bake solved limbs to keyframes: read every frame, plant, solve all frames at once, key in bulk.
 
-The animated pose and the goals are read over the whole range at once (:mod:`.sampling`): from the
+The animated pose and the goals are read over the whole range at once (:mod:`.frames.sampling`): from the
 F-curves in bulk when nothing else drives them and that agrees with Blender, else by letting Blender
 evaluate each frame with live solving paused. The chains of all frames then go through one solve,
 and each limb bone's rotation channel (in its own mode, continuous over time) is keyed with
@@ -16,14 +16,15 @@ from dataclasses import dataclass, field
 import bpy
 import numpy as np
 
-from ..solvers import rotation_modes
-from . import overrides, plan, plant, sampling, solve, source, timeline
-from . import report as report_module
+from ...solvers import rotation_modes
+from .. import plan, solve
+from ..errors import LimbIKError
+from ..frames import overrides, sampling, timeline
+from ..planting import figures, legs, source
+from ..planting.ground import Ground
+from ..pose import AXIS_ANGLE, QUATERNION, by_mode
 from .actions import ActionEdit, check_editable
-from .errors import LimbError
-from .ground import Ground
-from .keys import key_bone, rotation_path
-from .pose import AXIS_ANGLE, QUATERNION, by_mode
+from .bones import key_bone, rotation_path
 
 
 @dataclass
@@ -46,9 +47,9 @@ class BakeReport:
 def frame_list(start: int, end: int, step: int) -> list[int]:
     """The frames keyed: every ``step``-th from ``start``, and always ``end``."""
     if end < start:
-        raise LimbError(f"The bake range ends (frame {end}) before it starts (frame {start}).")
+        raise LimbIKError(f"The bake range ends (frame {end}) before it starts (frame {start}).")
     if step < 1:
-        raise LimbError(f"The bake step must be 1 or more, not {step}.")
+        raise LimbIKError(f"The bake step must be 1 or more, not {step}.")
     frames = list(range(start, end + 1, step))
     if frames[-1] != end:
         frames.append(end)
@@ -70,20 +71,20 @@ def bake(
 
     The range defaults to the scene's. With ``turn_off_live`` the rig's live solving is switched
     off afterwards, so the keys play back as baked. ``progress`` is called with the fraction read.
-    Raises :class:`LimbError` (nothing changed) if a limb cannot be solved.
+    Raises :class:`LimbIKError` (nothing changed) if a limb cannot be solved.
     """
     began = time.perf_counter()
     scene = depsgraph.scene
     if obj.name not in scene.objects:
-        raise LimbError(f"Armature '{obj.name}' is not in the scene '{scene.name}'.")
+        raise LimbIKError(f"Armature '{obj.name}' is not in the scene '{scene.name}'.")
     planned = plan.make(obj, limbs, from_source=True)
     planned.raise_first_problem()
     if not planned.limbs:
-        raise LimbError(f"Armature '{obj.name}' has no enabled limbs to bake.")
+        raise LimbIKError(f"Armature '{obj.name}' has no enabled limbs to bake.")
     check_editable(obj)
     blended = overrides.keys_overridden(obj)
     if blended:
-        raise LimbError(blended)
+        raise LimbIKError(blended)
     frames = frame_list(*timeline.frame_range(scene, frame_start, frame_end), step)
     planting = planned.planting
     edit = ActionEdit(obj)
@@ -111,7 +112,7 @@ def _bake(obj, depsgraph, planned: plan.Plan, edit: ActionEdit, frames: list[int
     """Read, plant, solve and key ``frames``: the bake once its range and the take's source are settled."""
     scene = depsgraph.scene
     planting, analysis = planned.planting, None
-    span = plant.take(obj, scene, frames[0], frames[-1]) if planting is not None else frames
+    span = legs.take(obj, scene, frames[0], frames[-1]) if planting is not None else frames
     sampled = sampling.sample(depsgraph, planned, [*span, *frames], frames, progress)
     solve.check_numbers(planned, sampled.pose, sampled.frames)
     rows = sampled.rows(frames)
@@ -119,9 +120,9 @@ def _bake(obj, depsgraph, planned: plan.Plan, edit: ActionEdit, frames: list[int
     groups = solve.assemble(planned, pose, sampled.goals[rows])
     if planting is not None:  # planting reads the whole take
         ground = Ground(obj.limb_ik.ground, depsgraph)
-        samples = [plant.leg_sample(planting, sampled.pose.frame(row)) for row in sampled.rows(span)]
-        analysis = plant.analyse(planting, span, samples, ground, scene, range(frames[0], frames[-1] + 1))
-        report_module.record(obj, planting, span, samples)  # what the foot report compares with, saved in the file
+        samples = [legs.leg_sample(planting, sampled.pose.frame(row)) for row in sampled.rows(span)]
+        analysis = legs.analyse(planting, span, samples, ground, scene, range(frames[0], frames[-1] + 1))
+        figures.record(obj, planting, span, samples)  # what the foot report compares with, saved in the file
     solved = solve.solve_frames(planned, groups, pose, frames, analysis)
 
     report = BakeReport(len(frames), [limb.name for limb in planned.limbs], path=sampled.path, why=sampled.why)

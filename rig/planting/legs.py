@@ -17,12 +17,12 @@ from typing import NamedTuple
 import bpy
 import numpy as np
 
-from ..solvers import SolverError, rotation_modes
-from ..solvers.planting import Legs, Planted, PlantSettings, plant
-from . import actions
-from .errors import LimbError
+from ...solvers import SolverError, rotation_modes
+from ...solvers.planting import Legs, Planted, PlantSettings, plant
+from ..errors import LimbIKError
+from ..keys import actions
+from ..pose import Pose, local_quaternions
 from .ground import Ground
-from .pose import Pose, local_quaternions
 
 
 @dataclass(frozen=True)
@@ -57,31 +57,33 @@ class PlantPlan:
 def plant_plan(obj: bpy.types.Object, limbs, chains) -> PlantPlan | None:
     """The planting set-up of the planned limbs; None when no limb is planted.
 
-    Raises :class:`LimbError` for a planted limb without a foot, a missing ground or pelvis.
+    Raises :class:`LimbIKError` for a planted limb without a foot, a missing ground or pelvis.
     """
     planted = [(limb, chain) for limb, chain in zip(limbs, chains) if limb.plant]
     if not planted:
         return None
     if obj.limb_ik.ground is None:
-        raise LimbError(f"Armature '{obj.name}' has planted limbs but no ground collection to plant them on.")
+        raise LimbIKError(f"Armature '{obj.name}' has planted limbs but no ground collection to plant them on.")
     bones = obj.data.bones
     feet = []
     for limb, chain in planted:
         if chain.size != 3:
-            raise LimbError(f"Limb '{limb.name}' is planted but has no end bone; planting needs thigh, shin and foot.")
+            raise LimbIKError(
+                f"Limb '{limb.name}' is planted but has no end bone; planting needs thigh, shin and foot."
+            )
         if limb.toe_bone and limb.toe_bone not in bones:
-            raise LimbError(f"Limb '{limb.name}': toe bone '{limb.toe_bone}' does not exist in '{obj.name}'.")
+            raise LimbIKError(f"Limb '{limb.name}': toe bone '{limb.toe_bone}' does not exist in '{obj.name}'.")
         feet.append(_foot(obj, limb, chain))
     pelvis = _pelvis(obj, limbs, chains, [chain for _, chain in planted])
     pelvis_bone = bones[pelvis]
     if any(obj.pose.bones[pelvis].lock_location):
-        raise LimbError(f"Pelvis bone '{pelvis}' has locked location; unlock it so planting can lower the hips.")
+        raise LimbIKError(f"Pelvis bone '{pelvis}' has locked location; unlock it so planting can lower the hips.")
     under = frozenset(
         limb.name for limb, chain in zip(limbs, chains) if pelvis_bone in bones[chain.bones[0]].parent_recursive
     )
     for limb, _ in planted:
         if limb.name not in under:
-            raise LimbError(
+            raise LimbIKError(
                 f"Limb '{limb.name}' does not hang below the pelvis bone '{pelvis}'; set the Pelvis Bone to a bone "
                 "that carries every planted leg."
             )
@@ -98,9 +100,9 @@ def _pelvis(obj, limbs, chains, planted_chains) -> str:
     bones = obj.data.bones
     if name:
         if name not in bones:
-            raise LimbError(f"Pelvis bone '{name}' does not exist in armature '{obj.name}'.")
+            raise LimbIKError(f"Pelvis bone '{name}' does not exist in armature '{obj.name}'.")
         if bones[name].use_connect:
-            raise LimbError(
+            raise LimbIKError(
                 f"Pelvis bone '{name}' is connected to its parent '{bones[name].parent.name}', so it cannot be lowered "
                 "on its own; set the Pelvis Bone to the parent, or disconnect it."
             )
@@ -109,7 +111,7 @@ def _pelvis(obj, limbs, chains, planted_chains) -> str:
     common = [b for b in lines[0] if all(b in line for line in lines[1:])]
     if not common:
         legs = ", ".join(f"'{c.limb}'" for c in planted_chains)
-        raise LimbError(
+        raise LimbIKError(
             f"The planted legs {legs} of '{obj.name}' share no parent bone to carry them; parent them under one "
             "body bone and set it as the Pelvis Bone."
         )
@@ -150,7 +152,7 @@ def plant_settings(obj: bpy.types.Object, scene: bpy.types.Scene) -> PlantSettin
             foot_lock=rig.use_foot_lock,
         )
     except SolverError as error:
-        raise LimbError(f"Armature '{obj.name}': {error}.") from error
+        raise LimbIKError(f"Armature '{obj.name}': {error}.") from error
 
 
 def take(obj: bpy.types.Object, scene: bpy.types.Scene, first: int | None = None, last: int | None = None) -> range:
@@ -237,7 +239,7 @@ def analyse(
     plan: PlantPlan, frames: range, samples: list, ground: Ground, scene: bpy.types.Scene, asked: range | None = None
 ) -> Analysis:
     """Plant the legs of ``plan`` over ``frames``, whose animated legs ``samples`` holds (one
-    :func:`leg_sample` per frame), on ``ground``. Raises :class:`LimbError` where a foot has no
+    :func:`leg_sample` per frame), on ``ground``. Raises :class:`LimbIKError` where a foot has no
     ground under it, counting the frames of ``asked`` (default: all) that have none."""
     track = LegSample(*(np.array(column) for column in zip(*samples)))
     legs = Legs(
@@ -254,7 +256,7 @@ def analyse(
     try:
         planted = plant(legs, ground.cast_down, plant_settings(plan.obj, scene))
     except SolverError as error:
-        raise LimbError(f"Armature '{plan.obj.name}' could not be planted: {error}.") from error
+        raise LimbIKError(f"Armature '{plan.obj.name}' could not be planted: {error}.") from error
     problems = {
         foot.limb: f"Limb '{foot.limb}' has no ground under its foot at "
         f"{_missing_text(frames, planted.no_ground[:, n], asked or frames)}; extend the ground collection "
@@ -263,7 +265,7 @@ def analyse(
         if planted.no_ground[:, n].any()
     }
     if problems:
-        raise LimbError(next(iter(problems.values())), problems)
+        raise LimbIKError(next(iter(problems.values())), problems)
     pelvis = track.pelvis
     lift = np.einsum("fij,fj->fi", planted.body[:, :3, :3], pelvis)[:, 2] + planted.body[:, 2, 3] - pelvis[:, 2]
     return Analysis(frames, planted, lift, float((legs.thigh + legs.shin).max()), ground.name)
@@ -311,7 +313,7 @@ class _Cached:
     key: tuple  #: settings, legs, ground and take the analysis was made for
     frames: range
     samples: list  #: the animated legs at each frame, as analysed
-    result: Analysis | LimbError  #: the analysis, or why there is none
+    result: Analysis | LimbIKError  #: the analysis, or why there is none
 
 
 _cache: dict[int, _Cached] = {}  # by Object.session_uid
@@ -321,7 +323,7 @@ def current(plan: PlantPlan, depsgraph, pose: Pose, read: Callable[[range], Pose
     """The planting analysis of the take around the current frame, for solving one frame (live, the
     Solve operator): kept while the take, the ground, the settings and the animated legs at this
     frame are as they were analysed; else made anew from ``read(frames)``, the rig's animated pose over
-    the take (:func:`.sampling.take`). Raises :class:`LimbError` when the take cannot be planted (kept
+    the take (:func:`.frames.sampling.take`). Raises :class:`LimbIKError` when the take cannot be planted (kept
     too, until something changes)."""
     obj, scene = plan.obj, depsgraph.scene
     ground = Ground(obj.limb_ik.ground, depsgraph)
@@ -334,10 +336,10 @@ def current(plan: PlantPlan, depsgraph, pose: Pose, read: Callable[[range], Pose
         samples = [leg_sample(plan, poses.frame(row)) for row in range(len(span))]
         try:
             result = analyse(plan, span, samples, ground, scene)
-        except LimbError as error:
+        except LimbIKError as error:
             result = error
         cached = _cache[obj.session_uid] = _Cached(key, span, samples, result)
-    if isinstance(cached.result, LimbError):
+    if isinstance(cached.result, LimbIKError):
         raise cached.result
     return cached.result
 

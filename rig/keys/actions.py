@@ -14,8 +14,8 @@ import bpy
 import numpy as np
 from bpy_extras import anim_utils
 
+from ..errors import LimbIKError
 from . import splice
-from .errors import LimbError
 
 #: Every stored attribute of a keyframe, with its width; together they restore a key bit for bit.
 KEY_FIELDS = (
@@ -118,7 +118,7 @@ def ensure_channelbag(action: bpy.types.Action, slot) -> "bpy.types.ActionChanne
 
 
 def check_editable(obj: bpy.types.Object) -> None:
-    """Raise :class:`LimbError` if the action ``obj`` plays cannot be changed here: one linked from a library,
+    """Raise :class:`LimbIKError` if the action ``obj`` plays cannot be changed here: one linked from a library,
     as a library override's is (keys written into it would be lost on saving, and it cannot be put back), or
     one that other objects play too (its keys would move them as well)."""
     data = obj.animation_data
@@ -126,14 +126,14 @@ def check_editable(obj: bpy.types.Object) -> None:
     if action is None:
         return
     if action.library is not None:
-        raise LimbError(
+        raise LimbIKError(
             f"Armature '{obj.name}' plays the action '{action.name}' linked from '{action.library.filepath}', which "
             "cannot be changed here; make the action local (or give the rig a new action) to bake."
         )
     others = sharing(obj)
     if others:
         listed = ", ".join(f"'{other.name}'" for other in others)
-        raise LimbError(
+        raise LimbIKError(
             f"Armature '{obj.name}' plays the action '{action.name}', which {listed} also play"
             f"{'s' if len(others) == 1 else ''}: keys written into it would move {listed} too; give '{obj.name}' an "
             "action of its own first (the user count beside the action's name makes a single-user copy)."
@@ -158,7 +158,7 @@ def sharing(obj: bpy.types.Object) -> list[bpy.types.Object]:
     return out
 
 
-#: New keys' attributes by name, as :mod:`.splice` writes them one key at a time.
+#: New keys' attributes by name, as :mod:`.keys.splice` writes them one key at a time.
 NEW_KEY_ATTRIBUTES = {
     name: next(item.identifier for item in _KEYFRAME[name].enum_items if item.value == value)
     if _KEYFRAME[name].type == "ENUM"

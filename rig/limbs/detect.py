@@ -23,9 +23,9 @@ from dataclasses import dataclass
 import bpy
 import numpy as np
 
-from . import timeline
+from ..errors import LimbIKError
+from ..frames import timeline
 from .chain import check_scale
-from .errors import LimbError
 
 #: Role of each spelling, after lower-casing and dropping separators.
 ROLE_NAMES = {
@@ -201,7 +201,7 @@ class _Shape:
     def __init__(self, obj: bpy.types.Object, depsgraph):
         self.bones = obj.data.bones
         if not self.bones:
-            raise LimbError(f"Armature '{obj.name}' has no bones to find limbs among; add bones first.")
+            raise LimbIKError(f"Armature '{obj.name}' has no bones to find limbs among; add bones first.")
         check_scale(obj.name, obj.matrix_world)
         up = np.linalg.solve(np.array(obj.matrix_world, dtype=np.float64)[:3, :3], [0.0, 0.0, 1.0])
         self.up = up / np.linalg.norm(up)

@@ -6,8 +6,8 @@ from dataclasses import dataclass
 import bpy
 import numpy as np
 
-from ..solvers.constants import STRAIGHT
-from .errors import LimbError
+from ...solvers.constants import STRAIGHT
+from ..errors import LimbIKError
 
 #: Two heads closer than this (in armature units) make a zero-length segment.
 MIN_SEGMENT = 1e-6
@@ -45,23 +45,23 @@ class Chain:
 
 
 def check_armature(obj) -> None:
-    """Raise :class:`LimbError` unless ``obj`` is an armature whose pose can be written."""
+    """Raise :class:`LimbIKError` unless ``obj`` is an armature whose pose can be written."""
     if obj is None:
-        raise LimbError("No active object; select an armature.")
+        raise LimbIKError("No active object; select an armature.")
     if obj.type != "ARMATURE":
-        raise LimbError(f"'{obj.name}' is a {obj.type.lower()}, not an armature.")
+        raise LimbIKError(f"'{obj.name}' is a {obj.type.lower()}, not an armature.")
     if obj.library is not None:
-        raise LimbError(
+        raise LimbIKError(
             f"Armature '{obj.name}' is linked from a library and cannot be posed; make a library override first."
         )
 
 
 def check_scale(name: str, world) -> None:
-    """Raise :class:`LimbError` when the world matrix ``world`` of the armature ``name`` is scaled to zero on an
+    """Raise :class:`LimbIKError` when the world matrix ``world`` of the armature ``name`` is scaled to zero on an
     axis: its bones then have no size or direction in the world to solve, measure or detect limbs by."""
     world = np.asarray(world, dtype=np.float64)[:3, :3]
     if not abs(np.linalg.det(world)) > 1e-12 * np.prod(np.linalg.norm(world, axis=0)):
-        raise LimbError(
+        raise LimbIKError(
             f"Armature '{name}' is scaled to zero on an axis (its object or a parent), so its bones have no size; "
             "give it a scale on every axis."
         )
@@ -72,7 +72,7 @@ _CHOICES: dict[str, list[tuple[str, str, list[str], set[int]]]] = {}
 
 
 def check_choices(limb) -> None:
-    """Raise :class:`LimbError` for a setting of ``limb`` holding a choice this version does not offer: saved by a
+    """Raise :class:`LimbIKError` for a setting of ``limb`` holding a choice this version does not offer: saved by a
     newer version, Blender keeps the stored number, shows an empty field and reads it as no choice at all."""
     rna = limb.bl_rna
     if rna.identifier not in _CHOICES:  # once: going through the properties took 9 times the check (4 limbs)
@@ -84,62 +84,64 @@ def check_choices(limb) -> None:
     for identifier, name, names, numbers in _CHOICES[rna.identifier]:
         stored = limb.get(identifier)  # the item's number, or None while the default is kept
         if stored is not None and stored not in numbers:
-            raise LimbError(
+            raise LimbIKError(
                 f"Limb '{limb.name}': its {name} is set to a choice this version of Limb IK does not know "
                 f"({stored}), perhaps saved by a newer version; choose one of {', '.join(names[:-1])} or {names[-1]}."
             )
 
 
 def chain_of(obj: bpy.types.Object, limb, planted: bool = False) -> Chain:
-    """The checked chain of ``limb`` on armature ``obj``; raises :class:`LimbError` naming what is wrong.
+    """The checked chain of ``limb`` on armature ``obj``; raises :class:`LimbIKError` naming what is wrong.
     ``planted``: checked as a planted leg, its toe too, whether or not the limb is marked planted yet."""
     check_armature(obj)
     names = [limb.upper_bone, limb.lower_bone] + ([limb.end_bone] if limb.end_bone else [])
     for role, name in zip(("upper", "lower"), names):
         if not name:
-            raise LimbError(f"Limb '{limb.name}' has no {role} bone.")
+            raise LimbIKError(f"Limb '{limb.name}' has no {role} bone.")
     bones = obj.data.bones
     for name in names:
         if name not in bones:
-            raise LimbError(f"Limb '{limb.name}': bone '{name}' does not exist in armature '{obj.name}'.")
+            raise LimbIKError(f"Limb '{limb.name}': bone '{name}' does not exist in armature '{obj.name}'.")
     if len(set(names)) != len(names):
-        raise LimbError(f"Limb '{limb.name}' uses the same bone twice.")
+        raise LimbIKError(f"Limb '{limb.name}' uses the same bone twice.")
     for parent, child in zip(names, names[1:]):
         if bones[parent] not in bones[child].parent_recursive:
-            raise LimbError(f"Limb '{limb.name}': '{child}' is not a child of '{parent}', so they do not form a chain.")
+            raise LimbIKError(
+                f"Limb '{limb.name}': '{child}' is not a child of '{parent}', so they do not form a chain."
+            )
         if not _inherits_rotation(bones[child], bones[parent]):
-            raise LimbError(
+            raise LimbIKError(
                 f"Limb '{limb.name}': '{child}' does not inherit rotation from '{parent}'; "
                 "enable Inherit Rotation so the chain moves together."
             )
     pose_bones = obj.pose.bones
     for name in names:
         if _locked(pose_bones[name]):
-            raise LimbError(
+            raise LimbIKError(
                 f"Limb '{limb.name}': bone '{name}' has locked rotation; unlock it so Limb IK can rotate it."
             )
 
     if getattr(limb, "plane", "NONE") == "CUSTOM" and not any(limb.plane_normal):
-        raise LimbError(f"Limb '{limb.name}': its Custom plane has no normal; give Plane Normal a direction.")
+        raise LimbIKError(f"Limb '{limb.name}': its Custom plane has no normal; give Plane Normal a direction.")
 
     heads = [np.array(bones[n].head_local, dtype=np.float64) for n in names]
     last = bones[names[-1]]
     points = heads + [np.array(last.tail_local, dtype=np.float64)]
     for a, b, name in zip(points, points[1:], names):
         if np.linalg.norm(b - a) < MIN_SEGMENT:
-            raise LimbError(f"Limb '{limb.name}': bone '{name}' has zero length between its joints.")
+            raise LimbIKError(f"Limb '{limb.name}': bone '{name}' has zero length between its joints.")
 
     for role in ("target", "pole"):
         goal = getattr(limb, role)
         remembered = getattr(limb, f"{role}_name", "")
         if goal is None and remembered:
-            raise LimbError(
+            raise LimbIKError(
                 f"Limb '{limb.name}': its {role} '{remembered}' no longer exists; pick a new one or clear it."
             )
         _check_goal(obj, limb, names, role, goal, getattr(limb, f"{role}_bone"))
     aim = limb.target
     if aim is not None and limb.pole == aim and (aim.type != "ARMATURE" or limb.pole_bone == limb.target_bone):
-        raise LimbError(
+        raise LimbIKError(
             f"Limb '{limb.name}': its pole '{limb.pole_bone or aim.name}' is also its target, so it cannot "
             "show which way the limb bends; pick another pole or clear it."
         )
@@ -179,7 +181,7 @@ def _scale_inheritance(bones, names) -> list[str]:
 
 
 def check_scale_inheritance(limbs, chains, matrices) -> None:
-    """Raise :class:`LimbError` for a chain bone inheriting scale in a way the solve does not model
+    """Raise :class:`LimbIKError` for a chain bone inheriting scale in a way the solve does not model
     (:attr:`Chain.partial_scale`) from a bone whose pose matrix (``matrices``, armature space, all bones; or
     over frames, (F, B, 4, 4)) is scaled unevenly or sheared: Blender then moves it in a way the solve does
     not model. With even scales every way of inheriting scale agrees."""
@@ -189,7 +191,7 @@ def check_scale_inheritance(limbs, chains, matrices) -> None:
             gram = np.swapaxes(above, -1, -2) @ above
             size = np.trace(gram, axis1=-2, axis2=-1)[..., None, None] / 3.0
             if (np.abs(gram - size * np.eye(3)) > EVEN_SCALE * size).any():
-                raise LimbError(
+                raise LimbIKError(
                     f"Limb '{limb.name}': bone '{chain.bones[position]}' inherits scale as "
                     f"'{mode.replace('_', ' ').title()}', not Full, from '{above_name}', which is "
                     "scaled unevenly; set its Inherit Scale to Full, or scale evenly."
@@ -203,13 +205,13 @@ def _toe(obj, limb, names, planted: bool) -> int | None:
         return None
     bones = obj.data.bones
     if name not in bones:
-        raise LimbError(f"Limb '{limb.name}': toe bone '{name}' does not exist in armature '{obj.name}'.")
+        raise LimbIKError(f"Limb '{limb.name}': toe bone '{name}' does not exist in armature '{obj.name}'.")
     if bones[names[2]] not in bones[name].parent_recursive or not _inherits_rotation(bones[name], bones[names[2]]):
-        raise LimbError(f"Limb '{limb.name}': toe bone '{name}' is not a child of the foot '{names[2]}'.")
+        raise LimbIKError(f"Limb '{limb.name}': toe bone '{name}' is not a child of the foot '{names[2]}'.")
     if name in names:
-        raise LimbError(f"Limb '{limb.name}': the toe bone '{name}' is also a bone of the chain.")
+        raise LimbIKError(f"Limb '{limb.name}': the toe bone '{name}' is also a bone of the chain.")
     if _locked(obj.pose.bones[name]):
-        raise LimbError(
+        raise LimbIKError(
             f"Limb '{limb.name}': toe bone '{name}' has locked rotation; unlock it so planting can turn it."
         )
     return obj.pose.bones.find(name)
@@ -235,28 +237,28 @@ def _check_goal(obj, limb, chain_names, role: str, goal, bone_name: str) -> None
         return
     if goal.type == "ARMATURE" and bone_name:
         if bone_name not in goal.data.bones:
-            raise LimbError(f"Limb '{limb.name}': {role} bone '{bone_name}' does not exist in '{goal.name}'.")
+            raise LimbIKError(f"Limb '{limb.name}': {role} bone '{bone_name}' does not exist in '{goal.name}'.")
         if goal == obj:
             bone = obj.data.bones[bone_name]
             if bone_name in chain_names:
-                raise LimbError(
+                raise LimbIKError(
                     f"Limb '{limb.name}': its {role} '{bone_name}' is a bone of the limb itself; "
                     "use a bone outside the chain."
                 )
             for name in reversed(chain_names):  # the nearest chain bone above it names the problem best
                 if obj.data.bones[name] in bone.parent_recursive:
-                    raise LimbError(
+                    raise LimbIKError(
                         f"Limb '{limb.name}': its {role} '{bone_name}' moves with the chain bone '{name}'; "
                         "use a bone outside the chain."
                     )
     elif goal == obj:
-        raise LimbError(f"Limb '{limb.name}': the {role} is the armature itself; choose a {role} bone.")
+        raise LimbIKError(f"Limb '{limb.name}': the {role} is the armature itself; choose a {role} bone.")
     followed = _followed_chain_bone(goal, bone_name if goal.type == "ARMATURE" else "", obj, chain_names)
     if followed is not None:
         name, constraint = followed
         if constraint is None:
-            raise LimbError(f"Limb '{limb.name}': the {role} '{goal.name}' is parented to the limb it drives.")
-        raise LimbError(
+            raise LimbIKError(f"Limb '{limb.name}': the {role} '{goal.name}' is parented to the limb it drives.")
+        raise LimbIKError(
             f"Limb '{limb.name}': the {role} '{goal.name}' follows the chain bone '{name}' through the constraint "
             f"{constraint}, so it would move with the limb it drives; remove that dependency or pick another {role}."
         )

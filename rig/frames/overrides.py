@@ -2,7 +2,7 @@
 """What sets a rig's channels besides the F-curves of the action it plays: drivers, constraints and the NLA.
 
 One detection for two uses: the bake reads the animation in bulk only where none of these moves what the
-limbs read (:mod:`.bulk`), and a limb whose written bones one of them overrides cannot be solved as set up
+limbs read (:mod:`.frames.bulk`), and a limb whose written bones one of them overrides cannot be solved as set up
 (:func:`written_over`): its solved rotations would not be what plays.
 """
 
@@ -10,8 +10,8 @@ import re
 
 import bpy
 
+from ..keys.bones import rotation_path
 from .curves import evaluated
-from .keys import rotation_path
 
 #: A pose bone's path, its name in either quotes: the bone's name, and what follows.
 _BONE_PATH = re.compile(

@@ -6,7 +6,7 @@ without keys would keep what the live solve wrote, and the next solve would star
 pose instead of the animator's. So the values the live solve wrote are swapped back for what
 was there before, before each frame change and before saving, unless someone has changed them
 since (a key, a driver, the animator). At a frame change, a rig whose live solve can compose that
-pose itself (:mod:`.fk`) keeps the values written and the solve takes the animator's in their place
+pose itself (:mod:`.live.compose`) keeps the values written and the solve takes the animator's in their place
 (:func:`pending`), saving an evaluation of the armature.
 
 Undo steps store the channels as they are, solved values included. After an undo or redo, the

@@ -6,7 +6,7 @@ That holds when nothing but F-curves moves what the limbs hang from and reach fo
 the bones above them, the targets and poles (bones too, with theirs), the armatures and every object
 they are parented to, each animated by the one action it plays, with no constraints, drivers, NLA,
 other ways of inheriting from a parent bone or parenting than the plain ones, and no time remapping.
-:func:`evaluate` reads those F-curves in bulk (:mod:`.curves`), composes objects and bones as Blender
+:func:`evaluate` reads those F-curves in bulk (:mod:`.frames.curves`), composes objects and bones as Blender
 does (:mod:`..solvers.posing`) and raises :class:`NotBulk`, with a sentence, for anything else.
 """
 
@@ -15,12 +15,14 @@ from dataclasses import dataclass, field
 import bpy
 import numpy as np
 
-from ..solvers import SolverError, posing
-from . import actions, overrides, plan
+from ...solvers import SolverError, posing
+from .. import plan
+from ..keys import actions
+from ..pose import AXIS_ANGLE, QUATERNION, Pose, by_mode
 from . import curves as curves_module
+from . import overrides
 from .curves import evaluated
 from .overrides import bone_path, drivers, nla
-from .pose import AXIS_ANGLE, QUATERNION, Pose, by_mode
 
 OBJECT_CHANNELS = {
     "location": 3,

@@ -1,13 +1,13 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """Keys on pose bones, written one way for the bake and for Match FK: whole arrays through an
-:class:`.actions.ActionEdit`, so every other key stays bit-identical and a failure puts the action
+:class:`.keys.actions.ActionEdit`, so every other key stays bit-identical and a failure puts the action
 back as it was."""
 
 import bpy
 import numpy as np
 
+from ..pose import AXIS_ANGLE, QUATERNION
 from .actions import ActionEdit, check_editable
-from .pose import AXIS_ANGLE, QUATERNION
 
 #: The rotation channel of each rotation mode that is not an Euler order.
 ROTATION_PATHS = {QUATERNION: "rotation_quaternion", AXIS_ANGLE: "rotation_axis_angle"}
@@ -31,7 +31,7 @@ def key_bone(obj, edit: ActionEdit, bone_index: int, channel: str, frames, value
 
 def key_rotations(obj: bpy.types.Object, bone_names, frame: float) -> int:
     """Key each bone's rotation as it stands, in its own rotation mode, at ``frame``; returns the
-    number of keys. Raises :class:`.errors.LimbError`, keying nothing, where the action cannot be changed."""
+    number of keys. Raises :class:`.errors.LimbIKError`, keying nothing, where the action cannot be changed."""
     check_editable(obj)
     edit = ActionEdit(obj)
     frames = np.array([frame], dtype=np.float64)

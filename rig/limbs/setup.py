@@ -8,10 +8,11 @@ import bpy
 import numpy as np
 from mathutils import Matrix
 
-from ..solvers.constants import IDENTITY
-from . import choices, detect, switch
+from ...solvers.constants import IDENTITY
+from .. import choices
+from ..errors import LimbIKError
+from . import detect, switch
 from .chain import chain_of, check_armature
-from .errors import LimbError
 
 
 @dataclass
@@ -41,17 +42,17 @@ def unique_name(obj: bpy.types.Object, base: str) -> str:
 def chain_from_selection(obj: bpy.types.Object, active: bpy.types.PoseBone, selected) -> list[str]:
     """Bone names root first, from selected pose bones whose active one ends the chain."""
     if active is None:
-        raise LimbError("No active bone; select two or three bones of one chain, the end bone last.")
+        raise LimbIKError("No active bone; select two or three bones of one chain, the end bone last.")
     names = {pb.name for pb in selected} | {active.name}
     if not 2 <= len(names) <= 3:
-        raise LimbError(f"Select two or three bones of one chain, not {len(names)}.")
+        raise LimbIKError(f"Select two or three bones of one chain, not {len(names)}.")
     chain = [active.name]
     for ancestor in active.bone.parent_recursive:
         if ancestor.name in names:
             chain.insert(0, ancestor.name)
     missing = names - set(chain)
     if missing:
-        raise LimbError(f"'{sorted(missing)[0]}' is not above the active bone '{active.name}'; select one chain.")
+        raise LimbIKError(f"'{sorted(missing)[0]}' is not above the active bone '{active.name}'; select one chain.")
     return chain
 
 
@@ -67,16 +68,16 @@ def add_limb(
     """
     check_armature(obj)
     if len(bones) not in (2, 3):
-        raise LimbError(f"A limb has two or three bones, not {len(bones)}.")
+        raise LimbIKError(f"A limb has two or three bones, not {len(bones)}.")
     if name in obj.limb_ik.limbs:  # a name asked for is kept, or refused
-        raise LimbError(f"Armature '{obj.name}' already has a limb named '{name}'; choose another name.")
+        raise LimbIKError(f"Armature '{obj.name}' already has a limb named '{name}'; choose another name.")
     if not name:
         kind, side = detect.limb_kind_and_side(bones)
         name = unique_name(obj, f"{kind}.{side}" if side else kind)
     taken = {b: limb.name for limb in obj.limb_ik.limbs for b in (limb.upper_bone, limb.lower_bone, limb.end_bone) if b}
     for bone in bones:
         if bone in taken:
-            raise LimbError(f"Bone '{bone}' already belongs to limb '{taken[bone]}'.")
+            raise LimbIKError(f"Bone '{bone}' already belongs to limb '{taken[bone]}'.")
     spec = LimbSpec(name, *bones)
     chain = chain_of(obj, spec)
     limb = obj.limb_ik.limbs.add()
@@ -129,7 +130,7 @@ def detect_limbs(obj: bpy.types.Object, depsgraph=None, with_targets: bool = Fal
             continue
         try:
             limb = add_limb(obj, bones, found.name, with_targets, found.toe)
-        except LimbError as error:  # named like a limb, but not a usable chain
+        except LimbIKError as error:  # named like a limb, but not a usable chain
             skipped[found.name] = str(error)
             continue
         if plane is not None:
@@ -158,11 +159,11 @@ def chosen(obj: bpy.types.Object, names=None, which: str = "ENABLED", selected_b
         names = [names] if isinstance(names, str) else list(names)
         missing = [name for name in names if name not in limbs]
         if missing:
-            raise LimbError(f"Armature '{obj.name}' has no limb named '{missing[0]}'.")
+            raise LimbIKError(f"Armature '{obj.name}' has no limb named '{missing[0]}'.")
         return [limbs[name] for name in names]
     if which == "ACTIVE":
         if obj.limb_ik.active_limb is None:
-            raise LimbError(f"Armature '{obj.name}' has no active limb.")
+            raise LimbIKError(f"Armature '{obj.name}' has no active limb.")
         return [obj.limb_ik.active_limb]
     if which == "ALL":
         return list(limbs)
@@ -171,7 +172,7 @@ def chosen(obj: bpy.types.Object, names=None, which: str = "ENABLED", selected_b
         selected = set(selected_bones)
         enabled = [limb for limb in enabled if selected & {limb.upper_bone, limb.lower_bone, limb.end_bone}]
         if not enabled:
-            raise LimbError("No enabled limb has a selected bone; select bones of the limbs to bake in Pose Mode.")
+            raise LimbIKError("No enabled limb has a selected bone; select bones of the limbs to bake in Pose Mode.")
     return enabled
 
 
@@ -196,13 +197,13 @@ def to_plant(obj: bpy.types.Object, names=None, depsgraph=None) -> list:
         limbs = [limb for limb in obj.limb_ik.limbs if limb.enabled]
         legs = [limb for limb in limbs if limb.plant] or [limb for limb in limbs if is_leg(obj, limb)]
         if not legs:
-            raise LimbError(f"Armature '{obj.name}' has no legs with a foot to plant; add or detect them first.")
+            raise LimbIKError(f"Armature '{obj.name}' has no legs with a foot to plant; add or detect them first.")
     for limb in legs:
         if not limb.end_bone:
-            raise LimbError(f"Limb '{limb.name}' has no foot to plant; planting needs thigh, shin and foot.")
+            raise LimbIKError(f"Limb '{limb.name}' has no foot to plant; planting needs thigh, shin and foot.")
         chain_of(obj, limb, planted=True)  # its bones, toe included, exist before they are measured
         if not detect.reaches_ground(obj, limb.toe_bone or limb.end_bone, depsgraph):
-            raise LimbError(
+            raise LimbIKError(
                 f"Limb '{limb.name}' has no foot on the ground side: its end bone '{limb.end_bone}' never comes "
                 "near the rig's lowest point; plant legs only."
             )
@@ -212,6 +213,6 @@ def to_plant(obj: bpy.types.Object, names=None, depsgraph=None) -> list:
 def remove_limb(obj: bpy.types.Object, index: int) -> None:
     limbs = obj.limb_ik.limbs
     if not 0 <= index < len(limbs):
-        raise LimbError(f"Armature '{obj.name}' has no limb number {index + 1}.")
+        raise LimbIKError(f"Armature '{obj.name}' has no limb number {index + 1}.")
     limbs.remove(index)
     obj.limb_ik.active_limb_index = min(index, max(len(limbs) - 1, 0))

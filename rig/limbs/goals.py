@@ -4,10 +4,10 @@ its end bone turns with the target."""
 
 import numpy as np
 
-from ..solvers.constants import IDENTITY
-from ..solvers.rotation_modes import matrix_to_quat, nearest_rotation, quat_to_matrix
+from ...solvers.constants import IDENTITY
+from ...solvers.rotation_modes import matrix_to_quat, nearest_rotation, quat_to_matrix
+from ..errors import LimbIKError
 from .chain import check_scale
-from .errors import LimbError
 
 
 def world_matrices(goals, depsgraph) -> np.ndarray:
@@ -23,15 +23,15 @@ def world_matrices(goals, depsgraph) -> np.ndarray:
 
 
 def check_evaluated(obj, limbs, chains, depsgraph) -> None:
-    """Raise :class:`LimbError` unless ``depsgraph`` evaluates the armature ``obj`` and the targets and poles
+    """Raise :class:`LimbIKError` unless ``depsgraph`` evaluates the armature ``obj`` and the targets and poles
     of its ``chains`` (of ``limbs``), and none was deleted: what is read of them would be stale, or fail."""
     try:
         name = obj.name
     except ReferenceError:
-        raise LimbError("The armature was deleted while it was being solved; nothing was changed.") from None
+        raise LimbIKError("The armature was deleted while it was being solved; nothing was changed.") from None
     why = _not_evaluated(obj, depsgraph)
     if why:
-        raise LimbError(f"Armature '{name}' {why[0]}, so Blender does not evaluate its pose; {why[1]} to solve it.")
+        raise LimbIKError(f"Armature '{name}' {why[0]}, so Blender does not evaluate its pose; {why[1]} to solve it.")
     check_scale(name, obj.evaluated_get(depsgraph).matrix_world)
     for limb, chain in zip(limbs, chains):
         for role, goal in (("target", chain.target), ("pole", chain.pole)):
@@ -40,13 +40,13 @@ def check_evaluated(obj, limbs, chains, depsgraph) -> None:
             try:
                 goal_name = goal[0].name
             except ReferenceError:
-                raise LimbError(
+                raise LimbIKError(
                     f"Limb '{limb.name}': its {role} '{getattr(limb, f'{role}_name')}' was deleted while it was "
                     "being solved; nothing was changed."
                 ) from None
             why = _not_evaluated(goal[0], depsgraph)
             if why:
-                raise LimbError(
+                raise LimbIKError(
                     f"Limb '{limb.name}': its {role} '{goal_name}' {why[0]}, so Blender does not move it; "
                     f"{why[1]} first."
                 )

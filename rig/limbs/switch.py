@@ -13,8 +13,8 @@ import re
 
 import bpy
 
-from . import actions
-from .errors import LimbError
+from ..errors import LimbIKError
+from ..keys import actions
 
 PROPERTY = "IK_FK"
 FK = 1.0  #: Rigify's value for FK: the deform bones follow the FK controls alone
@@ -93,7 +93,7 @@ def switch_to_fk(obj: bpy.types.Object, limbs) -> list:
         path = f'pose.bones["{bpy.utils.escape_identifier(limb.switch_bone)}"]["{PROPERTY}"]'
         if path in animated or path in drivers:
             how = "keyed" if path in animated else "driven"
-            raise LimbError(
+            raise LimbIKError(
                 f"Limb '{limb.name}': the IK/FK switch {PROPERTY} of '{limb.switch_bone}' is {how}; "
                 f"{'key it to 1 (FK)' if how == 'keyed' else 'set its driver to 1 (FK)'} where Limb IK drives the limb."
             )

@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 import bpy
 
-from . import animator
+from ..live import animator
 
 
 def evaluated(view_layer: bpy.types.ViewLayer):

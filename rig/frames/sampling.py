@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """The animated pose of a rig and the world matrices of its limbs' goals over many frames, for a bake.
 
-Two ways to the same numbers: evaluate the F-curves that drive them all at once (:mod:`.bulk`), when
+Two ways to the same numbers: evaluate the F-curves that drive them all at once (:mod:`.frames.bulk`), when
 nothing but F-curves moves them, or let Blender evaluate the scene frame by frame. The bulk way is
 kept only if it agrees with Blender at a few frames spread over the range, to :data:`AGREEMENT` of
 the rig's size; :class:`Sampled` says which way was taken and why.
@@ -13,8 +13,11 @@ from dataclasses import dataclass
 import bpy
 import numpy as np
 
-from . import animator, bulk, goals, plan, timeline
-from .pose import Pose, over_frames, read_pose
+from .. import plan
+from ..limbs import goals
+from ..live import animator
+from ..pose import Pose, over_frames, read_pose
+from . import bulk, timeline
 
 AGREEMENT = 1e-5  #: how closely, relative to the rig's size, the bulk evaluation must match Blender's
 CHECKS = 5  #: frames at which they are compared: the first, the last and some between
@@ -78,7 +81,7 @@ def take(planned: plan.Plan, depsgraph, frames, shown: Pose) -> Pose:
     """The rig's animated pose at each of ``frames``, for planting's analysis of the take during a frame
     change (live solving, Solve): read from the F-curves in bulk and checked against ``shown``, the pose
     Blender evaluated at the current frame, so that no other frame is evaluated. Stepped through the scene
-    only where the F-curves do not tell the pose alone (:mod:`.bulk` says why) or disagree with Blender."""
+    only where the F-curves do not tell the pose alone (:mod:`.frames.bulk` says why) or disagree with Blender."""
     scene = depsgraph.scene
     frames = np.array(list(frames), dtype=int)
     current = scene.frame_current
