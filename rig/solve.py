@@ -1,12 +1,11 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """The one solve path: from a plan (:mod:`.plan`), gather the limbs at a frame (:func:`gather`) or over
 many (:func:`assemble`, from a pose and goals read over frames), plant and solve one frame or many at
-once (:func:`solve_frames`), write.
+once (:func:`solve_frames`), write (:func:`write`).
 
-:func:`solve_rig` does it at the current frame for the Solve and Match FK operators, the API and
-live solving, strict or not; the bake reads many frames (:mod:`.frames.sampling`), solves them through
-:func:`solve_frames` and keys the result. They differ only in what they do with problems (report
-and stop, mark and skip, fail the file) and where the result goes (pose channels or keys).
+At the current frame, :func:`solve_here` solves and :func:`solve_rig` writes the result for the Solve and
+Match FK operators and the API; live solving writes it its per_limb way (:mod:`.live.frame`). The bake reads
+many frames (:mod:`.frames.sampling`), solves them through :func:`solve_frames` and keys the result.
 """
 
 from dataclasses import dataclass, field
@@ -47,15 +46,15 @@ class Report:
     off_plane: dict[str, float] = field(default_factory=dict)  #: limb -> how far its goal lay off its plane (world)
 
 
-def gather(planned: plan.Plan, depsgraph, under: animator.Written | None = None) -> tuple[list[Gathered], Pose]:
-    """Read the pose and the goals of every planned limb at the current frame. ``under``: the last live write,
-    whose values the channels may still hold; the animator's pose under it is composed here (:mod:`.live.compose`),
-    or :class:`.live.compose.Uncomposed` raised."""
+def gather(planned: plan.Plan, depsgraph, last_write: animator.Written | None = None) -> tuple[list[Gathered], Pose]:
+    """Read the pose and the goals of every planned limb at the current frame. ``last_write``: the last live
+    write, whose values the channels may still hold; the animator's pose under it is composed here
+    (:mod:`.live.compose`), or :class:`.live.compose.Uncomposed` raised."""
     goals.check_evaluated(planned.obj, planned.limbs, planned.chains, depsgraph)
     obj = planned.obj
     pose = read_pose(obj, obj.evaluated_get(depsgraph))
     check_numbers(planned, over_frames([pose]), [depsgraph.scene.frame_current_final])
-    if under is not None and not compose.compose(planned, pose, under):
+    if last_write is not None and not compose.compose(planned, pose, last_write):
         raise compose.Uncomposed
     goal_world = goals.world_matrices(plan.goal_refs(planned), depsgraph)
     return assemble(planned, over_frames([pose]), goal_world[None]), pose
@@ -114,7 +113,7 @@ def assemble(planned: plan.Plan, pose: Pose, goal_world: np.ndarray) -> list[Gat
     groups = []
     for layout in planned.layouts:
         size, limbs, written, aimed, poled = layout.size, layout.limbs, layout.written, layout.aimed, layout.poled
-        own = {name: values[layout.settings] for name, values in settings.items()}
+        per_limb = {name: values[layout.settings] for name, values in settings.items()}
         local = local_quaternions(pose, written.ravel(), layout.modes).reshape(count, *written.shape, 4)
         matrices = pose.matrices[:, layout.index]
         last = matrices[:, :, -1]
@@ -125,10 +124,10 @@ def assemble(planned: plan.Plan, pose: Pose, goal_world: np.ndarray) -> list[Gat
         if aimed:
             aim = goal[:, layout.aims]
             target[:, aimed] = aim[..., :3, 3]
-            turned = [i for i, row in enumerate(aimed) if own["end_rotation"][row] == END_ROTATION["TARGET"]]
+            turned = [i for i, row in enumerate(aimed) if per_limb["end_rotation"][row] == END_ROTATION["TARGET"]]
             if turned:
                 turned_rows = [aimed[i] for i in turned]
-                offsets = np.tile(own["target_offset"][turned_rows], (count, 1))
+                offsets = np.tile(per_limb["target_offset"][turned_rows], (count, 1))
                 end_rotation[:, turned_rows] = goals.end_rotations(aim[:, turned].reshape(-1, 4, 4), offsets).reshape(
                     count, len(turned), 3, 3
                 )
@@ -152,19 +151,19 @@ def assemble(planned: plan.Plan, pose: Pose, goal_world: np.ndarray) -> list[Gat
             pole=rows(pole),
             pole_mask=tiled(pole_mask),
             hinge=tiled(layout.hinge),
-            use_hinge=tiled(own["use_hinge"].astype(bool)),
-            end_plane=tiled(own["swivel"] == SWIVEL["END_PLANE"]),
-            influence=tiled(own["influence"]),
+            use_hinge=tiled(per_limb["use_hinge"].astype(bool)),
+            end_plane=tiled(per_limb["swivel"] == SWIVEL["END_PLANE"]),
+            influence=tiled(per_limb["influence"]),
             options={
-                "mode": tiled(own["reach"]),
-                "softness": (own["softness"][None, :] / unit[:, None]).ravel(),
-                "max_stretch": tiled(own["max_stretch"]),
-                "stretch_start": tiled(own["stretch_start"]),
+                "mode": tiled(per_limb["reach"]),
+                "softness": (per_limb["softness"][None, :] / unit[:, None]).ravel(),
+                "max_stretch": tiled(per_limb["max_stretch"]),
+                "stretch_start": tiled(per_limb["stretch_start"]),
                 # Stored in single precision, 180° reads as slightly more than pi.
-                "min_bend": tiled(np.minimum(own["min_bend"], np.pi)),
-                "max_bend": tiled(np.minimum(own["max_bend"], np.pi)),
+                "min_bend": tiled(np.minimum(per_limb["min_bend"], np.pi)),
+                "max_bend": tiled(np.minimum(per_limb["max_bend"], np.pi)),
             },
-            plane=None if (plane := _plane_normals(own)) is None else tiled(plane),
+            plane=None if (plane := _plane_normals(per_limb)) is None else tiled(plane),
         )
         if layout.with_toe:  # planting sets the toe's goal; until then it keeps its animated turn
             toes = pose.matrices[:, written[:, -1]]
@@ -213,10 +212,10 @@ def _limb_settings(limbs) -> dict[str, np.ndarray]:
     return out
 
 
-def _plane_normals(own: dict[str, np.ndarray]) -> np.ndarray | None:
+def _plane_normals(per_limb: dict[str, np.ndarray]) -> np.ndarray | None:
     """(n, 3) each limb's plane normal in the armature's space, zero for none; None when no limb has a plane."""
-    custom = (own["plane"] == PLANE["CUSTOM"])[:, None]
-    normals = np.where(custom, own["plane_normal"], _PLANE_NORMALS[own["plane"]])
+    custom = (per_limb["plane"] == PLANE["CUSTOM"])[:, None]
+    normals = np.where(custom, per_limb["plane_normal"], _PLANE_NORMALS[per_limb["plane"]])
     return normals if normals.any() else None
 
 
@@ -284,54 +283,47 @@ def write(obj: bpy.types.Object, pose: Pose, solved: Solved, every: bool = False
     )
 
 
-def solve_rig(
-    obj: bpy.types.Object,
-    depsgraph,
-    limbs=None,
-    strict: bool = True,
-    planned: plan.Plan | None = None,
-    live: bool = False,
-    under: animator.Written | None = None,
-) -> Report:
-    """Solve ``limbs`` (default: all enabled) of ``obj`` at the current frame and write the pose: the
-    Solve and Match FK operators, the API's ``solve`` and live solving.
+@dataclass
+class Here:
+    """The planned limbs solved at the current frame, not written yet: what Solve and live solving write."""
 
-    ``strict``: any limb that cannot be solved raises :class:`LimbIKError` before anything is
-    written, and so does a rig with no limb to solve. Otherwise such limbs are skipped and listed
-    in the report. ``planned``: the plan of those limbs, when made already. ``live``: the animator's
-    values under what is written are kept, to come back at the next frame change (:mod:`.live.animator`).
-    ``under``: the last live write, not restored (:func:`gather`).
-    """
-    planned = plan.make(obj, limbs) if planned is None else planned
-    if strict:
-        planned.raise_first_problem()
-        if not planned.limbs:
-            raise LimbIKError(f"Armature '{obj.name}' has no enabled limbs to solve.")
-    report = Report(problems=dict(planned.problems))
-    if not planned.limbs:
-        return report
-    groups, pose = gather(planned, depsgraph, under)
-    analysis = None
+    pose: Pose  #: the rig's pose at the frame, as read (the animator's)
+    solved: Solved
+    frame: float
+    problems: dict[str, str]  #: limb -> sentence: the plan's, and a body planting moved too far
+
+
+def solve_here(planned: plan.Plan, depsgraph, last_write: animator.Written | None = None) -> Here:
+    """Gather, plant and solve the planned limbs at the current frame (``last_write``: see :func:`gather`)."""
+    groups, pose = gather(planned, depsgraph, last_write)
+    analysis, problems = None, dict(planned.problems)
     if planned.planting is not None:
-        analysis = legs.current(planned.planting, depsgraph, pose, take_reader(planned, depsgraph, pose))
-    moved = analysis.body_moved(obj) if analysis is not None else None
-    if moved:  # solved all the same: the pose is what planting on that ground gives
-        report.problems.update({foot.limb: moved for foot in planned.planting.feet})
+        analysis = legs.analysed(planned.planting, depsgraph, pose, take_reader(planned, depsgraph, pose))
+        moved = analysis.body_moved(planned.obj)
+        if moved:  # solved all the same: the pose is what planting on that ground gives
+            problems.update({foot.limb: moved for foot in planned.planting.feet})
     frame = depsgraph.scene.frame_current_final
-    solved = solve_frames(planned, groups, over_frames([pose]), [frame], analysis)
-    if live:
-        bones = solved.bones
-        before = animator.channels(pose, bones)
-    write(obj, pose, solved, every=under is not None)  # the channels under the last write put back too
-    if live:
-        animator.remember(obj, frame, bones, before, animator.channels(pose, bones))
-    for group, result in zip(solved.groups, solved.results):
+    return Here(pose, solve_frames(planned, groups, over_frames([pose]), [frame], analysis), frame, problems)
+
+
+def solve_rig(obj: bpy.types.Object, depsgraph, limbs=None) -> Report:
+    """Solve ``limbs`` (default: all enabled) of ``obj`` at the current frame and write the pose: the Solve and
+    Match FK operators and the API's ``solve``. Any limb that cannot be solved raises :class:`LimbIKError`
+    before anything is written, and so does a rig with no limb to solve."""
+    planned = plan.make(obj, limbs)
+    planned.raise_first_problem()
+    if not planned.limbs:
+        raise LimbIKError(f"Armature '{obj.name}' has no enabled limbs to solve.")
+    here = solve_here(planned, depsgraph)
+    write(obj, here.pose, here.solved)
+    report = Report(problems=here.problems)
+    for group, result in zip(here.solved.groups, here.solved.results):
         for limb, reached, off_plane in zip(group.limbs, result.reached, result.off_plane):
             report.solved.append(limb.name)
             if not reached:
                 report.unreached.append(limb.name)
             if off_plane:
-                report.off_plane[limb.name] = float(off_plane) * world_length(pose)
+                report.off_plane[limb.name] = float(off_plane) * world_length(here.pose)
     return report
 
 

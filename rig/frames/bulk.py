@@ -46,7 +46,7 @@ class NotBulk(Exception):
 
 
 @dataclass
-class _Thing:
+class _Animated:
     """One object evaluated here: its channels over the frames, and for an armature its needed bones."""
 
     obj: bpy.types.Object
@@ -64,7 +64,7 @@ def evaluate(planned: plan.Plan, scene: bpy.types.Scene, frames) -> tuple[Pose, 
     if render.frame_map_old != render.frame_map_new:
         raise NotBulk(f"the scene '{scene.name}' remaps time (Time Stretching)")
     frames = np.asarray(frames, dtype=np.float64)
-    things: list[_Thing] = []
+    things: list[_Animated] = []
     rig = _need(things, planned.obj, _limb_bones(planned))
     refs = plan.goal_refs(planned)
     goal_things = [
@@ -132,18 +132,18 @@ def _with_ancestors(obj: bpy.types.Object, bones) -> list[int]:
     return [pose_bones.find(name) for name in out]
 
 
-def _need(things: list[_Thing], obj: bpy.types.Object, bones) -> int:
+def _need(things: list[_Animated], obj: bpy.types.Object, bones) -> int:
     """The position of ``obj`` among ``things``, added with its parents if new; ``bones`` are needed too."""
     for n, thing in enumerate(things):
         if thing.obj == obj:
             thing.bones.update(bones)
             return n
     parent = _need(things, obj.parent, ()) if obj.parent is not None else -1
-    things.append(_Thing(obj, parent, set(bones)))
+    things.append(_Animated(obj, parent, set(bones)))
     return len(things) - 1
 
 
-def _check(thing: _Thing) -> None:
+def _check(thing: _Animated) -> None:
     """Raise :class:`NotBulk` if anything but its own F-curves moves ``thing`` (or its needed bones)."""
     obj = thing.obj
     name = f"'{obj.name}'"
@@ -171,7 +171,7 @@ def _check(thing: _Thing) -> None:
         _check_bones(thing)
 
 
-def _check_bones(thing: _Thing) -> None:
+def _check_bones(thing: _Animated) -> None:
     obj = thing.obj
     armature = obj.data
     if armature.pose_position == "REST":
@@ -204,7 +204,7 @@ def _check_bones(thing: _Thing) -> None:
                 )
 
 
-def _moves(thing: _Thing, path: str) -> bool:
+def _moves(thing: _Animated, path: str) -> bool:
     """Whether animating ``path`` of ``thing``'s object changes what is evaluated here."""
     where = bone_path(path)
     if where is not None:
@@ -216,7 +216,7 @@ def _moves(thing: _Thing, path: str) -> bool:
     return path in OBJECT_CHANNELS or path.startswith(OBJECT_SETTINGS)
 
 
-def _static_channels(thing: _Thing, count: int) -> None:
+def _static_channels(thing: _Animated, count: int) -> None:
     """Every channel as it is now (the values of unanimated ones), the same (read-only) at ``count`` frames."""
     obj = thing.obj
     if thing.bones:
@@ -232,7 +232,7 @@ def _static_channels(thing: _Thing, count: int) -> None:
         thing.channels["object " + name] = np.broadcast_to(values, (count, width))
 
 
-def _curves(thing: _Thing):
+def _curves(thing: _Animated):
     """(F-curve, (channel, bone index or None, component)) for every F-curve animating a channel evaluated
     here; raises :class:`NotBulk` for one animating anything else that matters."""
     obj = thing.obj
@@ -269,7 +269,7 @@ def _curves(thing: _Thing):
         yield curve, target
 
 
-def _world_matrices(things: list[_Thing], count: int) -> np.ndarray:
+def _world_matrices(things: list[_Animated], count: int) -> np.ndarray:
     """(F, things, 4, 4) world matrices of the things."""
     c = {name: np.stack([t.channels["object " + name] for t in things], axis=1) for name in OBJECT_CHANNELS}
     turn = np.empty((count, len(things), 3, 3))
@@ -289,7 +289,7 @@ def _world_matrices(things: list[_Thing], count: int) -> np.ndarray:
     return posing.down_tree([t.parent for t in things], local)
 
 
-def _bone_matrices(thing: _Thing) -> np.ndarray:
+def _bone_matrices(thing: _Animated) -> np.ndarray:
     """(F, B, 4, 4) armature-space pose matrices of the armature ``thing``: its needed bones composed, NaN
     for the others (composed once, and read-only, when no F-curve moves them)."""
     obj, frames = thing.obj, len(thing.channels["location"])

@@ -112,7 +112,7 @@ def _bake(obj, depsgraph, planned: plan.Plan, edit: ActionEdit, frames: list[int
     """Read, plant, solve and key ``frames``: the bake once its range and the take's source are settled."""
     scene = depsgraph.scene
     planting, analysis = planned.planting, None
-    span = legs.take(obj, scene, frames[0], frames[-1]) if planting is not None else frames
+    span = legs.take_frames(obj, scene, frames[0], frames[-1]) if planting is not None else frames
     sampled = sampling.sample(depsgraph, planned, [*span, *frames], frames, progress)
     solve.check_numbers(planned, sampled.pose, sampled.frames)
     rows = sampled.rows(frames)

@@ -129,18 +129,26 @@ def solve_live(obj: bpy.types.Object, depsgraph) -> bool:
 
     Never raises for a problem with the rig: the problem is stored in the limbs' status.
     """
-    under = animator.pending(obj)  # left in place by before_frame_change
+    last_write = animator.pending(obj)  # left in place by before_frame_change
     try:
         planned = _plan(obj)
-        if under is not None and not (
+        written = np.concatenate([layout.written.ravel() for layout in planned.layouts]) if planned.layouts else []
+        if last_write is not None and not (
             (_composing.get(obj.session_uid) is planned or _composable(planned))
-            and np.isin(under.indices, np.concatenate([layout.written.ravel() for layout in planned.layouts])).all()
+            and np.isin(last_write.indices, written).all()
         ):
-            return _again(obj)
-        problems = solve.solve_rig(obj, depsgraph, strict=False, planned=planned, live=True, under=under).problems
+            return _solve_again(obj)
+        problems = dict(planned.problems)
+        if planned.limbs:
+            here = solve.solve_here(planned, depsgraph, last_write)
+            bones = here.solved.bones
+            before = animator.channels(here.pose, bones)
+            solve.write(obj, here.pose, here.solved, every=last_write is not None)  # under the last write too
+            animator.remember(obj, here.frame, bones, before, animator.channels(here.pose, bones))
+            problems = here.problems
     except compose.Uncomposed:
         planned.composes = False  # restored before the frame changes from now on
-        return _again(obj)
+        return _solve_again(obj)
     except LimbIKError as error:
         problems = {limb.name: str(error) for limb in obj.limb_ik.limbs if limb.enabled}
         animator.restore(obj)  # nothing written: the animator's pose, as when restored before the frame change
@@ -151,7 +159,7 @@ def solve_live(obj: bpy.types.Object, depsgraph) -> bool:
     return False
 
 
-def _again(obj: bpy.types.Object) -> bool:
+def _solve_again(obj: bpy.types.Object) -> bool:
     """Put back the animator's values on ``obj`` and have it solved again once evaluated."""
     animator.restore(obj)
     _moved.add(obj.session_uid)

@@ -155,7 +155,9 @@ def plant_settings(obj: bpy.types.Object, scene: bpy.types.Scene) -> PlantSettin
         raise LimbIKError(f"Armature '{obj.name}': {error}.") from error
 
 
-def take(obj: bpy.types.Object, scene: bpy.types.Scene, first: int | None = None, last: int | None = None) -> range:
+def take_frames(
+    obj: bpy.types.Object, scene: bpy.types.Scene, first: int | None = None, last: int | None = None
+) -> range:
     """The frames planting analyses: the scene's range and the rig's keys, and ``first`` to
     ``last`` if they reach beyond. A frame's planted pose depends on the take, not on which of
     its frames are baked."""
@@ -319,7 +321,7 @@ class _Cached:
 _cache: dict[int, _Cached] = {}  # by Object.session_uid
 
 
-def current(plan: PlantPlan, depsgraph, pose: Pose, read: Callable[[range], Pose]) -> Analysis:
+def analysed(plan: PlantPlan, depsgraph, pose: Pose, read: Callable[[range], Pose]) -> Analysis:
     """The planting analysis of the take around the current frame, for solving one frame (live, the
     Solve operator): kept while the take, the ground, the settings and the animated legs at this
     frame are as they were analysed; else made anew from ``read(frames)``, the rig's animated pose over
@@ -328,7 +330,7 @@ def current(plan: PlantPlan, depsgraph, pose: Pose, read: Callable[[range], Pose
     obj, scene = plan.obj, depsgraph.scene
     ground = Ground(obj.limb_ik.ground, depsgraph)
     frame = scene.frame_current_final
-    span = take(obj, scene, math.floor(frame), math.ceil(frame))
+    span = take_frames(obj, scene, math.floor(frame), math.ceil(frame))
     key = (plant_settings(obj, scene), tuple(plan.feet), plan.pelvis, ground.fingerprint, span)
     cached = _cache.get(obj.session_uid)
     if cached is None or cached.key != key or not _unchanged(cached, leg_sample(plan, pose), frame):

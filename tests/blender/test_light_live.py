@@ -59,13 +59,13 @@ def test_the_light_path_poses_real_rigs_as_the_batch_kernel(lik, tmp_path, monke
 
     # The whole path, as Live runs it: written the same by either kernel (to the channels' float32).
     before = rigs.channels(rig)
-    lik.rig.solve.solve_rig(rig, depsgraph, strict=False, live=True)
+    lik.rig.live.frame.solve_live(rig, depsgraph)
     light_pose = rigs.channels(rig)
     assert not np.array_equal(light_pose, before)
     lik.rig.live.animator.restore(rig)
     np.testing.assert_array_equal(rigs.channels(rig), before)
     monkeypatch.setattr(scalar, "SCALAR_LIMIT", 0)  # every rig to the batch kernel
-    lik.rig.solve.solve_rig(rig, bpy.context.evaluated_depsgraph_get(), strict=False, live=True)
+    lik.rig.live.frame.solve_live(rig, bpy.context.evaluated_depsgraph_get())
     np.testing.assert_allclose(rigs.channels(rig), light_pose, rtol=0.0, atol=1e-6)
 
 
