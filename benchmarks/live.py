@@ -223,7 +223,7 @@ def ratio_table(results: list[Result]) -> tuple[str, list[bool]]:
 class PhaseClock:
     """Times the phases of Limb IK's live frame by swapping in timing wrappers while in use: the
     frame-change handlers, and within them reading (``gather``, of which composing the animator's pose
-    under the last write, ``fk.compose``), solving (``solve_frames``) and writing (``write``)."""
+    under the last write, ``compose.compose``), solving (``solve_frames``) and writing (``write``)."""
 
     PHASES = (
         ("rig.solve", "gather"),
