@@ -257,12 +257,10 @@ def foot_report(
 ) -> dict:
     """How the planted feet stand over a frame range (default: the scene's) as they play back now,
     against the take as authored (as the last planting bake read it, else the animation with live
-    solving paused). Per foot: ``contact_frames``, ``ball_height_median`` and ``ball_height_p95``
-    (metres the ball's height above the surface is off its authored height above the floor, in
-    contact), ``deepest`` (metres into the surface), ``pitch_p95`` (degrees), ``knee_pop``
-    (degrees in one frame beyond the authored turn), ``slide`` (metres in one contact),
-    ``frames_without_ground``; and the ``pelvis_drop`` and ``pelvis_lift`` (metres; the lift is
-    negative for a body lowered). The definitions are in the README's *Foot planting* section.
+    solving paused). Per foot: ``contact_frames``, ``ball_height_median``, ``ball_height_p95``,
+    ``deepest``, ``pitch_p95``, ``knee_pop``, ``slide`` and ``frames_without_ground``; and the
+    ``pelvis_drop`` and ``pelvis_lift``: metres and degrees, each defined once, in
+    ``rig/planting/figures.py`` (the README's *Foot planting* section quotes those definitions).
 
         foot_report(rig)["feet"][0]["slide"]     # 0.0003
     """

@@ -19,7 +19,7 @@ from .choices import END_ROTATION_ITEMS, PLANE_ITEMS, PLANE_NORMALS, REACH_ITEMS
 from .errors import LimbIKError
 from .frames import sampling
 from .limbs import goals
-from .limbs.chain import Chain, check_scale_inheritance
+from .limbs.chain import check_scale_inheritance
 from .live import animator, compose
 from .planting import legs
 from .pose import Pose, local_quaternions, over_frames, read_pose, write_rotations
@@ -27,15 +27,25 @@ from .pose import Pose, local_quaternions, over_frames, read_pose, write_rotatio
 
 @dataclass
 class Gathered:
-    """The planned limbs of one chain size (two or three bones, with or without a toe), gathered into
-    one solver batch at one frame or more."""
+    """One :class:`.plan.Layout` (the limbs of one chain size) gathered into one solver batch at one frame or
+    more: what changes from frame to frame, beside what does not."""
 
-    size: int
-    limbs: list
-    chains: list[Chain]
+    layout: plan.Layout
     batch: ChainBatch
-    modes: list[str]  #: rotation mode of every written bone, row-major
-    bones: np.ndarray  #: (rows, bones) pose bone indices written: each chain's bones, and its toe when it has one
+
+    @property
+    def limbs(self) -> list:
+        return self.layout.limbs
+
+    @property
+    def modes(self) -> list[str]:
+        """Rotation mode of every written bone, row-major."""
+        return self.layout.modes
+
+    @property
+    def bones(self) -> np.ndarray:
+        """(n, bones) pose bone indices written: each chain's bones, and its toe when it has one."""
+        return self.layout.written
 
 
 @dataclass
@@ -169,7 +179,7 @@ def assemble(planned: plan.Plan, pose: Pose, goal_world: np.ndarray) -> list[Gat
             toes = pose.matrices[:, written[:, -1]]
             batch.toe_matrices, batch.toe_scales = rows(toes), rows(pose.scale[:, written[:, -1]])
             batch.toe_rotations, batch.toe_goal = rows(local[:, :, -1]), rows(toes[..., :3, :3])
-        groups.append(Gathered(size, limbs, layout.chains, batch, layout.modes, written))
+        groups.append(Gathered(layout, batch))
     return groups
 
 

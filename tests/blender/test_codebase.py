@@ -160,3 +160,17 @@ def test_the_readme_picture_names_every_folder_and_module_of_the_layers():
                 assert f"{folder.name}/" in picture, f"{where}/ missing from the picture"
             modules = {p.stem for p in folder.glob("*.py") if p.stem != "__init__"}
             assert modules <= words, f"{where}/ modules missing from the picture: {sorted(modules - words)}"
+
+
+def test_only_the_orchestrators_import_the_solve():
+    """The rig layer's data (the plan, poses, chains, keys, frames, planting) does not reach up into the
+    solve for a type: only what runs a whole job does (the diagnostic, the bake, a live frame)."""
+    orchestrators = {"rig/check.py", "rig/keys/bake.py", "rig/live/frame.py"}
+    importers = set()
+    for path in (ROOT / "rig").rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.level:
+                names = {alias.name for alias in node.names}
+                if (node.module or "").split(".")[-1] == "solve" or (not node.module and "solve" in names):
+                    importers.add(path.relative_to(ROOT).as_posix())
+    assert importers == orchestrators
