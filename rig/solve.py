@@ -84,8 +84,8 @@ def check_numbers(planned: plan.Plan, pose: Pose, frames) -> None:
     infinite key or driver) at one of ``frames`` (those of ``pose``'s leading axis), naming the limb, the first
     such frame and the bone and channel at fault: that bone or one above it. The solvers would only say that
     some matrix is not finite."""
-    written = np.concatenate([chain.written for chain in planned.chains]) if planned.chains else np.empty(0, int)
-    if np.isfinite(pose.matrices[:, written]).all():
+    written = [layout.written.ravel() for layout in planned.layouts]
+    if not written or np.isfinite(pose.matrices[:, np.concatenate(written)]).all():
         return
     bones = planned.obj.pose.bones
     for limb, chain in zip(planned.limbs, planned.chains):
