@@ -77,11 +77,12 @@ def sample(
     return Sampled(frames, pose, goal_world, STEPPED, why)
 
 
-def take(planned: plan.Plan, depsgraph, frames, shown: Pose) -> Pose:
+def take(planned: plan.Plan, depsgraph, frames, shown: Pose, progress: Callable[[float], None] | None = None) -> Pose:
     """The rig's animated pose at each of ``frames``, for planting's analysis of the take during a frame
     change (live solving, Solve): read from the F-curves in bulk and checked against ``shown``, the pose
     Blender evaluated at the current frame, so that no other frame is evaluated. Stepped through the scene
-    only where the F-curves do not tell the pose alone (:mod:`.frames.bulk` says why) or disagree with Blender."""
+    only where the F-curves do not tell the pose alone (:mod:`.frames.bulk` says why) or disagree with Blender.
+    ``progress`` is called with the fraction read."""
     scene = depsgraph.scene
     frames = np.array(list(frames), dtype=int)
     current = scene.frame_current
@@ -96,8 +97,10 @@ def take(planned: plan.Plan, depsgraph, frames, shown: Pose) -> Pose:
         row = int(np.searchsorted(frames, current))
         none = np.zeros((1, 0, 4, 4))
         if _difference(planned, pose.frames([row]), none, over_frames([shown]), none, bones)[0] <= AGREEMENT:
+            if progress is not None:
+                progress(1.0)
             return pose
-    return _step(depsgraph, planned, frames, set())[0]
+    return _step(depsgraph, planned, frames, set(), progress)[0]
 
 
 def _check_frames(frames: np.ndarray, goal_frames: set) -> list[int]:

@@ -107,8 +107,13 @@ def show_now(obj: bpy.types.Object, context) -> None:
     if animator.is_suspended():
         return
     animator.restore(obj)
-    if obj.limb_ik.live and obj.limb_ik.limbs:
-        solve_live(obj, context.evaluated_depsgraph_get())
+    if obj.limb_ik.live and obj.limb_ik.limbs:  # the first frame may read and plant a long take: progress shown
+        window_manager = context.window_manager
+        window_manager.progress_begin(0, 100)
+        try:
+            solve_live(obj, context.evaluated_depsgraph_get(), lambda done: window_manager.progress_update(90 * done))
+        finally:
+            window_manager.progress_end()
 
 
 def _plan(obj: bpy.types.Object) -> plan.Plan:
@@ -122,12 +127,13 @@ def _plan(obj: bpy.types.Object) -> plan.Plan:
     return planned
 
 
-def solve_live(obj: bpy.types.Object, depsgraph) -> bool:
+def solve_live(obj: bpy.types.Object, depsgraph, progress=None) -> bool:
     """Solve the enabled limbs of ``obj``; limbs that cannot be solved are skipped and marked. True when the
     rig must be solved again once evaluated (:func:`solve_moved`): the animator's pose under the last write,
     left in place before this frame change, could not be composed after all.
 
-    Never raises for a problem with the rig: the problem is stored in the limbs' status.
+    Never raises for a problem with the rig: the problem is stored in the limbs' status. ``progress`` is
+    called with the fraction of the take read, where planting reads it anew.
     """
     last_write = animator.pending(obj)  # left in place by before_frame_change
     try:
@@ -140,7 +146,7 @@ def solve_live(obj: bpy.types.Object, depsgraph) -> bool:
             return _solve_again(obj)
         problems = dict(planned.problems)
         if planned.limbs:
-            here = solve.solve_here(planned, depsgraph, last_write)
+            here = solve.solve_here(planned, depsgraph, last_write, progress)
             bones = here.solved.bones
             before = animator.channels(here.pose, bones)
             solve.write(obj, here.pose, here.solved, every=last_write is not None)  # under the last write too

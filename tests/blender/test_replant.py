@@ -185,3 +185,21 @@ def test_a_live_frame_after_a_planting_setting_changed_steps_no_other_frame(lik)
     rig.limb_ik.live = False
     lik.api.plant(rig, ground)
     assert np.abs(mocap.play(rig, range(11, 12)) - live).max() <= 0.001
+
+
+@pytest.mark.parametrize("stepped", [False, True], ids=["read in bulk", "stepped"])
+def test_live_reading_a_take_says_how_far_it_is(lik, stepped):
+    """Live's first frame on a planted take reads the whole take: it reports its progress as it goes, to the
+    end, whether the take is read from its F-curves in bulk or (a constraint on the hips) stepped."""
+    rig, frames, ground = clips.stage("walk", "slope")
+    lik.api.detect_limbs(rig)
+    rig.limb_ik.ground = ground
+    for limb in rig.limb_ik.limbs:
+        limb.plant = limb.name.startswith("leg")
+    if stepped:
+        rig.pose.bones["root"].constraints.new("LIMIT_SCALE")  # does nothing, but F-curves alone no longer tell
+    done = []
+    assert not lik.rig.live.frame.solve_live(rig, bpy.context.evaluated_depsgraph_get(), done.append)
+    assert done and done[-1] == 1.0 and done == sorted(done)
+    assert len(done) == (len(frames) if stepped else 1)
+    assert not [limb.status for limb in rig.limb_ik.limbs if limb.status]
