@@ -5,12 +5,12 @@ the topmost surface under a point is found however far above or below the author
 
 import bpy
 import numpy as np
-from mathutils import Vector
+from mathutils import Matrix, Vector
 from mathutils.bvhtree import BVHTree
 
 from ..errors import LimbIKError
 
-_trees: dict[tuple, tuple[tuple, BVHTree, float]] = {}  # shape's key -> (fingerprint, tree, top height)
+_trees: dict[tuple, tuple[tuple, BVHTree, np.ndarray]] = {}  # shape's key -> (shape, tree, bounding box corners)
 SOLID = {"MESH", "CURVE", "SURFACE", "META"}  #: object types with a surface to stand on
 
 
@@ -31,9 +31,9 @@ class Ground:
         if not shapes:
             raise LimbIKError(f"Ground collection '{collection.name}' has no mesh to stand on.")
         self.name = collection.name
-        self.trees = [tree for tree, _, _ in shapes]
-        self.top = max(top for _, top, _ in shapes) + 1.0  #: rays start this high: above every surface
-        self.fingerprint = tuple(fingerprint for _, _, fingerprint in shapes)
+        self.shapes = [(tree, world, world.inverted()) for tree, _, _, world in shapes]
+        self.top = max(top for _, top, _, _ in shapes) + 1.0  #: rays start this high: above every surface
+        self.fingerprint = tuple(fingerprint for _, _, fingerprint, _ in shapes)
 
     def cast_down(self, points) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The topmost surface straight below (or above) each of the (n, 3) world points: heights (n,),
@@ -45,16 +45,22 @@ class Ground:
         hit = np.zeros(len(points), bool)
         down = Vector((0.0, 0.0, -1.0))
         top = self.top
+        # Each tree is in its object's own space: the rays go there, what they hit comes back.
+        shapes = [(tree, world, inverse, inverse.to_3x3() @ down) for tree, world, inverse in self.shapes]
         for i, (x, y) in enumerate(points[:, :2].tolist()):
             origin = Vector((x, y, top))
             best = None
-            for tree in self.trees:
-                location, normal, _, distance = tree.ray_cast(origin, down)
-                if location is not None and (best is None or distance < best[2]):
-                    best = (location, normal, distance)
+            for tree, world, inverse, local_down in shapes:
+                location, normal, _, _ = tree.ray_cast(inverse @ origin, local_down)
+                if location is None:
+                    continue
+                location = world @ location
+                if best is None or location.z > best[0].z:
+                    best = (location, inverse.to_3x3().transposed() @ normal)
             if best is not None:
+                normal = best[1].normalized()
                 heights[i] = best[0].z
-                normals[i] = best[1] if best[1].z >= 0.0 else -best[1]
+                normals[i] = normal if normal.z >= 0.0 else -normal
                 hit[i] = True
         return heights, normals, hit
 
@@ -65,11 +71,13 @@ def _instances(obj: bpy.types.Object) -> bool:
     return obj.instance_type != "NONE" or any(m.type in {"NODES", "PARTICLE_SYSTEM"} for m in obj.modifiers)
 
 
-def _tree(key: tuple, evaluated: bpy.types.Object, matrix=None) -> tuple[BVHTree, float, tuple] | None:
-    """A BVH tree of the evaluated object placed at ``matrix`` (default: its own) in world space, its highest
-    point and its fingerprint; rebuilt only when its shape or place changed since it was made for ``key``."""
+def _tree(key: tuple, evaluated: bpy.types.Object, matrix=None) -> tuple[BVHTree, float, tuple, Matrix] | None:
+    """A BVH tree of the evaluated object in its own space, its highest point in world space once placed at
+    ``matrix`` (default: its own world matrix), its fingerprint (shape and place) and that matrix. The tree is
+    rebuilt only when the shape changed since it was made for ``key``: moving the object costs nothing."""
     if evaluated.type not in SOLID:
         return None
+    world = Matrix(evaluated.matrix_world if matrix is None else matrix)
     mesh = evaluated.to_mesh()
     try:
         count = len(mesh.vertices)
@@ -77,27 +85,28 @@ def _tree(key: tuple, evaluated: bpy.types.Object, matrix=None) -> tuple[BVHTree
             return None
         coordinates = np.empty(count * 3, np.float32)
         mesh.vertices.foreach_get("co", coordinates)
-        world = np.array(evaluated.matrix_world if matrix is None else matrix, dtype=np.float64)
-        fingerprint = (
-            count,
-            len(mesh.polygons),
-            world.tobytes(),
-            float(coordinates.sum()),
-            float(coordinates[::7].sum()),
-        )
+        shape = (count, len(mesh.polygons), float(coordinates.sum()), float(coordinates[::7].sum()))
         cached = _trees.get(key)
-        if cached is not None and cached[0] == fingerprint:
-            return cached[1], cached[2], fingerprint
-        mesh.calc_loop_triangles()
-        triangles = np.empty(len(mesh.loop_triangles) * 3, np.int32)
-        mesh.loop_triangles.foreach_get("vertices", triangles)
-        vertices = coordinates.reshape(-1, 3).astype(np.float64) @ world[:3, :3].T + world[:3, 3]
-        tree = BVHTree.FromPolygons(vertices.tolist(), triangles.reshape(-1, 3).tolist())
-        top = float(vertices[:, 2].max())
+        if cached is None or cached[0] != shape:
+            mesh.calc_loop_triangles()
+            triangles = np.empty(len(mesh.loop_triangles) * 3, np.int32)
+            mesh.loop_triangles.foreach_get("vertices", triangles)
+            vertices = coordinates.reshape(-1, 3)
+            tree = BVHTree.FromPolygons(vertices.tolist(), triangles.reshape(-1, 3).tolist())
+            corners = np.array(
+                [[x, y, z] for x in _span(vertices[:, 0]) for y in _span(vertices[:, 1]) for z in _span(vertices[:, 2])]
+            )
+            cached = _trees[key] = (shape, tree, corners)
     finally:
         evaluated.to_mesh_clear()
-    _trees[key] = (fingerprint, tree, top)
-    return tree, top, fingerprint
+    _, tree, corners = cached
+    world_array = np.array(world, dtype=np.float64)
+    top = float((corners @ world_array[:3, :3].T + world_array[:3, 3])[:, 2].max())  # above every vertex
+    return tree, top, (*shape, world_array.tobytes()), world
+
+
+def _span(values: np.ndarray) -> tuple[float, float]:
+    return float(values.min()), float(values.max())
 
 
 def forget_all() -> None:
