@@ -262,7 +262,9 @@ def foot_report(
     contact), ``deepest`` (metres into the surface), ``pitch_p95`` (degrees), ``knee_pop``
     (degrees in one frame beyond the authored turn), ``slide`` (metres in one contact),
     ``frames_without_ground``; and the ``pelvis_drop`` and ``pelvis_lift`` (metres; the lift is
-    negative for a body lowered). The definitions are in the README's *Foot planting* section.
+    negative for a body lowered); ``lines``, all of it in words (a line per foot, one for the pelvis), as
+    the Foot Report button and the command line's ``check`` show it. The definitions are in the README's
+    *Foot planting* section.
 
         foot_report(rig)["feet"][0]["slide"]     # 0.0003
     """

@@ -114,14 +114,14 @@ def main(argv: list[str]) -> int:
         limb.plant = "leg" in limb.name
     rig.limb_ik.ground = ground
     before = track(rig, frames)
-    print("\nAs animated, on the course:\n" + "\n".join(lik.rig.planting.figures.describe(lik.api.foot_report(rig))))
+    print("\nAs animated, on the course:\n" + "\n".join(lik.api.foot_report(rig)["lines"]))
     feet = [leg[2] for leg in clips.CLIPS[CLIP].legs.values()]
     shown = filmstrip.contact_frames(rig, feet, frames, floor=clips.CLIPS[CLIP].floor)
     animated = filmstrip.snapshot(rig, shown)
 
     baked = lik.api.plant(rig)
     print(f"\nPlanted and baked in {baked.seconds:.2f} s: {baked.keys} keys over {baked.frames} frames")
-    print("\n".join(lik.rig.planting.figures.describe(lik.api.foot_report(rig))))
+    print("\n".join(lik.api.foot_report(rig)["lines"]))
     after = track(rig, frames)
     planted = filmstrip.snapshot(rig, shown)
 
