@@ -5,7 +5,7 @@ and a 20 cm step, and baked.
     python3 tools/run.py demo            # writes out/demo.blend, out/demo.png and out/filmstrip.jpg
 
 Everything comes with Blender or this repository: the DeepMimic walk in ``demo/clips/`` (with its
-licence), the course of ``demo/grounds.py``. Limb IK finds the legs, plants them on the course
+licence), the course of ``takes/grounds.py``. Limb IK finds the legs, plants them on the course
 and bakes the result. Its foot report is printed before and after (one definition of each
 figure, stated in the README), the plot shows each foot's ball against the surface under it, and
 the pelvis, over time, and the filmstrip (:mod:`demo.filmstrip`, Cycles on the CPU) shows a simple
@@ -26,7 +26,8 @@ import bpy  # noqa: E402, I001  (bpy first)
 import numpy as np  # noqa: E402
 from mathutils import Vector  # noqa: E402
 
-from demo import clips, filmstrip  # noqa: E402
+from demo import filmstrip  # noqa: E402
+from takes import clips  # noqa: E402
 
 CLIP = "walk"
 

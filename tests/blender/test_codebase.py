@@ -10,9 +10,8 @@ import bpy
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-PRODUCT = [
-    p for p in ROOT.rglob("*.py") if not set(p.relative_to(ROOT).parts) & {"tests", "tools", "benchmarks", "demo"}
-]
+NOT_SHIPPED = {"tests", "tools", "benchmarks", "demo", "takes"}
+PRODUCT = [p for p in ROOT.rglob("*.py") if not set(p.relative_to(ROOT).parts) & NOT_SHIPPED]
 EDITS_NOTHING = {"limb_ik.foot_report", "limb_ik.check"}  # they measure and look only
 
 
@@ -80,6 +79,20 @@ def test_the_command_line_goes_through_the_api_only():
             if isinstance(node, ast.ImportFrom) and node.level > 1:  # out of cli/: the API, nothing else
                 names = [node.module] if node.module else [alias.name for alias in node.names]
                 assert names == ["api"], f"{path.name}: {ast.unparse(node)}"
+
+
+#: Tests of the demo itself (its filmstrip, its side-on picture): no other test depends on the demo's code.
+TESTS_OF_THE_DEMO = {"test_filmstrip.py", "test_planar_limbs.py"}
+
+
+def test_tests_import_the_demo_only_to_test_it():
+    """The planting tests used to stage their clips and measure them with the demo's modules (now in takes/)."""
+    for path in sorted((ROOT / "tests").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Import | ast.ImportFrom):
+                modules = [node.module or ""] if isinstance(node, ast.ImportFrom) else [a.name for a in node.names]
+                if "demo" in {module.split(".")[0] for module in modules}:
+                    assert path.name in TESTS_OF_THE_DEMO, f"{path.name}: {ast.unparse(node)}"
 
 
 def test_panels_and_lists_are_named_and_in_the_sidebar_tab(lik):
@@ -181,7 +194,7 @@ def test_manifest():
     assert manifest["license"] == ["SPDX:GPL-3.0-or-later"]
     assert len(manifest["tagline"]) <= 64 and not manifest["tagline"].endswith(".")
     excluded = manifest["build"]["paths_exclude_pattern"]
-    assert {"__pycache__/", "/.*", "/*.zip", "/tests/", "/tools/", "/benchmarks/", "/demo/", "/farm/"} <= set(excluded)
+    assert {"__pycache__/", "/.*", "/*.zip", "/farm/", *(f"/{folder}/" for folder in NOT_SHIPPED)} <= set(excluded)
 
 
 def test_the_readme_picture_names_every_folder_and_module_of_the_layers():
