@@ -134,13 +134,12 @@ class LIMB_IK_OT_plant(bpy.types.Operator):
 
     def execute(self, context):
         def work(progress):
-            obj, names = context.object, None
+            obj, legs = context.object, None  # None: those marked planted, else every leg
             if self.legs != "DEFAULT":
                 selected = [pose_bone.name for pose_bone in context.selected_pose_bones or []]
-                names = [limb.name for limb in chosen(obj, which=self.legs, selected_bones=selected)]
+                legs = [limb.name for limb in chosen(obj, which=self.legs, selected_bones=selected)]
             depsgraph = context.evaluated_depsgraph_get()
-            ground = self.ground or None
-            return plant(obj, depsgraph, ground, names, *_given_range(self), self.step, progress)
+            return plant(obj, depsgraph, self.ground or None, legs, *_given_range(self), self.step, progress)
 
         return _run_bake(self, context, work)
 
