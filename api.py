@@ -45,7 +45,10 @@ __all__ = [
     "check",
     "detect_limbs",
     "foot_report",
+    "frame_range",
     "held_by_ik",
+    "legs",
+    "match_fk",
     "plant",
     "remove_limb",
     "remove_planting",
@@ -168,6 +171,37 @@ def solve(
     return _solve.solve_rig(obj, _depsgraph(scene), _limbs.chosen(obj, limbs))
 
 
+def match_fk(
+    obj: bpy.types.Object | str,
+    limbs: list[str] | None = None,
+    insert_keys: bool = True,
+    scene: bpy.types.Scene | None = None,
+) -> _solve.Report:
+    """Solve the named limbs (default: every enabled one) at the current frame, key their bones' rotations
+    there (``insert_keys``) and switch the limbs off, so the animation carries on in FK without a jump.
+    Returns the solve's report (see :func:`solve`). Refused, changing nothing, where the keys cannot be written.
+    """
+    obj = _armature(obj)
+    return _bake.match_fk(obj, _depsgraph(scene), _limbs.chosen(obj, limbs), insert_keys)
+
+
+def frame_range(
+    frame_start: int | None = None, frame_end: int | None = None, scene: bpy.types.Scene | None = None
+) -> tuple[int, int]:
+    """The frames :func:`bake`, :func:`plant` and :func:`foot_report` work over when given ``frame_start``
+    and ``frame_end``: each the scene's own where it is None.
+
+    >>> frame_range(frame_end=48)
+    (1, 48)
+    """
+    frame_start, frame_end = _frames(frame_start=frame_start, frame_end=frame_end)
+    if scene is None:
+        scene = bpy.context.scene
+    elif not isinstance(scene, bpy.types.Scene):
+        raise LimbIKError(f"Expected a scene, not {scene!r}.")
+    return _timeline.frame_range(scene, frame_start, frame_end)
+
+
 def bake(
     obj: bpy.types.Object | str,
     limbs: list[str] | None = None,
@@ -218,24 +252,19 @@ def plant(
     """
     obj = _armature(obj)
     frame_start, frame_end, step = _frames(frame_start=frame_start, frame_end=frame_end, step=step)
-    depsgraph = _depsgraph(scene)
-    settings = obj.limb_ik
-    before = (settings.ground, {limb.name: limb.plant for limb in settings.limbs})
-    try:
-        if ground is not None:
-            collection = bpy.data.collections.get(ground) if isinstance(ground, str) else ground
-            if collection is None:
-                raise LimbIKError(f"There is no collection named '{ground}' to use as ground.")
-            settings.ground = collection
-        legs = _limbs.to_plant(obj, limbs, depsgraph)
-        for limb in legs:
-            limb.plant = True
-        return _bake.bake(obj, depsgraph, legs, frame_start, frame_end, step, progress=progress)
-    except Exception:
-        settings.ground = before[0]
-        for limb in settings.limbs:
-            limb.plant = before[1].get(limb.name, limb.plant)
-        raise
+    return _bake.plant(obj, _depsgraph(scene), ground, limbs, frame_start, frame_end, step, progress)
+
+
+def legs(obj: bpy.types.Object | str) -> list[str]:
+    """The limbs taken for legs, enabled or not: those marked planted, and those with a foot named like a
+    leg (``leg.L``, ``hind_leg.R``) or over bones named like a leg's (thigh, shin, foot). :func:`plant`
+    given no limbs plants the enabled ones among them: those marked planted, else all.
+
+    >>> legs(rig)
+    ['leg.L', 'leg.R']
+    """
+    obj = _armature(obj)
+    return [limb.name for limb in _limbs.legs(obj)]
 
 
 def remove_planting(obj: bpy.types.Object | str) -> int:
@@ -260,7 +289,9 @@ def foot_report(
     solving paused). Per foot: ``contact_frames``, ``ball_height_median``, ``ball_height_p95``,
     ``deepest``, ``pitch_p95``, ``knee_pop``, ``slide`` and ``frames_without_ground``; and the
     ``pelvis_drop`` and ``pelvis_lift``: metres and degrees, each defined once, in
-    ``rig/planting/figures.py`` (the README's *Foot planting* section quotes those definitions).
+    ``rig/planting/figures.py`` (the README's *Foot planting* section quotes those definitions); and
+    ``lines``, all of it in words (a line per foot, one for the pelvis), as the Foot Report button and the
+    command line's ``check`` show it.
 
         foot_report(rig)["feet"][0]["slide"]     # 0.0003
     """

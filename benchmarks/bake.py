@@ -38,7 +38,7 @@ import scene  # noqa: E402
 CASES = ((2, 250), (20, 250), (100, 250), (20, 2500))  #: (legs, frames)
 GOALS = {(100, 250): 6.0, (2, 250): 2.0}  #: issue goals: Limb IK's bake at least this many times faster than nla.bake
 LONG_KEYS, LONG_RANGE, LONG_GOAL = 100_000, (50_000, 50_009), 0.050  #: keys per channel, frames baked, seconds
-BOXING = ("boxing", "step")  #: clip and ground of ``demo/clips.py`` and ``demo/grounds.py``
+BOXING = ("boxing", "step")  #: clip and ground of ``takes/clips.py`` and ``takes/grounds.py``
 BAKES = ("PLAY", "LIMB_IK", "BLENDER")
 LABELS = {
     "PLAY": "scene evaluation only (`frame_set` each frame, no IK, no keys)",
@@ -263,7 +263,7 @@ def long_action_bakes(lik, rounds: int) -> tuple[list[str], bool]:
 
 def boxing(lik) -> list[str]:
     """Planting and baking the boxing capture, against its duration and stepping Blender through it."""
-    from demo import clips
+    from takes import clips
 
     with report.quiet():
         rig, frames, collection = clips.stage(*BOXING)

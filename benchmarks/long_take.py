@@ -32,7 +32,7 @@ import bpy  # noqa: E402, I001  (bpy first: it puts addon_utils on the path)
 import report  # noqa: E402
 from mathutils import Matrix, Vector  # noqa: E402
 
-from demo import clips  # noqa: E402
+from takes import clips  # noqa: E402
 
 GOALS = {"live": 2.0, "plant": 5.0, "memory": 100.0, "ground": 1.0}  #: issue 24: seconds, MB, seconds
 

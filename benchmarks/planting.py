@@ -3,7 +3,7 @@
 
     ~/.cache/limb_ik/venv-blender-5.2/bin/python benchmarks/planting.py [--only boxing walk]
 
-Every clip of ``../shared/mocap`` is staged on each ground (``demo/grounds.py``), its legs found
+Every clip of ``../shared/mocap`` is staged on each ground (``takes/grounds.py``), its legs found
 by Detect Limbs, planted and baked by ``api.plant``, and measured by
 ``../shared/tools/plant_metrics.py``, which uses nothing of Limb IK's: contacts from the source
 motion, bone heads and tails, Blender's ray cast. Then the cost of live planting on the longest
@@ -25,7 +25,7 @@ source_extension.isolate_user_resources()  # before the first `import bpy`
 import bpy  # noqa: E402, I001  (bpy first: it puts addon_utils on the path)
 import report  # noqa: E402
 
-from demo import clips, measure  # noqa: E402
+from takes import clips, measure  # noqa: E402
 
 HUMAN_GROUNDS = ("slope", "step", "rough", "boulders", "flat")
 QUADRUPED_GROUNDS = ("slope", "step", "rough", "flat")

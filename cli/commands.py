@@ -7,8 +7,6 @@ from dataclasses import dataclass
 import bpy
 
 from .. import api
-from ..rig.frames.timeline import frame_range
-from ..rig.limbs import setup as limbs
 
 
 @dataclass(frozen=True)
@@ -51,7 +49,7 @@ def _detect(obj: bpy.types.Object, scene: bpy.types.Scene, options: Options, pro
 def _bake(obj: bpy.types.Object, scene: bpy.types.Scene, options: Options, progress: Progress) -> dict:
     if not any(limb.enabled for limb in obj.limb_ik.limbs):
         return {"note": "No enabled limbs; nothing baked."}
-    start, end = frame_range(scene, options.frame_start, options.frame_end)
+    start, end = api.frame_range(options.frame_start, options.frame_end, scene)
     report = api.bake(
         obj, frame_start=start, frame_end=end, progress=lambda done: progress((start, end), done), scene=scene
     )
@@ -79,9 +77,9 @@ def _baked(report, start: int, end: int) -> dict:
 
 
 def _plant(obj: bpy.types.Object, scene: bpy.types.Scene, options: Options, progress: Progress) -> dict:
-    if not any(limb.plant or limbs.is_leg(obj, limb) for limb in obj.limb_ik.limbs):
+    if not api.legs(obj):
         return {"note": "No legs with a foot to plant; nothing baked."}
-    start, end = frame_range(scene, options.frame_start, options.frame_end)
+    start, end = api.frame_range(options.frame_start, options.frame_end, scene)
     report = api.plant(
         obj,
         options.ground,
@@ -96,7 +94,7 @@ def _plant(obj: bpy.types.Object, scene: bpy.types.Scene, options: Options, prog
 def _check(obj: bpy.types.Object, scene: bpy.types.Scene, options: Options, progress: Progress) -> dict:
     part = {"problems": api.check(obj, scene)}
     if not part["problems"] and obj.limb_ik.ground is not None and any(limb.plant for limb in obj.limb_ik.limbs):
-        part["feet"] = api.foot_report(obj, *frame_range(scene, options.frame_start, options.frame_end), scene)
+        part["feet"] = api.foot_report(obj, options.frame_start, options.frame_end, scene)
     return part
 
 

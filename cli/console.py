@@ -9,8 +9,6 @@ import sys
 import time
 from contextlib import contextmanager
 
-from ..rig.planting.figures import describe
-
 #: Seconds between two progress lines of one file (the first comes after this long in the file).
 PROGRESS_INTERVAL = 1.0
 
@@ -51,7 +49,7 @@ def _armature_summary(part: dict, subcommand: str) -> str:
 
 def _foot_lines(report: dict | None) -> list[str]:
     """``check``'s foot report (``api.foot_report``) in the README's terms: a line per foot, one for the pelvis."""
-    return describe(report) if report else []
+    return report["lines"] if report else []
 
 
 class ProgressTimer:

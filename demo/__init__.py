@@ -1,8 +1,7 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""The demo, and what the planting tests and benchmarks share with it: real motion to plant
-(:mod:`demo.clips`), the grounds it is planted on (:mod:`demo.grounds`), the independent measure
-(:mod:`demo.measure`), the demo itself (:mod:`demo.plant_walk`) and its filmstrip
-(:mod:`demo.filmstrip`).
+"""The demo (:mod:`demo.plant_walk`): the bundled walk (``demo/clips/``) planted on a course, with its
+filmstrip (:mod:`demo.filmstrip`); and the side-on picture of limbs in a plane (:mod:`demo.side_on`).
+The clips and grounds it plants come from :mod:`takes`, which the tests and benchmarks share.
 
 Not part of the extension: it plants feet only through the extension's API. Import it from a
 ``bpy`` session with the repository root on ``sys.path``.

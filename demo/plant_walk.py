@@ -5,7 +5,7 @@ and a 20 cm step, and baked.
     python3 tools/run.py demo            # writes out/demo.blend, out/demo.png and out/filmstrip.jpg
 
 Everything comes with Blender or this repository: the DeepMimic walk in ``demo/clips/`` (with its
-licence), the course of ``demo/grounds.py``. Limb IK finds the legs, plants them on the course
+licence), the course of ``takes/grounds.py``. Limb IK finds the legs, plants them on the course
 and bakes the result. Its foot report is printed before and after (one definition of each
 figure, stated in the README), the plot shows each foot's ball against the surface under it, and
 the pelvis, over time, and the filmstrip (:mod:`demo.filmstrip`, Cycles on the CPU) shows a simple
@@ -26,7 +26,8 @@ import bpy  # noqa: E402, I001  (bpy first)
 import numpy as np  # noqa: E402
 from mathutils import Vector  # noqa: E402
 
-from demo import clips, filmstrip  # noqa: E402
+from demo import filmstrip  # noqa: E402
+from takes import clips  # noqa: E402
 
 CLIP = "walk"
 
@@ -114,14 +115,14 @@ def main(argv: list[str]) -> int:
         limb.plant = "leg" in limb.name
     rig.limb_ik.ground = ground
     before = track(rig, frames)
-    print("\nAs animated, on the course:\n" + "\n".join(lik.rig.planting.figures.describe(lik.api.foot_report(rig))))
+    print("\nAs animated, on the course:\n" + "\n".join(lik.api.foot_report(rig)["lines"]))
     feet = [leg[2] for leg in clips.CLIPS[CLIP].legs.values()]
     shown = filmstrip.contact_frames(rig, feet, frames, floor=clips.CLIPS[CLIP].floor)
     animated = filmstrip.snapshot(rig, shown)
 
     baked = lik.api.plant(rig)
     print(f"\nPlanted and baked in {baked.seconds:.2f} s: {baked.keys} keys over {baked.frames} frames")
-    print("\n".join(lik.rig.planting.figures.describe(lik.api.foot_report(rig))))
+    print("\n".join(lik.api.foot_report(rig)["lines"]))
     after = track(rig, frames)
     planted = filmstrip.snapshot(rig, shown)
 

@@ -1,10 +1,12 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""The Bake operator: the solved pose keyed over a frame range, with a progress bar."""
+"""The Bake and Plant operators: the solved pose keyed over a frame range, with a progress bar; and putting
+the animator's keys back."""
 
 import bpy
-from bpy.props import BoolProperty, EnumProperty, IntProperty
+from bpy.props import BoolProperty, EnumProperty, IntProperty, StringProperty
 
-from ..rig.keys.bake import bake
+from ..rig.frames import timeline
+from ..rig.keys.bake import bake, plant
 from ..rig.limbs.setup import chosen
 from ..rig.planting import source
 from .common import length, names, poll_armature, run
@@ -49,9 +51,7 @@ class LIMB_IK_OT_bake(bpy.types.Operator):
         return poll_armature(cls, context, needs_limbs=True)
 
     def invoke(self, context, event):
-        for name in ("frame_start", "frame_end"):
-            if not self.properties.is_property_set(name):
-                setattr(self, name, getattr(context.scene, name))
+        _fill_range(self, context)
         return context.window_manager.invoke_props_dialog(self)
 
     def draw(self, context):
@@ -65,47 +65,126 @@ class LIMB_IK_OT_bake(bpy.types.Operator):
         layout.prop(self, "turn_off_live")
 
     def execute(self, context):
-        window_manager = context.window_manager
-        start, end = (
-            getattr(self, name) if self.properties.is_property_set(name) else None
-            for name in ("frame_start", "frame_end")
-        )
+        def work(progress):
+            selected = [pose_bone.name for pose_bone in context.selected_pose_bones or []]
+            limbs = chosen(context.object, which=self.limbs, selected_bones=selected)
+            return bake(
+                context.object,
+                context.evaluated_depsgraph_get(),
+                limbs,
+                *_given_range(self),
+                self.step,
+                self.turn_off_live,
+                progress,
+            )
 
-        def progress(done: float) -> None:
-            window_manager.progress_update(int(100 * done))
+        return _run_bake(self, context, work)
 
-        def work():
-            window_manager.progress_begin(0, 100)
-            try:
+
+LEG_CHOICES = (
+    ("DEFAULT", "Marked or All Legs", "The limbs marked Plant, else every enabled leg with a foot"),
+    ("SELECTED", "Selected", "Enabled limbs with a selected bone"),
+    ("ACTIVE", "Active", "The active limb only"),
+)
+
+
+class LIMB_IK_OT_plant(bpy.types.Operator):
+    """Plant the legs' feet on the ground and bake the result, keying the planted legs and the pelvis only"""
+
+    bl_idname = "limb_ik.plant"
+    bl_label = "Plant and Bake"
+    bl_options = {"REGISTER", "UNDO"}
+
+    legs: EnumProperty(name="Legs", description="Which legs to plant", items=LEG_CHOICES, default="DEFAULT")
+    ground: StringProperty(
+        name="Ground", description="Collection to stand on; empty: the rig's Ground setting", options={"SKIP_SAVE"}
+    )
+    frame_start: IntProperty(
+        name="Start", description="First frame to bake (default: the scene's)", options={"SKIP_SAVE"}
+    )
+    frame_end: IntProperty(name="End", description="Last frame to bake (default: the scene's)", options={"SKIP_SAVE"})
+    step: IntProperty(
+        name="Step",
+        description="Key every this many frames (the last frame is always keyed)",
+        default=1,
+        soft_min=1,
+        soft_max=10,
+    )
+
+    @classmethod
+    def poll(cls, context):
+        return poll_armature(cls, context, needs_limbs=True)
+
+    def invoke(self, context, event):
+        ground = context.object.limb_ik.ground
+        if not self.properties.is_property_set("ground") and ground is not None:
+            self.ground = ground.name
+        _fill_range(self, context)
+        return context.window_manager.invoke_props_dialog(self)
+
+    def draw(self, context):
+        layout = self.layout
+        layout.use_property_split = True
+        layout.prop(self, "legs")
+        layout.prop_search(self, "ground", bpy.data, "collections")
+        column = layout.column(align=True)
+        column.prop(self, "frame_start")
+        column.prop(self, "frame_end")
+        layout.prop(self, "step")
+
+    def execute(self, context):
+        def work(progress):
+            obj, legs = context.object, None  # None: those marked planted, else every leg
+            if self.legs != "DEFAULT":
                 selected = [pose_bone.name for pose_bone in context.selected_pose_bones or []]
-                limbs = chosen(context.object, which=self.limbs, selected_bones=selected)
-                report = bake(
-                    context.object,
-                    context.evaluated_depsgraph_get(),
-                    limbs,
-                    start,
-                    end,
-                    self.step,
-                    self.turn_off_live,
-                    progress,
-                )
-            finally:
-                window_manager.progress_end()
-            text = f"Baked {names(report.limbs)}: {report.keys} keys over {report.frames} frames"
-            if report.unreached:
-                text += "; tip off its goal on " + names(f"{k} ({v} frames)" for k, v in report.unreached.items())
-            if report.off_plane:
-                text += "; goals off their planes on " + names(
-                    f"{k} ({frames} frames, up to {length(context.scene, far)})"
-                    for k, (frames, far) in report.off_plane.items()
-                )
-            text = f"{text}. {report.why}"
-            if report.problems:  # keyed, but not as it should be
-                self.report({"WARNING"}, " ".join([*dict.fromkeys(report.problems.values()), text]))
-                return None
-            return text
+                legs = [limb.name for limb in chosen(obj, which=self.legs, selected_bones=selected)]
+            depsgraph = context.evaluated_depsgraph_get()
+            return plant(obj, depsgraph, self.ground or None, legs, *_given_range(self), self.step, progress)
 
-        return run(self, work)
+        return _run_bake(self, context, work)
+
+
+def _fill_range(operator, context) -> None:
+    """Show the scene's range in the dialog where none is given, as Blender's Bake Action does."""
+    operator.frame_start, operator.frame_end = timeline.frame_range(context.scene, *_given_range(operator))
+
+
+def _given_range(operator) -> tuple[int | None, int | None]:
+    """The frame range given to ``operator``, None where it was not (the bake takes the scene's)."""
+    return tuple(
+        getattr(operator, name) if operator.properties.is_property_set(name) else None
+        for name in ("frame_start", "frame_end")
+    )
+
+
+def _run_bake(operator, context, work) -> set[str]:
+    """Run ``work(progress)``, a bake, under the progress bar, and report what it keyed."""
+    window_manager = context.window_manager
+
+    def progress(done: float) -> None:
+        window_manager.progress_update(int(100 * done))
+
+    def reported():
+        window_manager.progress_begin(0, 100)
+        try:
+            report = work(progress)
+        finally:
+            window_manager.progress_end()
+        text = f"Baked {names(report.limbs)}: {report.keys} keys over {report.frames} frames"
+        if report.unreached:
+            text += "; tip off its goal on " + names(f"{k} ({v} frames)" for k, v in report.unreached.items())
+        if report.off_plane:
+            text += "; goals off their planes on " + names(
+                f"{k} ({frames} frames, up to {length(context.scene, far)})"
+                for k, (frames, far) in report.off_plane.items()
+            )
+        text = f"{text}. {report.why}"
+        if report.problems:  # keyed, but not as it should be
+            operator.report({"WARNING"}, " ".join([*dict.fromkeys(report.problems.values()), text]))
+            return None
+        return text
+
+    return run(operator, reported)
 
 
 class LIMB_IK_OT_remove_planting(bpy.types.Operator):
@@ -127,5 +206,5 @@ class LIMB_IK_OT_remove_planting(bpy.types.Operator):
         return run(self, work)
 
 
-classes = (LIMB_IK_OT_bake, LIMB_IK_OT_remove_planting)
+classes = (LIMB_IK_OT_bake, LIMB_IK_OT_plant, LIMB_IK_OT_remove_planting)
 register, unregister = bpy.utils.register_classes_factory(classes)

@@ -1,10 +1,39 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""The foot report operator: how well planted feet stand, measured on what plays back."""
+"""Operators that look and change nothing: the check of every limb, and how well planted feet stand."""
 
 import bpy
 
+from ..rig.check import check
+from ..rig.errors import LimbIKError
 from ..rig.planting.figures import foot_report
-from .common import poll_armature, run
+from .common import counted, poll_armature, run
+
+
+class LIMB_IK_OT_check(bpy.types.Operator):
+    """Name every enabled limb that Solve, Bake or Plant would refuse, or that the mesh does not follow, and why"""
+
+    bl_idname = "limb_ik.check"
+    bl_label = "Check"
+    bl_options = {"REGISTER"}  # looks only: nothing to undo
+
+    @classmethod
+    def poll(cls, context):
+        return poll_armature(cls, context, needs_limbs=True)
+
+    def execute(self, context):
+        obj = context.object
+        try:
+            problems = check(obj, context.evaluated_depsgraph_get())
+        except LimbIKError as error:
+            self.report({"ERROR"}, str(error))
+            return {"CANCELLED"}
+        for limb, text in problems.items():
+            self.report({"ERROR"}, text if f"'{limb}'" in text else f"Limb '{limb}': {text}")
+        if problems:
+            return {"CANCELLED"}
+        enabled = sum(limb.enabled for limb in obj.limb_ik.limbs)
+        self.report({"INFO"}, f"No problems: {counted(enabled, 'enabled limb')} can be solved and baked as set up")
+        return {"FINISHED"}
 
 
 class LIMB_IK_OT_foot_report(bpy.types.Operator):
@@ -29,5 +58,5 @@ class LIMB_IK_OT_foot_report(bpy.types.Operator):
         return run(self, work)
 
 
-classes = (LIMB_IK_OT_foot_report,)
+classes = (LIMB_IK_OT_check, LIMB_IK_OT_foot_report)
 register, unregister = bpy.utils.register_classes_factory(classes)

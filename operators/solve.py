@@ -4,8 +4,7 @@
 import bpy
 from bpy.props import BoolProperty
 
-from ..rig.keys.actions import check_editable
-from ..rig.keys.bones import key_rotations
+from ..rig.keys.bake import match_fk
 from ..rig.limbs.setup import chosen
 from ..rig.solve import solve_rig
 from .common import counted, length, names, poll_armature, run
@@ -62,14 +61,7 @@ class LIMB_IK_OT_match_fk(bpy.types.Operator):
 
         def work():
             limbs = chosen(obj, which="ACTIVE" if self.only_active else "ENABLED")
-            if self.insert_keys:
-                check_editable(obj)  # before the pose changes
-            report = solve_rig(obj, context.evaluated_depsgraph_get(), limbs)
-            if self.insert_keys:
-                bones = [b for limb in limbs for b in (limb.upper_bone, limb.lower_bone, limb.end_bone) if b]
-                key_rotations(obj, bones, context.scene.frame_current)
-            for limb in limbs:
-                limb.enabled = False
+            report = match_fk(obj, context.evaluated_depsgraph_get(), limbs, self.insert_keys)
             matched = names(limb.name for limb in limbs)
             return f"{_summary(report, context.scene)}; matched FK and switched off {matched}"
 

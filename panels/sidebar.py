@@ -59,6 +59,7 @@ class LIMB_IK_PT_limbs(_Panel, bpy.types.Panel):
         row = layout.row(align=True)
         row.operator("limb_ik.solve", icon="CON_KINEMATIC")
         row.operator("limb_ik.match_fk", text="Match FK")
+        row.operator("limb_ik.check", icon="CHECKMARK")
         row = layout.row(align=True)
         row.operator("limb_ik.bake", icon="KEYINGSET")
         if any(limb.plant for limb in settings.limbs):
@@ -176,7 +177,9 @@ class LIMB_IK_PT_ground(_Panel, bpy.types.Panel):
         row = layout.row()
         row.active = settings.use_foot_lock
         row.prop(settings, "release_time")
-        layout.operator("limb_ik.foot_report", icon="INFO")
+        row = layout.row(align=True)
+        row.operator("limb_ik.plant", icon="KEYINGSET")
+        row.operator("limb_ik.foot_report", icon="INFO")
 
 
 classes = (LIMB_IK_UL_limbs, LIMB_IK_PT_limbs, LIMB_IK_PT_limb, LIMB_IK_PT_reach, LIMB_IK_PT_hinge, LIMB_IK_PT_ground)

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """The diagnostic: every enabled limb that Solve, Bake or Plant would refuse, and why, without changing
-anything (``api.check``, the command line's ``check``)."""
+anything (the Check operator, ``api.check``, the command line's ``check``)."""
 
 import bpy
 

@@ -140,7 +140,7 @@ def main() -> int:
         print(build(python))
         return 0
     command = {
-        "test": ["-m", "pytest", "-p", "no:pytest-blender", *rest],
+        "test": ["-m", "pytest", *rest],
         "demo": [str(ROOT / "demo" / "plant_walk.py"), *rest],
         "bench": [str(ROOT / "benchmarks" / "run_all.py"), *rest],
         "cli": [str(ROOT / "tools" / "limb_ik_cli.py"), *rest],

@@ -20,11 +20,12 @@ from ...solvers import rotation_modes
 from .. import plan, solve
 from ..errors import LimbIKError
 from ..frames import overrides, sampling, timeline
+from ..limbs import setup
 from ..planting import figures, legs, source
 from ..planting.ground import Ground
 from ..pose import AXIS_ANGLE, QUATERNION, by_mode
 from .actions import ActionEdit, check_editable
-from .bones import key_bone, rotation_path
+from .bones import key_bone, key_rotations, rotation_path
 
 
 @dataclass
@@ -105,6 +106,54 @@ def bake(
     if turn_off_live:
         obj.limb_ik.live = False
     report.seconds = time.perf_counter() - began
+    return report
+
+
+def plant(
+    obj: bpy.types.Object,
+    depsgraph,
+    ground: bpy.types.Collection | str | None = None,
+    limbs=None,
+    frame_start: int | None = None,
+    frame_end: int | None = None,
+    step: int = 1,
+    progress: Callable[[float], None] | None = None,
+) -> BakeReport:
+    """Plant the legs of ``obj`` on ``ground`` (a collection or its name; default: the rig's ground) and
+    :func:`bake` them: the Plant operator and the API's ``plant``. The legs are ``limbs`` (names), else
+    those :func:`.limbs.setup.to_plant` chooses; they are marked planted and the ground becomes the rig's.
+    If anything fails, those settings are put back as they were, with the keys."""
+    settings = obj.limb_ik
+    before = (settings.ground, {limb.name: limb.plant for limb in settings.limbs})
+    try:
+        if ground is not None:
+            collection = bpy.data.collections.get(ground) if isinstance(ground, str) else ground
+            if collection is None:
+                raise LimbIKError(f"There is no collection named '{ground}' to use as ground.")
+            settings.ground = collection
+        planted = setup.to_plant(obj, limbs, depsgraph)
+        for limb in planted:
+            limb.plant = True
+        return bake(obj, depsgraph, planted, frame_start, frame_end, step, progress=progress)
+    except Exception:
+        settings.ground = before[0]
+        for limb in settings.limbs:
+            limb.plant = before[1].get(limb.name, limb.plant)
+        raise
+
+
+def match_fk(obj: bpy.types.Object, depsgraph, limbs, insert_keys: bool = True) -> solve.Report:
+    """Solve ``limbs`` of ``obj`` at the current frame, key their bones' rotations there (``insert_keys``)
+    and switch the limbs off, so the animation carries on in FK without a jump: the Match FK operator and
+    the API's ``match_fk``."""
+    if insert_keys:
+        check_editable(obj)  # before the pose changes
+    report = solve.solve_rig(obj, depsgraph, limbs)
+    if insert_keys:
+        bones = [b for limb in limbs for b in (limb.upper_bone, limb.lower_bone, limb.end_bone) if b]
+        key_rotations(obj, bones, depsgraph.scene.frame_current)
+    for limb in limbs:
+        limb.enabled = False
     return report
 
 

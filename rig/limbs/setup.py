@@ -186,19 +186,25 @@ def is_leg(obj: bpy.types.Object, limb) -> bool:
     return "leg" in limb.name.lower() or detect.limb_kind_and_side(bones)[0] == "leg"
 
 
+def legs(obj: bpy.types.Object) -> list:
+    """The limbs of ``obj`` taken for legs: those marked planted and those that are legs with a foot
+    (:func:`is_leg`), enabled or not."""
+    return [limb for limb in obj.limb_ik.limbs if limb.plant or is_leg(obj, limb)]
+
+
 def to_plant(obj: bpy.types.Object, names=None, depsgraph=None) -> list:
     """The legs to plant: those ``names``, else the enabled limbs marked planted, else every enabled
     leg (:func:`is_leg`). Refuses none at all, a limb without a foot, and one whose foot never comes
     near the rig's lowest point, at rest or at a few frames of the animation of the scene
     ``depsgraph`` evaluates (an arm)."""
     if names is not None:
-        legs = chosen(obj, names)
+        planted = chosen(obj, names)
     else:
-        limbs = [limb for limb in obj.limb_ik.limbs if limb.enabled]
-        legs = [limb for limb in limbs if limb.plant] or [limb for limb in limbs if is_leg(obj, limb)]
-        if not legs:
+        enabled = [limb for limb in legs(obj) if limb.enabled]
+        planted = [limb for limb in enabled if limb.plant] or enabled
+        if not planted:
             raise LimbIKError(f"Armature '{obj.name}' has no legs with a foot to plant; add or detect them first.")
-    for limb in legs:
+    for limb in planted:
         if not limb.end_bone:
             raise LimbIKError(f"Limb '{limb.name}' has no foot to plant; planting needs thigh, shin and foot.")
         chain_of(obj, limb, planted=True)  # its bones, toe included, exist before they are measured
@@ -207,7 +213,7 @@ def to_plant(obj: bpy.types.Object, names=None, depsgraph=None) -> list:
                 f"Limb '{limb.name}' has no foot on the ground side: its end bone '{limb.end_bone}' never comes "
                 "near the rig's lowest point; plant legs only."
             )
-    return legs
+    return planted
 
 
 def remove_limb(obj: bpy.types.Object, index: int) -> None:

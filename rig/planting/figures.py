@@ -65,29 +65,28 @@ class FootReport:
     authored: str  #: where the authored take came from: "recorded by the last bake" or "the animation"
 
     def as_dict(self) -> dict:
+        """The report as plain data, its words (``lines``) included: what the API returns and the command
+        line writes, and prints in another process."""
         return {
             "frames": list(self.frames),
             "feet": [asdict(f) for f in self.feet],
             "pelvis_drop": self.pelvis_drop,
             "pelvis_lift": self.pelvis_lift,
             "authored": self.authored,
+            "lines": self.lines(),
         }
 
     def lines(self) -> list[str]:
-        return describe(self.as_dict())
-
-
-def describe(report: dict) -> list[str]:
-    """A foot report (:meth:`FootReport.as_dict`) in words: a line per foot, one for the pelvis."""
-    feet = [
-        f"{f['limb']}: {f['contact_frames']} contact frames, ball height off by {1e3 * f['ball_height_median']:.1f} "
-        f"mm (p95 {1e3 * f['ball_height_p95']:.1f}), deepest {1e3 * f['deepest']:.1f} mm, pitch off by "
-        f"{f['pitch_p95']:.1f}° (p95), knee pop {f['knee_pop']:.1f}°, slide {1e3 * f['slide']:.1f} mm"
-        + (f", no ground on {f['frames_without_ground']} frames" if f["frames_without_ground"] else "")
-        for f in report["feet"]
-    ]
-    pelvis = f"pelvis drop {1e3 * report['pelvis_drop']:.1f} mm, lift {1e3 * report['pelvis_lift']:.1f} mm"
-    return [*feet, f"{pelvis} (against {report['authored']})"]
+        """The report in words: a line per foot, one for the pelvis."""
+        feet = [
+            f"{f.limb}: {f.contact_frames} contact frames, ball height off by {1e3 * f.ball_height_median:.1f} "
+            f"mm (p95 {1e3 * f.ball_height_p95:.1f}), deepest {1e3 * f.deepest:.1f} mm, pitch off by "
+            f"{f.pitch_p95:.1f}° (p95), knee pop {f.knee_pop:.1f}°, slide {1e3 * f.slide:.1f} mm"
+            + (f", no ground on {f.frames_without_ground} frames" if f.frames_without_ground else "")
+            for f in self.feet
+        ]
+        pelvis = f"pelvis drop {1e3 * self.pelvis_drop:.1f} mm, lift {1e3 * self.pelvis_lift:.1f} mm"
+        return [*feet, f"{pelvis} (against {self.authored})"]
 
 
 def foot_report(

@@ -320,3 +320,80 @@ def test_a_limb_name_asked_for_is_kept_or_refused(lik, leg):
     with unchanged(lik, leg), pytest.raises(lik.api.LimbIKError, match=r"already has a limb named 'leg\.L'"):
         lik.api.add_limb(leg, ["hips", "toe.L"], name="leg.L")
     assert lik.api.add_limb(leg, ["hips", "toe.L"]) not in ("", "leg.L")  # a name made up is made unique
+
+
+def _planted_leg(lik):
+    rig = rigs.leg_armature()
+    bpy.ops.object.mode_set(mode="OBJECT")
+    lik.api.add_limb(rig, LEG)
+    ground = rigs.plane_ground()  # 2 cm below the sole
+    bpy.context.view_layer.objects.active = rig
+    return rig, ground
+
+
+def test_the_plant_operator_keys_what_the_api_keys(lik):
+    """There was no Plant operator: the sidebar could not choose the legs or the ground api.plant takes."""
+    rig, ground = _planted_leg(lik)
+    assert bpy.ops.limb_ik.plant(ground="Ground", frame_start=1, frame_end=5) == {"FINISHED"}
+    assert rig.limb_ik.ground == ground and rig.limb_ik.limbs["leg.L"].plant
+    by_operator = key_table(lik, rig)
+    assert by_operator
+    lik.api.remove_planting(rig)
+    rig.limb_ik.ground, rig.limb_ik.limbs["leg.L"].plant = None, False
+    lik.api.plant(rig, "Ground", frame_start=1, frame_end=5)
+    assert key_table(lik, rig) == by_operator
+
+
+def test_the_plant_operator_puts_the_settings_back_when_it_fails(lik):
+    """Through the same code as api.plant: the legs chosen and the ground are the rig's only once it is planted."""
+    rig = rigs.human_metarig()
+    lik.api.detect_limbs(rig)
+    rigs.plane_ground()
+    bpy.context.view_layer.objects.active = rig
+    with unchanged(lik, rig):
+        with pytest.raises(RuntimeError, match=r"There is no collection named 'Nowhere' to use as ground\."):
+            bpy.ops.limb_ik.plant(ground="Nowhere")
+        rig.limb_ik.active_limb_index = rig.limb_ik.limbs.find("arm.L")
+        with pytest.raises(RuntimeError, match=r"Limb 'arm\.L' has no foot on the ground side"):
+            bpy.ops.limb_ik.plant(ground="Ground", legs="ACTIVE")
+        assert rig.limb_ik.ground is None
+        rig.limb_ik.active_limb_index = 0
+
+
+def test_the_check_operator_reports_what_check_finds(lik, generated_rig):
+    """There was no Check operator; it names the limbs held on IK as check does (held_by_ik's twin)."""
+    rig = rigs.open_generated(generated_rig)
+    lik.api.detect_limbs(rig)
+    bpy.context.view_layer.objects.active = rig
+    held = lik.api.held_by_ik(rig)
+    assert set(held) == set(lik.api.check(rig)) == {"leg.L", "leg.R", "arm.L", "arm.R"}
+    with unchanged(lik, rig), pytest.raises(RuntimeError) as refused:
+        bpy.ops.limb_ik.check()
+    assert all(f"{limb} ({bone} IK_FK = 0)" in str(refused.value) for limb, bone in held.items())
+    lik.api.switch_to_fk(rig)
+    assert bpy.ops.limb_ik.check() == {"FINISHED"}
+
+
+def test_match_fk_keys_the_pose_and_switches_the_limb_off_as_the_operator_does(lik, leg):
+    """Match FK had no verb in the API."""
+    bpy.context.scene.frame_set(3)
+    report = lik.api.match_fk(leg, "leg.L")
+    assert report.solved == ["leg.L"] and not leg.limb_ik.limbs["leg.L"].enabled
+    assert rigs.goal_error(leg, leg.limb_ik.limbs["leg.L"]) < 1e-4
+    keys = key_table(lik, leg)
+    assert {path for path, _ in keys} == {f'pose.bones["{bone}"].rotation_quaternion' for bone in LEG}
+    assert all([frame for frame, _ in points] == [3] for points in keys.values())
+
+
+def test_legs_and_the_frame_range_are_what_plant_and_bake_take(lik):
+    rig = rigs.human_metarig()
+    lik.api.detect_limbs(rig)
+    assert lik.api.legs(rig) == ["leg.L", "leg.R"]
+    rig.limb_ik.limbs["leg.L"].enabled = False
+    assert lik.api.legs(rig) == ["leg.L", "leg.R"]  # plant takes the enabled ones among them
+    scene = bpy.context.scene
+    scene.frame_start, scene.frame_end = 3, 40
+    assert lik.api.frame_range() == (3, 40) and lik.api.frame_range(frame_end=12) == (3, 12)
+    assert lik.api.frame_range(5, None, bpy.data.scenes.new("Other")) == (5, 250)
+    with pytest.raises(lik.api.LimbIKError, match=r"^frame_start must be a whole frame number, not 1\.5\.$"):
+        lik.api.frame_range(1.5)

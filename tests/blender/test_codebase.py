@@ -10,10 +10,9 @@ import bpy
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-PRODUCT = [
-    p for p in ROOT.rglob("*.py") if not set(p.relative_to(ROOT).parts) & {"tests", "tools", "benchmarks", "demo"}
-]
-EDITS_NOTHING = {"limb_ik.foot_report"}  # measures only
+NOT_SHIPPED = {"tests", "tools", "benchmarks", "demo", "takes"}
+PRODUCT = [p for p in ROOT.rglob("*.py") if not set(p.relative_to(ROOT).parts) & NOT_SHIPPED]
+EDITS_NOTHING = {"limb_ik.foot_report", "limb_ik.check"}  # they measure and look only
 
 
 def registered(base) -> list:
@@ -30,6 +29,8 @@ def test_operators_are_named_documented_and_undoable(lik):
         "limb_ik.solve",
         "limb_ik.match_fk",
         "limb_ik.bake",
+        "limb_ik.plant",
+        "limb_ik.check",
         "limb_ik.foot_report",
     }
     for op in operators:
@@ -39,6 +40,59 @@ def test_operators_are_named_documented_and_undoable(lik):
         assert "poll" in op.__dict__, f"{op.__name__} has no poll()"
         if op.bl_idname not in EDITS_NOTHING:
             assert {"REGISTER", "UNDO"} <= op.bl_options, op.bl_idname
+
+
+#: Each verb of the API and the operator that does the same job: one path for each job, from a script or the
+#: sidebar. held_by_ik's limbs are named by Check (and shown in the sidebar); no operator is left without a verb.
+TWINS = {
+    "detect_limbs": "limb_ik.detect_limbs",
+    "add_limb": "limb_ik.add_limb",
+    "remove_limb": "limb_ik.remove_limb",
+    "solve": "limb_ik.solve",
+    "match_fk": "limb_ik.match_fk",
+    "bake": "limb_ik.bake",
+    "plant": "limb_ik.plant",
+    "remove_planting": "limb_ik.remove_planting",
+    "check": "limb_ik.check",
+    "held_by_ik": "limb_ik.check",
+    "switch_to_fk": "limb_ik.switch_to_fk",
+    "foot_report": "limb_ik.foot_report",
+}
+#: What the API holds besides verbs: its error, and questions a script asks before a verb, which the
+#: operators' dialogs answer by showing them (the legs Plant takes, the frames a bake takes).
+NOT_VERBS = {"LimbIKError", "legs", "frame_range"}
+
+
+def test_every_api_verb_has_an_operator_and_every_operator_a_verb(lik):
+    """There was no Plant or Check operator, and Match FK had no verb in the API."""
+    public = set(lik.api.__all__)
+    assert public >= NOT_VERBS
+    assert public - NOT_VERBS == set(TWINS), "a verb without its operator in TWINS, or one gone"
+    assert all(callable(getattr(lik.api, name)) for name in public)
+    assert {op.bl_idname for op in registered(bpy.types.Operator)} == set(TWINS.values())
+
+
+def test_the_command_line_goes_through_the_api_only():
+    """cli/ used to read the rig layer (the frame range, which limbs are legs, the foot report's words)."""
+    for path in sorted((ROOT / "cli").glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.level > 1:  # out of cli/: the API, nothing else
+                names = [node.module] if node.module else [alias.name for alias in node.names]
+                assert names == ["api"], f"{path.name}: {ast.unparse(node)}"
+
+
+#: Tests of the demo itself (its filmstrip, its side-on picture): no other test depends on the demo's code.
+TESTS_OF_THE_DEMO = {"test_filmstrip.py", "test_planar_limbs.py"}
+
+
+def test_tests_import_the_demo_only_to_test_it():
+    """The planting tests used to stage their clips and measure them with the demo's modules (now in takes/)."""
+    for path in sorted((ROOT / "tests").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Import | ast.ImportFrom):
+                modules = [node.module or ""] if isinstance(node, ast.ImportFrom) else [a.name for a in node.names]
+                if "demo" in {module.split(".")[0] for module in modules}:
+                    assert path.name in TESTS_OF_THE_DEMO, f"{path.name}: {ast.unparse(node)}"
 
 
 def test_panels_and_lists_are_named_and_in_the_sidebar_tab(lik):
@@ -140,7 +194,7 @@ def test_manifest():
     assert manifest["license"] == ["SPDX:GPL-3.0-or-later"]
     assert len(manifest["tagline"]) <= 64 and not manifest["tagline"].endswith(".")
     excluded = manifest["build"]["paths_exclude_pattern"]
-    assert {"__pycache__/", "/.*", "/*.zip", "/tests/", "/tools/", "/benchmarks/", "/demo/", "/farm/"} <= set(excluded)
+    assert {"__pycache__/", "/.*", "/*.zip", "/farm/", *(f"/{folder}/" for folder in NOT_SHIPPED)} <= set(excluded)
 
 
 def test_the_readme_picture_names_every_folder_and_module_of_the_layers():

@@ -156,7 +156,7 @@ SHARED_RIGS = {
 def test_detects_the_legs_and_arms_of_real_skeletons(lik, clip):
     """Joint-named capture (LeftHip, left_knee), animals named by bone, and the wolf, whose names say
     nothing a detector can use (FrontLeg1_L...) and whose legs hang from the origin, not a pelvis."""
-    from demo import clips
+    from takes import clips
 
     how, leg_count, arm_count = SHARED_RIGS[clip]
     rig, _ = clips.load(clip)

@@ -5,7 +5,8 @@ on the CPU, as animated above and planted below; the scene left as it was."""
 import bpy
 import numpy as np
 
-from demo import clips, filmstrip
+from demo import filmstrip
+from takes import clips
 
 
 def pixels(path) -> np.ndarray:

@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 import rigs
 
-from demo import clips
-from demo import measure as mocap
+from takes import clips
+from takes import measure as mocap
 
 GROUNDS = ("slope", "step", "rough")
 #: Knee pops beyond 10° (measured by benchmarks/planting.py), and why; every other figure holds there.

@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 import rigs
 
-from demo import clips
-from demo import measure as mocap
+from takes import clips
+from takes import measure as mocap
 
 
 def metarig_on_a_raised_plane() -> bpy.types.Object:

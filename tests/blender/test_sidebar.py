@@ -53,11 +53,12 @@ def operators(panel: str) -> list[str]:
     return [name for kind, name in drawn(panel) if kind == "operator"]
 
 
-def test_bake_is_in_the_main_panel_and_the_foot_report_with_planted_legs():
+def test_bake_and_check_are_in_the_main_panel_plant_by_the_ground_and_the_foot_report_with_planted_legs():
     rig = rigs.human_metarig()
     bpy.ops.limb_ik.detect_limbs()
     main = operators("LIMB_IK_PT_limbs")
-    assert "limb_ik.bake" in main and "limb_ik.solve" in main
+    assert "limb_ik.bake" in main and "limb_ik.solve" in main and "limb_ik.check" in main
+    assert "limb_ik.plant" in operators("LIMB_IK_PT_ground")  # beside the planting settings
     assert "limb_ik.foot_report" not in main and "limb_ik.switch_to_fk" not in main
     rig.limb_ik.limbs["leg.L"].plant = True
     assert "limb_ik.foot_report" in operators("LIMB_IK_PT_limbs")

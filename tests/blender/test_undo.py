@@ -74,7 +74,24 @@ def test_undo_limb_set_up(leg):
     assert rigs.limbs_table(bpy.data.objects["Leg"]) == rig_limbs
 
 
-@pytest.mark.parametrize("operator", ["add_limb", "detect_limbs", "remove_limb", "solve", "match_fk"])
+def test_undo_after_plant_puts_the_settings_and_the_keys_back(capfd):
+    """Plant and Bake marks the legs planted and sets the ground as it keys: one step undoes all three."""
+    bpy.ops.object.mode_set(mode="OBJECT")
+    ground = rigs.plane_ground()
+    rig = rigs.leg_armature()
+    bpy.ops.limb_ik.detect_limbs()
+    assert bpy.ops.ed.undo_push(message="Set up") == {"FINISHED"}
+    assert bpy.ops.limb_ik.plant("EXEC_DEFAULT", True, ground=ground.name, frame_start=1, frame_end=5) == {"FINISHED"}
+    assert rig.limb_ik.ground == ground and rig.limb_ik.limbs["leg.L"].plant and rig.animation_data.action
+    assert undo_steps(capfd)[-2:] == ["Set up", "Plant and Bake"]
+
+    assert bpy.ops.ed.undo() == {"FINISHED"}
+    rig = bpy.data.objects["Leg"]
+    assert rig.limb_ik.ground is None and not rig.limb_ik.limbs["leg.L"].plant
+    assert rig.animation_data is None or rig.animation_data.action is None
+
+
+@pytest.mark.parametrize("operator", ["add_limb", "detect_limbs", "remove_limb", "solve", "match_fk", "plant"])
 def test_operators_that_change_data_are_undoable(operator):
     options = getattr(bpy.types, f"LIMB_IK_OT_{operator}").bl_options
     assert {"REGISTER", "UNDO"} <= set(options)

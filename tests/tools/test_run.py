@@ -84,3 +84,12 @@ def test_an_unknown_version_is_refused_with_the_tested_ones():
     )
     assert done.returncode == 2
     assert "invalid choice: '4.2'" in done.stderr and all(v in done.stderr for v in run.VERSIONS)
+
+
+def test_plain_pytest_runs_the_suite_without_the_launcher():
+    """pytest-blender, which the requirements install, used to be turned off by tools/run.py alone: a plain
+    ``python -m pytest`` in a wheel's environment stopped at "'blender' executable not found"."""
+    pytest.importorskip("pytest_blender")  # installed: it would look for a Blender binary unless turned off
+    command = [sys.executable, "-m", "pytest", "--collect-only", "-q", "tests/tools/test_run.py"]
+    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr

@@ -3,7 +3,7 @@
 
 ``../shared/tools/plant_metrics.py`` measures with nothing of Limb IK's: contacts from the source
 motion (the ball low and slow), positions from bone heads and tails, the ground by ray cast. The
-clips and their legs come from :mod:`demo.clips`, the grounds from :mod:`demo.grounds`. (The
+clips and their legs come from :mod:`takes.clips`, the grounds from :mod:`takes.grounds`. (The
 demo itself reports with Limb IK's own foot report, which follows the same definitions.)
 """
 

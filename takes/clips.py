@@ -163,7 +163,7 @@ def footprint(rig: bpy.types.Object, name: str, frames: range) -> tuple[np.ndarr
 
 def stage(name: str, ground: str) -> tuple[bpy.types.Object, range, bpy.types.Collection]:
     """A fresh scene holding only the clip ``name`` and a ground of kind ``ground`` (see
-    :mod:`demo.grounds`) in a collection "Ground"; the rig's Authored Floor is the clip's.
+    :mod:`takes.grounds`) in a collection "Ground"; the rig's Authored Floor is the clip's.
     Returns the rig, its frames and the ground collection."""
     from . import grounds
 
