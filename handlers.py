@@ -38,7 +38,8 @@ def limb_ik_frame_change_pre(scene, depsgraph=None):
 def limb_ik_frame_change_post(scene, depsgraph):
     if animator.is_suspended():
         return
-    again = [live.solve_live(obj, depsgraph) for obj in live.live_rigs(scene)]
+    # Never step the scene inside a frame change, but where nothing else can: a render without a window.
+    again = [live.solve_live(obj, depsgraph, may_step=bpy.app.background) for obj in live.live_rigs(scene)]
     if any(again) and not bpy.app.timers.is_registered(_solve_moved):
         bpy.app.timers.register(_solve_moved, first_interval=0.0)
 

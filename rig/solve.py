@@ -303,13 +303,17 @@ class Here:
     problems: dict[str, str]  #: limb -> sentence: the plan's, and a body planting moved too far
 
 
-def solve_here(planned: plan.Plan, depsgraph, last_write: animator.Written | None = None, progress=None) -> Here:
+def solve_here(
+    planned: plan.Plan, depsgraph, last_write: animator.Written | None = None, progress=None, may_step: bool = True
+) -> Here:
     """Gather, plant and solve the planned limbs at the current frame (``last_write``: see :func:`gather`);
-    ``progress`` is called with the fraction of the take read, where planting reads it anew."""
+    ``progress`` is called with the fraction of the take read, where planting reads it anew, and
+    ``may_step``: whether the scene may be stepped through the take to read it (see :func:`.frames.sampling.take`)."""
     groups, pose = gather(planned, depsgraph, last_write)
     analysis, problems = None, dict(planned.problems)
     if planned.planting is not None:
-        analysis = legs.analysed(planned.planting, depsgraph, pose, take_reader(planned, depsgraph, pose, progress))
+        read = take_reader(planned, depsgraph, pose, progress, may_step)
+        analysis = legs.analysed(planned.planting, depsgraph, pose, read)
         moved = analysis.body_moved(planned.obj)
         if moved:  # solved all the same: the pose is what planting on that ground gives
             problems.update({foot.limb: moved for foot in planned.planting.feet})
@@ -338,6 +342,6 @@ def solve_rig(obj: bpy.types.Object, depsgraph, limbs=None) -> Report:
     return report
 
 
-def take_reader(planned: plan.Plan, depsgraph, shown: Pose, progress=None):
+def take_reader(planned: plan.Plan, depsgraph, shown: Pose, progress=None, may_step: bool = True):
     """What reads the take for planting's analysis at this frame: :func:`.frames.sampling.take`."""
-    return lambda frames: sampling.take(planned, depsgraph, frames, shown, progress)
+    return lambda frames: sampling.take(planned, depsgraph, frames, shown, progress, may_step)

@@ -77,12 +77,24 @@ def sample(
     return Sampled(frames, pose, goal_world, STEPPED, why)
 
 
-def take(planned: plan.Plan, depsgraph, frames, shown: Pose, progress: Callable[[float], None] | None = None) -> Pose:
+class NotHere(Exception):
+    """The take must be read by stepping the scene through it, which :func:`take` was told not to do here."""
+
+
+def take(
+    planned: plan.Plan,
+    depsgraph,
+    frames,
+    shown: Pose,
+    progress: Callable[[float], None] | None = None,
+    may_step: bool = True,
+) -> Pose:
     """The rig's animated pose at each of ``frames``, for planting's analysis of the take during a frame
     change (live solving, Solve): read from the F-curves in bulk and checked against ``shown``, the pose
     Blender evaluated at the current frame, so that no other frame is evaluated. Stepped through the scene
     only where the F-curves do not tell the pose alone (:mod:`.frames.bulk` says why) or disagree with Blender.
-    ``progress`` is called with the fraction read."""
+    ``progress`` is called with the fraction read. Without ``may_step`` (inside a frame change, where the
+    scene must not be stepped) a take that needs stepping raises :class:`NotHere`."""
     scene = depsgraph.scene
     frames = np.array(list(frames), dtype=int)
     current = scene.frame_current
@@ -100,6 +112,8 @@ def take(planned: plan.Plan, depsgraph, frames, shown: Pose, progress: Callable[
             if progress is not None:
                 progress(1.0)
             return pose
+    if not may_step:
+        raise NotHere
     return _step(depsgraph, planned, frames, set(), progress)[0]
 
 

@@ -8,6 +8,7 @@ import numpy as np
 
 from .. import plan, solve
 from ..errors import LimbIKError
+from ..frames import sampling
 from ..planting import ground, legs
 from . import animator, compose
 
@@ -127,13 +128,15 @@ def _plan(obj: bpy.types.Object) -> plan.Plan:
     return planned
 
 
-def solve_live(obj: bpy.types.Object, depsgraph, progress=None) -> bool:
+def solve_live(obj: bpy.types.Object, depsgraph, progress=None, may_step: bool = True) -> bool:
     """Solve the enabled limbs of ``obj``; limbs that cannot be solved are skipped and marked. True when the
     rig must be solved again once evaluated (:func:`solve_moved`): the animator's pose under the last write,
     left in place before this frame change, could not be composed after all.
 
     Never raises for a problem with the rig: the problem is stored in the limbs' status. ``progress`` is
-    called with the fraction of the take read, where planting reads it anew.
+    called with the fraction of the take read, where planting reads it anew. Without ``may_step`` (a frame
+    change), a take that can only be read by stepping the scene is not read here: the rig shows the
+    animator's pose, its planted legs say so, and it is solved again once the frame change is over.
     """
     last_write = animator.pending(obj)  # left in place by before_frame_change
     try:
@@ -146,7 +149,7 @@ def solve_live(obj: bpy.types.Object, depsgraph, progress=None) -> bool:
             return _solve_again(obj)
         problems = dict(planned.problems)
         if planned.limbs:
-            here = solve.solve_here(planned, depsgraph, last_write, progress)
+            here = solve.solve_here(planned, depsgraph, last_write, progress, may_step)
             bones = here.solved.bones
             before = animator.channels(here.pose, bones)
             solve.write(obj, here.pose, here.solved, every=last_write is not None)  # under the last write too
@@ -154,6 +157,12 @@ def solve_live(obj: bpy.types.Object, depsgraph, progress=None) -> bool:
             problems = here.problems
     except compose.Uncomposed:
         planned.composes = False  # restored before the frame changes from now on
+        return _solve_again(obj)
+    except sampling.NotHere:
+        reading = "Reading the take to plant it: shown as animated until then."
+        for limb in obj.limb_ik.limbs:
+            if limb.enabled and limb.plant and limb.status != reading:
+                limb.status = reading
         return _solve_again(obj)
     except LimbIKError as error:
         problems = {limb.name: str(error) for limb in obj.limb_ik.limbs if limb.enabled}

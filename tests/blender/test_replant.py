@@ -203,3 +203,46 @@ def test_live_reading_a_take_says_how_far_it_is(lik, stepped):
     assert done and done[-1] == 1.0 and done == sorted(done)
     assert len(done) == (len(frames) if stepped else 1)
     assert not [limb.status for limb in rig.limb_ik.limbs if limb.status]
+
+
+def test_a_take_that_must_be_stepped_is_read_after_the_frame_change_not_inside_it(lik):
+    """With a window, a frame change never steps the scene: a take only stepping can read (a constraint on the
+    hips) shows the animation with the legs saying why, and is read and planted once the frame change is over
+    (solve_moved, the timer's work): then it shows what the bake writes."""
+    rig, frames, ground = takes_stage(lik)
+    rig.pose.bones["root"].constraints.new("LIMIT_SCALE")  # does nothing, but F-curves alone no longer tell
+    changes = []
+
+    def count(scene, *_):
+        changes.append(scene.frame_current)
+
+    bpy.app.handlers.frame_change_pre.append(count)
+    try:
+        bpy.context.scene.frame_set(20)
+        rig.limb_ik.smoothing_time *= 2  # the take is to be read again
+        lik.rig.live.animator.restore(rig)  # as before a frame change, for a rig whose pose is not composed
+        changes.clear()
+        frame = lik.rig.live.frame
+        assert frame.solve_live(rig, bpy.context.evaluated_depsgraph_get(), may_step=False)  # again, later
+        assert changes == []
+    finally:
+        bpy.app.handlers.frame_change_pre.remove(count)
+    statuses = {limb.name: limb.status for limb in rig.limb_ik.limbs if limb.plant}
+    assert set(statuses.values()) == {"Reading the take to plant it: shown as animated until then."}
+    frame.solve_moved(bpy.context)
+    assert not [limb.status for limb in rig.limb_ik.limbs if limb.status]
+    live = mocap.play(rig, range(20, 21))
+    rig.limb_ik.live = False
+    lik.api.plant(rig, ground)
+    assert np.abs(mocap.play(rig, range(20, 21)) - live).max() <= 0.001
+
+
+def takes_stage(lik):
+    """The walk on the slope, legs planted, Live on."""
+    rig, frames, ground = clips.stage("walk", "slope")
+    lik.api.detect_limbs(rig)
+    rig.limb_ik.ground = ground
+    for limb in rig.limb_ik.limbs:
+        limb.plant = limb.name.startswith("leg")
+    rig.limb_ik.live = True
+    return rig, frames, ground
