@@ -150,12 +150,7 @@ def solve_two_bone(
     # nearly equal bones, where length + l2 - l1 left to right would lose all the digits of a
     # target near the root. Square roots are taken factor by factor: for a target 1e-160 from
     # the root the product of the two small factors would underflow to 0.
-    if length > 0.0:
-        along = (length * length + (l1 - l2) * (l1 + l2)) / (2.0 * length)
-        outer, near, far = (l1 + l2 + length) * (l1 + l2 - length), length + (l2 - l1), length + (l1 - l2)
-        radius = sqrt(outer) * sqrt(near) * sqrt(far) / (2.0 * length) if min(outer, near, far) > 0.0 else 0.0
-    else:  # equal bones folded flat onto the root
-        along, radius = 0.0, l1
+    along, radius = _circle(length, l1, l2)
 
     if pole is None and hinge is None and plane is None:  # the common case, inlined: least motion
         ox, oy, oz = bx - ax, by - ay, bz - az
@@ -176,6 +171,33 @@ def solve_two_bone(
         False,
         (ux, uy, uz),
     )
+
+
+def _circle(length: float, l1: float, l2: float) -> tuple[float, float]:
+    """Where along the root-to-end axis the circle of knees is centred, and its radius, for bones ``l1`` and
+    ``l2`` whose ends are ``length`` apart; radius 0 where they cannot meet (the end out of reach)."""
+    if length > 0.0:
+        along = (length * length + (l1 - l2) * (l1 + l2)) / (2.0 * length)
+        outer, near, far = (l1 + l2 + length) * (l1 + l2 - length), length + (l2 - l1), length + (l1 - l2)
+        radius = sqrt(outer) * sqrt(near) * sqrt(far) / (2.0 * length) if min(outer, near, far) > 0.0 else 0.0
+        return along, radius
+    return 0.0, l1  # equal bones folded flat onto the root
+
+
+def knee_circle(root: Vec3, end: Vec3, upper: float, lower: float) -> tuple[Vec3, Vec3, float]:
+    """The position system's circle: where the knee of bones ``upper`` and ``lower`` long can lie with its
+    root at ``root`` and its end at ``end`` (the sphere around the root meeting the sphere around the end).
+    Returns its centre, unit normal (root to end) and radius; the radius is 0 where the end is out of reach.
+    Raises :class:`SolverError` for an end on the root (no axis) or coordinates that are not finite."""
+    d = (end[0] - root[0], end[1] - root[1], end[2] - root[2])
+    length = sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2])
+    if not length < COORDINATE_LIMIT or not abs(upper) + abs(lower) < COORDINATE_LIMIT:
+        raise SolverError(f"joint coordinates and bone lengths must be finite and within ±{COORDINATE_LIMIT:g}")
+    if length == 0.0:
+        raise SolverError("the end is on the root: the knee circle has no axis")
+    axis = _unit(*d)
+    along, radius = _circle(length, upper, lower)
+    return (root[0] + along * axis[0], root[1] + along * axis[1], root[2] + along * axis[2]), axis, radius
 
 
 def _unit(x: float, y: float, z: float) -> Vec3:
