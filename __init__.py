@@ -9,5 +9,5 @@ import bpy
 
 # Registered in this order, unregistered in reverse: properties first, the command line last.
 register, unregister = bpy.utils.register_submodule_factory(
-    __name__, ("properties", "operators", "panels", "handlers", "cli")
+    __name__, ("properties", "operators", "panels", "handlers", "viewport", "cli")
 )

@@ -256,6 +256,11 @@ class LIMB_IK_PG_rig(bpy.types.PropertyGroup):
         subtype="TIME_ABSOLUTE",
         unit="TIME_ABSOLUTE",
     )
+    show_overlay: BoolProperty(
+        name="Overlay",
+        description="Draw in the viewport where each stance plants, each foot's path and the active limb's knee circle",
+        default=False,
+    )
     use_foot_lock: BoolProperty(
         name="Foot Lock",
         description="Hold each foot where it stands while the animation has it standing, removing slide; "

@@ -180,6 +180,7 @@ class LIMB_IK_PT_ground(_Panel, bpy.types.Panel):
         row = layout.row(align=True)
         row.operator("limb_ik.plant", icon="KEYINGSET")
         row.operator("limb_ik.foot_report", icon="INFO")
+        layout.prop(settings, "show_overlay")
 
 
 classes = (LIMB_IK_UL_limbs, LIMB_IK_PT_limbs, LIMB_IK_PT_limb, LIMB_IK_PT_reach, LIMB_IK_PT_hinge, LIMB_IK_PT_ground)

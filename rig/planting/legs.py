@@ -270,7 +270,9 @@ def analyse(
         raise LimbIKError(next(iter(problems.values())), problems)
     pelvis = track.pelvis
     lift = np.einsum("fij,fj->fi", planted.body[:, :3, :3], pelvis)[:, 2] + planted.body[:, 2, 3] - pelvis[:, 2]
-    return Analysis(frames, planted, lift, float((legs.thigh + legs.shin).max()), ground.name)
+    analysis = Analysis(frames, planted, lift, float((legs.thigh + legs.shin).max()), ground.name)
+    _last[plan.obj.session_uid] = (plan, analysis)
+    return analysis
 
 
 def girdles(plan: PlantPlan) -> np.ndarray | None:
@@ -319,6 +321,13 @@ class _Cached:
 
 
 _cache: dict[int, _Cached] = {}  # by Object.session_uid
+_last: dict[int, tuple[PlantPlan, Analysis]] = {}  # by Object.session_uid: the take last planted (live or baked)
+
+
+def last_planted(obj: bpy.types.Object) -> tuple[PlantPlan, Analysis] | None:
+    """The legs and the analysis of the take last planted for ``obj`` (live, a bake or a check), or None:
+    what the viewport overlay draws."""
+    return _last.get(obj.session_uid)
 
 
 def analysed(plan: PlantPlan, depsgraph, pose: Pose, read: Callable[[range], Pose]) -> Analysis:
@@ -357,6 +366,7 @@ def _unchanged(cached: _Cached, sample: tuple, frame: float) -> bool:
 
 def forget_all() -> None:
     _cache.clear()
+    _last.clear()
 
 
 class Carried(NamedTuple):
