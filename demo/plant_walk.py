@@ -2,14 +2,16 @@
 """The demo: a real walk (motion capture, bundled), animated on flat ground, planted on a 15° ramp
 and a 20 cm step, and baked.
 
-    python3 tools/run.py demo            # writes out/demo.blend, out/demo.png and out/filmstrip.jpg
+    python3 tools/run.py demo            # writes out/demo.blend, demo.png, footprints.png and filmstrip.jpg
 
 Everything comes with Blender or this repository: the DeepMimic walk in ``demo/clips/`` (with its
 licence), the course of ``takes/grounds.py``. Limb IK finds the legs, plants them on the course
 and bakes the result. Its foot report is printed before and after (one definition of each
 figure, stated in the README), the plot shows each foot's ball against the surface under it, and
-the pelvis, over time, and the filmstrip (:mod:`demo.filmstrip`, Cycles on the CPU) shows a simple
-body at a few contact frames, as animated and as planted. ``--no-render`` skips the filmstrip.
+the pelvis, over time, the footprints picture (:mod:`demo.footprints`, Workbench) shows the viewport
+overlay's footprints and feet's paths on the course, and the filmstrip (:mod:`demo.filmstrip`, Cycles
+on the CPU) shows a simple body at a few contact frames, as animated and as planted. ``--no-render``
+skips the filmstrip.
 """
 
 import argparse
@@ -26,7 +28,7 @@ import bpy  # noqa: E402, I001  (bpy first)
 import numpy as np  # noqa: E402
 from mathutils import Vector  # noqa: E402
 
-from demo import filmstrip  # noqa: E402
+from demo import filmstrip, footprints  # noqa: E402
 from takes import clips  # noqa: E402
 
 CLIP = "walk"
@@ -95,7 +97,9 @@ def plot(path: Path, before: dict, after: dict, frames: range, fps: float) -> No
 
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", default=str(ROOT / "out"), help="folder for demo.blend, demo.png and filmstrip.jpg")
+    parser.add_argument(
+        "--out", default=str(ROOT / "out"), help="folder for demo.blend, demo.png, footprints.png and filmstrip.jpg"
+    )
     parser.add_argument("--no-render", action="store_true", help="skip the filmstrip (rendered with Cycles)")
     parser.add_argument("--samples", type=int, default=16, help="Cycles samples per pixel for the filmstrip")
     args = parser.parse_args(argv)
@@ -129,7 +133,8 @@ def main(argv: list[str]) -> int:
     blend, picture = out / "demo.blend", out / "demo.png"
     bpy.ops.wm.save_as_mainfile(filepath=str(blend))
     plot(picture, before, after, frames, fps)
-    print(f"\nWrote {blend} and {picture}")
+    prints = footprints.render(lik, out / "footprints.png", rig, ground)
+    print(f"\nWrote {blend}, {picture} and {prints} (the viewport overlay's footprints, Workbench)")
     if not args.no_render:
         rows = [("As animated, on a flat floor", animated), ("Planted by Limb IK", planted)]
         strip = filmstrip.render(out / "filmstrip.jpg", rows, ground, samples=args.samples)

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """Set up and run Limb IK's development tasks with the official ``bpy`` wheel from PyPI.
 
-    python3 tools/run.py demo     # the walk planted on a ramp and a step: out/demo.blend, demo.png, filmstrip.jpg
+    python3 tools/run.py demo     # the walk planted on a ramp and a step: out/demo.blend and its pictures
     python3 tools/run.py test     # the whole test suite on Blender 5.2 LTS (--blender 5.3, 5.1, 5.0 or 4.5)
     python3 tools/run.py bench    # benchmarks, with ratios against Blender's own IK measured in the same run
     python3 tools/run.py build    # dist/limb_ik-<version>.zip, built and validated by Blender's extension tool

@@ -82,7 +82,7 @@ def test_the_command_line_goes_through_the_api_only():
 
 
 #: Tests of the demo itself (its filmstrip, its side-on picture): no other test depends on the demo's code.
-TESTS_OF_THE_DEMO = {"test_filmstrip.py", "test_planar_limbs.py"}
+TESTS_OF_THE_DEMO = {"test_filmstrip.py", "test_footprints_picture.py", "test_planar_limbs.py"}
 
 
 def test_tests_import_the_demo_only_to_test_it():

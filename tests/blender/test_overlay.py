@@ -146,3 +146,22 @@ def test_the_draw_handler_registers_once_and_never_raises_without_a_window(lik):
     viewport.unregister()  # removing it twice is harmless
     viewport.register()
     assert viewport._handle is not None
+
+
+def test_live_planting_shows_its_footprints_too(lik):
+    """Without a bake: the take live solving planted at the frame change."""
+    rig, frames, ground = clips.stage("walk", "step")
+    lik.api.detect_limbs(rig)
+    depsgraph = bpy.context.evaluated_depsgraph_get()
+    assert lik.rig.planting.overlay.footing(rig, depsgraph) == []
+    rig.limb_ik.ground = ground
+    for limb in rig.limb_ik.limbs:
+        limb.plant = limb.name.startswith("leg")
+    rig.limb_ik.live = True
+    bpy.context.scene.frame_set(frames[10])
+    footing = lik.rig.planting.overlay.footing(rig, bpy.context.evaluated_depsgraph_get())
+    assert len(footing) == 2
+    for leg in footing:
+        assert len(leg.footprints) >= 3
+        for outline in leg.footprints:
+            assert np.abs(outline[:, 2] - ground_under(outline)).max() <= GROUND_TOLERANCE
