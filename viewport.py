@@ -33,8 +33,9 @@ def segments(polylines) -> list[tuple[float, float, float]]:
     return out
 
 
-def lines(obj: bpy.types.Object, depsgraph) -> list[tuple[tuple, list]]:
-    """(colour, line ends) of everything the overlay draws for ``obj`` now."""
+def lines(obj: bpy.types.Object, depsgraph=None) -> list[tuple[tuple, list]]:
+    """(colour, line ends) of everything the overlay draws for ``obj`` now. The depsgraph (default: the
+    context's) is asked for only where the footprints are laid on the ground anew."""
     last = legs.last_planted(obj)
     kept = _footing.get(obj.session_uid)
     if last is None:
@@ -43,7 +44,7 @@ def lines(obj: bpy.types.Object, depsgraph) -> list[tuple[tuple, list]]:
     elif kept is not None and kept[0] is last[1]:
         found = kept[1]
     else:
-        found = overlay.footing(obj, depsgraph)
+        found = overlay.footing(obj, depsgraph or bpy.context.evaluated_depsgraph_get())
         _footing[obj.session_uid] = (last[1], found)
     out = [(LEG_COLOURS[n % len(LEG_COLOURS)], segments([*leg.footprints, *leg.paths])) for n, leg in enumerate(found)]
     knee = overlay.knee_circle(obj)
@@ -57,12 +58,15 @@ def draw() -> None:
     obj = context.view_layer.objects.active if context.view_layer else None
     if obj is None or obj.type != "ARMATURE" or not obj.limb_ik.show_overlay:
         return
-    drawn = lines(obj, context.evaluated_depsgraph_get())
+    space = context.space_data
+    if space is not None and not space.overlay.show_overlays:  # the viewport's overlays are off
+        return
+    drawn = lines(obj)
     shader = gpu.shader.from_builtin("POLYLINE_UNIFORM_COLOR")
     gpu.state.blend_set("ALPHA")
     gpu.state.depth_test_set("LESS_EQUAL")
     try:
-        shader.uniform_float("viewportSize", gpu.state.viewport_get()[2:])
+        shader.uniform_float("viewportSize", tuple(map(float, gpu.state.viewport_get()[2:])))
         shader.uniform_float("lineWidth", 2.0)
         for colour, ends in drawn:
             batch = batch_for_shader(shader, "LINES", {"pos": ends})

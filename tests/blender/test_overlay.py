@@ -139,8 +139,12 @@ def test_the_draw_handler_registers_once_and_never_raises_without_a_window(lik):
     viewport.register()
     assert viewport._handle is handle  # not a second one
     rig, frames = planted_walk(lik, "slope")
+    viewport.draw()  # the Overlay setting is off: nothing drawn, the gpu module not even asked
     rig.limb_ik.show_overlay = True
-    viewport._draw()  # no window, no gpu drawing: caught
+    # the lines were made; only drawing them fails here
+    with pytest.raises(SystemError, match="GPU functions for drawing"):
+        viewport.draw()
+    viewport._draw()  # the callback itself: caught
     viewport.unregister()
     assert viewport._handle is None
     viewport.unregister()  # removing it twice is harmless
