@@ -26,7 +26,7 @@ from ..constants import IDENTITY
 from ..errors import SolverError
 from ..rotation_modes import quat_to_matrix
 from .air import bend_in_air
-from .contacts import BALL, Contacts, find_contacts, lock_offsets, sliding
+from .contacts import BALL, DOWN, Contacts, find_contacts, lock_offsets, sliding
 from .pelvis import LENGTH_MARGIN, body_height, body_motion, highest, pelvis_drop, support_level
 from .surface import clearing_lift, rest, swing, tilt, transform
 from .timeline import ease_jumps, fill_gaps, intervals
@@ -99,20 +99,25 @@ class Planted:
     no_ground: np.ndarray  #: (F, n) frames where a foot had no ground below it
 
 
-def plant(legs: Legs, cast_down: CastDown, settings: PlantSettings) -> Planted:
-    """Plant ``legs`` on the ground ``cast_down`` finds, over the whole take."""
+def plant(legs: Legs, cast_down: CastDown, settings: PlantSettings, forced=None) -> Planted:
+    """Plant ``legs`` on the ground ``cast_down`` finds, over the whole take. ``forced`` (F, n), if given, is
+    the animator's word on where each foot stands (:data:`.contacts.DOWN`) or is up (:data:`.contacts.UP`):
+    a foot forced down is locked however far the motion drags it."""
     _check(legs)
+    if forced is not None and np.shape(forced) != legs.ball.shape[:2]:
+        raise SolverError(f"forced must be {legs.ball.shape[:2]}, not {np.shape(forced)}")
     frames, count = legs.ball.shape[:2]
     fps, floor = settings.fps, settings.floor
     sigma = settings.smoothing * fps
     flight = math.ceil(FLIGHT_TIME * fps)
     sole = np.stack([heel_points(legs.foot, legs.ball), legs.ball, legs.tip], axis=2)  # (F, n, P, 3)
-    contacts = find_contacts(sole, fps, settings.contact_height, settings.contact_speed)
+    contacts = find_contacts(sole, fps, settings.contact_height, settings.contact_speed, forced)
     shift = np.zeros((frames, count, 3))
     if settings.foot_lock:
         most = LOCK_REACH * np.median(legs.thigh + legs.shin, axis=0)
         for n in range(count):
-            shift[:, n, :2] = lock_offsets(sole[:, n, :, :2], contacts.stance[:, n], settings.release * fps, most[n])
+            reach = most[n] if forced is None else np.where(np.asarray(forced)[:, n] == DOWN, np.inf, most[n])
+            shift[:, n, :2] = lock_offsets(sole[:, n, :, :2], contacts.stance[:, n], settings.release * fps, reach)
     sole = sole + shift[:, :, None]
     ankle = legs.foot[:, :, :3, 3] + shift
 
