@@ -157,3 +157,15 @@ def test_live_re_analyses_when_a_contact_is_forced_and_shows_what_the_bake_write
     assert not rig.limb_ik.live
     assert np.linalg.norm(mocap.play(rig, frames) - live, axis=-1).max() <= 0.001
 
+
+def test_the_command_line_forces_contacts_through_the_api(lik, walk, tmp_path):
+    rig, _, _, (first, last) = walk
+    path, name = tmp_path / "walk.blend", rig.name
+    bpy.ops.wm.save_as_mainfile(filepath=str(path))
+    argv = ["plant", str(path), "--force-down", f"{LEG}:{first}-{last}", "--force-up", "leg.R:5-9"]
+    assert lik.cli.main([*argv, "--output-dir", str(tmp_path / "out")]) == 0
+    bpy.ops.wm.open_mainfile(filepath=str(tmp_path / "out" / "walk.blend"))
+    rig = bpy.data.objects[name]
+    assert forced_ranges(rig) == [(first, last, "DOWN")]
+    assert [(c.frame_start, c.frame_end, c.state) for c in rig.limb_ik.limbs["leg.R"].contacts] == [(5, 9, "UP")]
+    assert slide(balls(rig, range(first, last + 1))) <= 0.005
