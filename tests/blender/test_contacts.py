@@ -169,3 +169,32 @@ def test_the_command_line_forces_contacts_through_the_api(lik, walk, tmp_path):
     assert forced_ranges(rig) == [(first, last, "DOWN")]
     assert [(c.frame_start, c.frame_end, c.state) for c in rig.limb_ik.limbs["leg.R"].contacts] == [(5, 9, "UP")]
     assert slide(balls(rig, range(first, last + 1))) <= 0.005
+
+
+def test_the_dope_sheet_draws_a_bar_per_stance_in_a_row_per_leg(lik, walk):
+    """The bars' geometry (the GPU cannot draw without a window): a row per leg, each stance from its first
+    frame's cell to its last's, those off the region left out and the rest cut at its edges."""
+    rig, _, _, (first, last) = walk
+    dopesheet = lik.panels.dopesheet
+    lik.api.force_contact(rig, LEG, first, last)
+    found = lik.api.contacts(rig)
+    assert lik.rig.planting.contacts.seen(rig) == found
+
+    def to_x(frame):  # frames 0 to 100 across 1000 pixels
+        return 10.0 * frame
+
+    bars, labels = dopesheet.layout(found, to_x, 1000.0)
+    assert [leg for leg, _, _ in labels] == ["leg.L", "leg.R"]
+    rows = {leg: y for leg, _, y in labels}
+    inside = {leg: [s for s in stances if s[0] <= 100] for leg, stances in found.items()}
+    assert len(bars) == sum(map(len, inside.values()))
+    expected = [
+        ((max(10.0 * start - 5.0, 0.0), min(10.0 * end + 5.0, 1000.0)), dopesheet.COLORS[kind], leg)
+        for leg, stances in inside.items()
+        for start, end, kind in stances
+    ]
+    for ((x0, y0, x1, y1), color), ((ex0, ex1), ecolor, leg) in zip(bars, expected):
+        assert (x0, x1, color) == (ex0, ex1, ecolor)
+        assert y0 < y1 < rows[leg]  # under its leg's label
+    assert ((10.0 * first - 5.0, 10.0 * last + 5.0), dopesheet.COLORS["down"], LEG) in expected
+    assert dopesheet.layout({}, to_x, 1000.0) == ([], [])
