@@ -4,6 +4,7 @@
 import bpy
 from bpy.props import EnumProperty, IntProperty, StringProperty
 
+from ..rig.live import frame as live
 from ..rig.planting import contacts
 from .common import poll_armature, run
 
@@ -46,6 +47,8 @@ class LIMB_IK_OT_force_contact(bpy.types.Operator):
 
         def work():
             contacts.force(obj, name, start, end, self.state)
+            if obj.limb_ik.live:  # shown now, not at the next frame change
+                live.show_now(obj, context)
             how = "back to automatic" if self.state == "AUTO" else f"forced {self.state.lower()}"
             return f"Limb '{name}': frames {start} to {end} {how}"
 

@@ -198,3 +198,16 @@ def test_the_dope_sheet_draws_a_bar_per_stance_in_a_row_per_leg(lik, walk):
         assert y0 < y1 < rows[leg]  # under its leg's label
     assert ((10.0 * first - 5.0, 10.0 * last + 5.0), dopesheet.COLORS["down"], LEG) in expected
     assert dopesheet.layout({}, to_x, 1000.0) == ([], [])
+
+
+def test_forcing_a_contact_with_live_on_shows_it_at_once(lik, walk):
+    rig, _, _, (first, last) = walk
+    rig.limb_ik.live = True
+    bpy.context.scene.frame_set(last)
+    ankle = rig.pose.bones[rig.limb_ik.limbs[LEG].end_bone]
+    lifted = np.array(rig.matrix_world @ ankle.tail)
+    assert bpy.ops.limb_ik.force_contact(limb=LEG, frame_start=first, frame_end=last) == {"FINISHED"}
+    bpy.context.view_layer.update()
+    shown = np.array(rig.matrix_world @ ankle.tail)
+    assert np.linalg.norm(shown - lifted) > 0.05
+    np.testing.assert_allclose(balls(rig, [last])[0], shown, atol=1e-6)  # what the frame change shows
