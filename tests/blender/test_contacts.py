@@ -48,12 +48,13 @@ def walk(lik):
     return rig, ground, stances, swing
 
 
-def test_a_foot_forced_down_over_its_swing_stands_locked_and_is_baked(lik, walk):
-    rig, ground, _, (first, last) = walk
+@pytest.mark.parametrize("verb", ["plant", "bake"])
+def test_a_foot_forced_down_over_its_swing_stands_locked_and_is_baked(lik, walk, verb):
+    rig, _, _, (first, last) = walk
     frames = range(first, last + 1)
     swung = balls(rig, frames)
     assert slide(swung) > 0.05, "the motion swings the foot"
-    lik.api.plant(rig, ground, contacts={LEG: [(first, last, "down")]})
+    getattr(lik.api, verb)(rig, contacts={LEG: [(first, last, "down")]})
     assert slide(balls(rig, frames)) <= 0.005
     assert (first, last, "down") in lik.api.contacts(rig)[LEG]
     assert [(c.frame_start, c.frame_end, c.state) for c in rig.limb_ik.limbs[LEG].contacts] == [(first, last, "DOWN")]
