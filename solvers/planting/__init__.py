@@ -118,8 +118,8 @@ def plant(legs: Legs, cast_down: CastDown, settings: PlantSettings, forced=None)
         for n in range(count):
             reach = most[n] if forced is None else np.where(np.asarray(forced)[:, n] == DOWN, np.inf, most[n])
             shift[:, n, :2] = lock_offsets(sole[:, n, :, :2], contacts.stance[:, n], settings.release * fps, reach)
-    if forced is not None:
-        shift[..., 2] = pressed_down(contacts, np.asarray(forced) == DOWN, settings.release * fps)
+    if contacts.pressed.any():
+        shift[..., 2] = pressed_down(contacts, settings.release * fps)
     sole = sole + shift[:, :, None]
     ankle = legs.foot[:, :, :3, 3] + shift
 
@@ -227,10 +227,11 @@ def plant(legs: Legs, cast_down: CastDown, settings: PlantSettings, forced=None)
     return Planted(foot, rotation @ legs.toe, body, contacts, no_ground | ~hit[:, :, BALL])
 
 
-def pressed_down(contacts: Contacts, down, release_frames: float) -> np.ndarray:
-    """(F, n) how far each foot is lowered where ``down`` (F, n) forces it to stand: its holding point to its
-    contact level, as where the motion stands, never up; after each forced range, eased back over
-    ``release_frames``."""
+def pressed_down(contacts: Contacts, release_frames: float) -> np.ndarray:
+    """(F, n) how far each foot is lowered where it stands only because it is forced down (``contacts.pressed``):
+    its holding point to its contact level, as where the motion stands, never up; after each such run, eased
+    back over ``release_frames``."""
+    down = contacts.pressed
     holder = holders(contacts.stance)[..., None]
     above = np.maximum(np.take_along_axis(contacts.clearance, holder, axis=2)[..., 0], 0.0)
     lower = np.where(down, -above, 0.0)

@@ -32,12 +32,14 @@ AUTO, DOWN, UP = 0, 1, -1
 class Contacts:
     """Per frame and foot: ``down`` (F, n), some sole point at its contact level; ``stance``
     (F, n, P), which points stand (down and slow); ``clearance`` (F, n, P), each point's height
-    above its contact level; ``level`` (n, P), the contact levels (world heights)."""
+    above its contact level; ``level`` (n, P), the contact levels (world heights); ``pressed`` (F, n),
+    where a foot stands only because it is forced down."""
 
     down: np.ndarray
     stance: np.ndarray
     clearance: np.ndarray
     level: np.ndarray
+    pressed: np.ndarray
 
 
 def contact_level(height, frames: int, tolerance: float) -> float:
@@ -74,6 +76,7 @@ def find_contacts(sole, fps: float, contact_height: float, contact_speed: float,
         for p in range(points):
             stance[:, n, p] = clean(down_points[:, n, p] & (speed[:, n, p] <= contact_speed), min_frames, max_gap)
         down[:, n] = clean(down_points[:, n].any(axis=1), min_frames, max_gap)
+    pressed = np.zeros((frames, feet), bool)
     if forced is not None:
         forced = np.asarray(forced)
         pressed = (forced == DOWN) & ~stance.any(axis=2)
@@ -81,7 +84,7 @@ def find_contacts(sole, fps: float, contact_height: float, contact_speed: float,
         down |= forced == DOWN
         stance[forced == UP] = False
         down[forced == UP] = False
-    return Contacts(down, stance, clearance, level)
+    return Contacts(down, stance, clearance, level, pressed)
 
 
 def _horizontal_speed(points, fps: float) -> np.ndarray:

@@ -573,3 +573,18 @@ def test_nothing_forced_is_planting_as_before():
 def test_forced_contacts_of_the_wrong_shape_raise():
     with pytest.raises(SolverError, match="forced"):
         plant(small_legs(), Plane(), PlantSettings(fps=30.0), np.zeros((5, 2), np.int8))
+
+
+def test_forcing_down_where_the_motion_stands_changes_nothing():
+    """Stances forced down as they are found keep their authored heights: only frames that stand because they
+    are forced are lowered to the contact level."""
+    gait = dataclasses.replace(CLEAN_WALK, jitter=0.002, slide=0.01, toe_rest=(0.015625, 0.0))
+    w = walk(gait)
+    settings = PlantSettings(fps=gait.fps, floor=gait.floor)
+    found = plant(w.legs, UP_A_PLANE.terrain, settings)
+    standing = found.contacts.stance.any(axis=2)
+    assert standing.any() and (found.contacts.clearance[standing] > 0.001).any()
+    forced = plant(w.legs, UP_A_PLANE.terrain, settings, np.where(standing, DOWN, 0).astype(np.int8))
+    assert not forced.contacts.pressed.any()
+    np.testing.assert_array_equal(forced.foot, found.foot)
+    np.testing.assert_array_equal(forced.body, found.body)
