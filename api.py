@@ -35,6 +35,7 @@ from .rig.keys import bake as _bake
 from .rig.limbs import setup as _limbs
 from .rig.limbs import switch as _switch
 from .rig.limbs.chain import check_armature
+from .rig.planting import contacts as _contacts
 from .rig.planting import figures as _figures
 from .rig.planting import source as _source
 
@@ -43,8 +44,10 @@ __all__ = [
     "add_limb",
     "bake",
     "check",
+    "contacts",
     "detect_limbs",
     "foot_report",
+    "force_contact",
     "frame_range",
     "held_by_ik",
     "legs",
@@ -211,6 +214,7 @@ def bake(
     turn_off_live: bool = True,
     progress: Callable[[float], None] | None = None,
     scene: bpy.types.Scene | None = None,
+    contacts: dict | None = None,
 ) -> _bake.BakeReport:
     """Key the solved pose over a frame range (default: the scene's) on the limb bones' rotation
     channels only; every other key stays as it was. Returns a report with ``frames``, ``keys``,
@@ -220,12 +224,16 @@ def bake(
     (limb -> sentence: what was keyed but is wrong, such as a body moved further than the take explains).
 
     ``progress``, if given, is called after each frame is read with the fraction of the range done
-    (0 to 1); an exception it raises ends the bake with the scene as it was.
+    (0 to 1); an exception it raises ends the bake with the scene as it was. ``contacts`` forces planted
+    feet down or up first, as :func:`force_contact` does, and is kept (put back if the bake fails).
     """
     obj = _armature(obj)
     frame_start, frame_end, step = _frames(frame_start=frame_start, frame_end=frame_end, step=step)
     depsgraph = _depsgraph(scene)
-    return _bake.bake(obj, depsgraph, _limbs.chosen(obj, limbs), frame_start, frame_end, step, turn_off_live, progress)
+    with _contacts.forcing(obj, contacts):
+        return _bake.bake(
+            obj, depsgraph, _limbs.chosen(obj, limbs), frame_start, frame_end, step, turn_off_live, progress
+        )
 
 
 def plant(
@@ -237,6 +245,7 @@ def plant(
     step: int = 1,
     progress: Callable[[float], None] | None = None,
     scene: bpy.types.Scene | None = None,
+    contacts: dict | None = None,
 ) -> _bake.BakeReport:
     """Plant the legs' feet on the ground and bake the result: the planted legs and the pelvis are
     keyed, nothing else.
@@ -245,14 +254,49 @@ def plant(
     ``limbs``: the legs to plant; default: those marked planted, or if none is, every limb named
     like a leg that has a foot. A limb without a foot, or whose foot is nowhere near the ground
     (an arm), is refused. If the bake fails, these settings are put back too. ``progress`` is
-    called with the fraction of the take read so far (planting reads the whole take).
+    called with the fraction of the take read so far (planting reads the whole take). ``contacts``:
+    feet forced down or up, ``{limb: [(start, end, "down"|"up"|"auto"), …]}``, as :func:`force_contact`
+    forces them; they are kept (and put back if the planting fails).
 
         plant(rig, "Terrain")                    # every leg on the Terrain collection
         plant(rig, limbs=["leg.L"], frame_end=48)
+        plant(rig, contacts={"leg.L": [(10, 20, "down")]})
     """
     obj = _armature(obj)
     frame_start, frame_end, step = _frames(frame_start=frame_start, frame_end=frame_end, step=step)
-    return _bake.plant(obj, _depsgraph(scene), ground, limbs, frame_start, frame_end, step, progress)
+    depsgraph = _depsgraph(scene)
+    with _contacts.forcing(obj, contacts):
+        return _bake.plant(obj, depsgraph, ground, limbs, frame_start, frame_end, step, progress)
+
+
+def force_contact(
+    obj: bpy.types.Object | str, limb: str, frame_start: int, frame_end: int | None = None, state: str = "down"
+) -> None:
+    """Force the foot of ``limb`` ``state`` from ``frame_start`` to ``frame_end`` (default: ``frame_start``):
+    "down" (it stands there, locked by Foot Lock, whatever the motion shows), "up" (free: neither standing
+    nor locked) or "auto" (the motion decides again). Saved on the limb; the bake, live solving and
+    :func:`contacts` honour it.
+
+        force_contact(rig, "leg.L", 30, 42)               # the left foot stands from 30 to 42
+        force_contact(rig, "leg.L", 30, 42, "auto")       # as the motion has it again
+    """
+    obj = _armature(obj)
+    frame_start, frame_end = _frames(frame_start=frame_start, frame_end=frame_end)
+    if frame_start is None:
+        raise LimbIKError("frame_start must be a whole frame number, not None.")
+    _contacts.force(obj, limb, frame_start, frame_start if frame_end is None else frame_end, str(state))
+
+
+def contacts(obj: bpy.types.Object | str, scene: bpy.types.Scene | None = None) -> dict[str, list]:
+    """Where planting has each planted leg's foot stand over the take, as the sidebar lists it: per leg,
+    ``(start, end, kind)`` frame ranges, ``kind`` "auto" (the motion has it standing), "down" (forced down)
+    or "up" (forced up: free). Read as :func:`check` reads the take, changing nothing.
+
+    >>> contacts(rig)
+    {'leg.L': [(1, 14, 'auto'), (30, 42, 'down'), …], 'leg.R': […]}
+    """
+    obj = _armature(obj)
+    return _check.stances(obj, _depsgraph(scene))
 
 
 def legs(obj: bpy.types.Object | str) -> list[str]:

@@ -44,6 +44,22 @@ def _live_changed(settings, context):
     live.show_now(settings.id_data, context)
 
 
+class LIMB_IK_PG_contact(bpy.types.PropertyGroup):
+    """A range of frames where the animator decides whether a planted foot stands, not the motion."""
+
+    frame_start: IntProperty(name="Start", description="First frame of the range")
+    frame_end: IntProperty(name="End", description="Last frame of the range")
+    state: EnumProperty(
+        name="Contact",
+        description="Whether the foot stands over the range, locked where it is, or is free",
+        items=(
+            ("DOWN", "Down", "The foot stands over the range, locked by Foot Lock, whatever the motion shows"),
+            ("UP", "Up", "The foot is free over the range: it neither stands nor is locked"),
+        ),
+        default="DOWN",
+    )
+
+
 class LIMB_IK_PG_limb(bpy.types.PropertyGroup):
     """One limb: a chain of two or three bones and the goal it reaches for."""
 
@@ -183,6 +199,12 @@ class LIMB_IK_PG_limb(bpy.types.PropertyGroup):
         "bone: the foot)",
         default=False,
     )
+    contacts: CollectionProperty(
+        type=LIMB_IK_PG_contact,
+        name="Forced Contacts",
+        description="Frame ranges where this foot is forced down or up; every other frame is decided by the motion",
+    )
+    active_contact_index: IntProperty(name="Active Forced Contact", description="Forced range shown selected", min=0)
     toe_bone: StringProperty(
         name="Toe Bone", description="Bone below the foot whose tip is the front of the sole; empty: the foot's tail"
     )
@@ -319,7 +341,7 @@ def upgrade(objects) -> None:
         settings.version = SETTINGS_VERSION
 
 
-classes = (LIMB_IK_PG_limb, LIMB_IK_PG_rig)
+classes = (LIMB_IK_PG_contact, LIMB_IK_PG_limb, LIMB_IK_PG_rig)
 _register_classes, _unregister_classes = bpy.utils.register_classes_factory(classes)
 
 

@@ -20,6 +20,32 @@ def _frames(text: str) -> tuple[int, int]:
     return first, last
 
 
+def _forced(text: str) -> tuple[str, int, int]:
+    """``leg.L:10-20`` (or ``leg.L:12``, one frame) as (limb, first, last)."""
+    limb, colon, frames = text.rpartition(":")
+    start, dash, end = frames.partition("-")
+    try:
+        if not colon or not limb:
+            raise ValueError
+        first = int(start)
+        last = int(end) if dash else first
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{text}' is not a leg and its frames like leg.L:10-20") from None
+    if last < first:
+        raise argparse.ArgumentTypeError(f"the frames of {text} end before they start")
+    return limb, first, last
+
+
+def forced_contacts(args: argparse.Namespace) -> dict[str, list[tuple[int, int, str]]] | None:
+    """The feet forced down or up on the command line, as :func:`api.plant` takes them (up after down: where
+    both are given, up wins); None when none are."""
+    out: dict[str, list] = {}
+    for state in ("down", "up"):
+        for limb, first, last in getattr(args, f"force_{state}", None) or ():
+            out.setdefault(limb, []).append((first, last, state))
+    return out or None
+
+
 def _jobs(text: str) -> int:
     try:
         value = int(text)
@@ -52,6 +78,15 @@ def build_parser(prog: str) -> tuple[argparse.ArgumentParser, dict[str, argparse
             sub.add_argument("--frames", type=_frames, metavar="A:B", help="frame range (default: each scene's)")
         if command.uses_ground:
             sub.add_argument("--ground", metavar="COLLECTION", help="collection to stand on (default: the rig's own)")
+        if command.forces_contacts:
+            for state, what in (("down", "standing, locked"), ("up", "free")):
+                sub.add_argument(
+                    f"--force-{state}",
+                    type=_forced,
+                    action="append",
+                    metavar="LEG:A-B",
+                    help=f"force the foot of LEG {state} ({what}) over frames A to B, kept in the file; repeatable",
+                )
         sub.add_argument("--json", metavar="REPORT", help="also write a machine-readable report to this file")
         sub.add_argument("--jobs", type=_jobs, default=1, metavar="N", help="files done in parallel (default 1)")
         # A --jobs child: stops when its standard input (a pipe from the parent) closes.

@@ -65,6 +65,7 @@ class _Batch:
             frames[1] if frames else None,
             getattr(args, "dry_run", False),
             getattr(args, "ground", None),
+            arguments.forced_contacts(args),
         )
         self.items = files.expand(args.files)
         paths = [item for item in self.items if isinstance(item, str)]

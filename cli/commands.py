@@ -17,6 +17,7 @@ class Options:
     frame_end: int | None = None
     dry_run: bool = False
     ground: str | None = None  #: collection to plant feet on (plant)
+    contacts: dict | None = None  #: feet forced down or up (plant), as :func:`api.plant` takes them
 
 
 #: Called while a frame range is baked, with the range and the fraction of it done.
@@ -39,6 +40,7 @@ class Subcommand:
     writes: bool  #: saves files: takes --output-dir / --in-place / --dry-run
     uses_frames: bool  #: takes --frames
     uses_ground: bool = False  #: takes --ground
+    forces_contacts: bool = False  #: takes --force-down and --force-up
     changes: Callable[[dict], bool] = lambda part: False
 
 
@@ -87,6 +89,7 @@ def _plant(obj: bpy.types.Object, scene: bpy.types.Scene, options: Options, prog
         frame_end=end,
         progress=lambda done: progress((start, end), done),
         scene=scene,
+        contacts=options.contacts,
     )
     return _baked(report, start, end)
 
@@ -122,6 +125,7 @@ SUBCOMMANDS: dict[str, Subcommand] = {
         writes=True,
         uses_frames=True,
         uses_ground=True,
+        forces_contacts=True,
         changes=lambda part: part.get("keys", 0) > 0,
     ),
     "check": Subcommand(

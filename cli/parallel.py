@@ -52,6 +52,9 @@ def _child_flags(args, report: str) -> list[str]:
         flags += ["--frames", "{}:{}".format(*args.frames)]
     if getattr(args, "ground", None):
         flags += ["--ground", args.ground]
+    for state in ("down", "up"):
+        for limb, first, last in getattr(args, f"force_{state}", None) or ():
+            flags += [f"--force-{state}", f"{limb}:{first}-{last}"]
     return [*flags, "--from-parent"]
 
 

@@ -4,4 +4,4 @@
 import bpy
 
 # Imported and registered in this order, unregistered in reverse.
-register, unregister = bpy.utils.register_submodule_factory(__name__, ("sidebar",))
+register, unregister = bpy.utils.register_submodule_factory(__name__, ("sidebar", "contacts", "dopesheet"))

@@ -46,3 +46,17 @@ def check(obj: bpy.types.Object, depsgraph) -> dict[str, str]:
     if held:
         problems.update({limb.name: switch.describe(obj, [limb]) for limb in held if limb.name not in problems})
     return problems
+
+
+def stances(obj: bpy.types.Object, depsgraph) -> dict[str, list[tuple[int, int, str]]]:
+    """Per planted leg of ``obj``, where planting has its foot stand over the take, as (start, end, kind):
+    "auto" where the motion has it, "down" where forced down, and the ranges forced "up". Read as Check
+    reads the take: from the animator's keys, planting the enabled planted legs. Raises :class:`LimbIKError`
+    when there are none, or the take cannot be planted."""
+    planned = plan.make(obj, from_source=True)
+    if planned.planting is None:
+        problems = [text for limb, text in planned.problems.items() if obj.limb_ik.limbs[limb].plant]
+        raise LimbIKError(problems[0] if problems else f"Armature '{obj.name}' has no enabled planted legs.")
+    pose = gather(planned, depsgraph)[1]
+    with source.playing(obj):
+        return legs.analysed(planned.planting, depsgraph, pose, take_reader(planned, depsgraph, pose)).stances

@@ -22,6 +22,7 @@ from ...solvers.planting import Legs, Planted, PlantSettings, plant
 from ..errors import LimbIKError
 from ..keys import actions
 from ..pose import Pose, local_quaternions
+from . import contacts
 from .ground import Ground
 
 
@@ -207,6 +208,7 @@ class Analysis:
     lift: np.ndarray  #: (F,) how far planting raises the pelvis at each frame (world units; negative: lowers it)
     reach: float  #: the longest planted leg, hip to ankle (world units)
     ground: str  #: the ground collection's name
+    stances: dict[str, list]  #: per planted limb, its stances and forced ranges (:func:`.contacts.stances`)
 
     @cached_property
     def least_lift(self) -> float:
@@ -255,8 +257,9 @@ def analyse(
         shin=np.linalg.norm(track.feet[..., :3, 3] - track.knees, axis=2),
         girdle=girdles(plan),
     )
+    forced = contacts.forced(plan.obj, plan.feet, frames)
     try:
-        planted = plant(legs, ground.cast_down, plant_settings(plan.obj, scene))
+        planted = plant(legs, ground.cast_down, plant_settings(plan.obj, scene), forced)
     except SolverError as error:
         raise LimbIKError(f"Armature '{plan.obj.name}' could not be planted: {error}.") from error
     problems = {
@@ -270,7 +273,9 @@ def analyse(
         raise LimbIKError(next(iter(problems.values())), problems)
     pelvis = track.pelvis
     lift = np.einsum("fij,fj->fi", planted.body[:, :3, :3], pelvis)[:, 2] + planted.body[:, 2, 3] - pelvis[:, 2]
-    analysis = Analysis(frames, planted, lift, float((legs.thigh + legs.shin).max()), ground.name)
+    stances = contacts.stances(plan.feet, frames, planted.contacts.stance.any(axis=2), forced)
+    contacts.remember(plan.obj, stances)
+    analysis = Analysis(frames, planted, lift, float((legs.thigh + legs.shin).max()), ground.name, stances)
     _last[plan.obj.session_uid] = (plan, analysis)
     return analysis
 
@@ -332,15 +337,16 @@ def last_planted(obj: bpy.types.Object) -> tuple[PlantPlan, Analysis] | None:
 
 def analysed(plan: PlantPlan, depsgraph, pose: Pose, read: Callable[[range], Pose]) -> Analysis:
     """The planting analysis of the take around the current frame, for solving one frame (live, the
-    Solve operator): kept while the take, the ground, the settings and the animated legs at this
-    frame are as they were analysed; else made anew from ``read(frames)``, the rig's animated pose over
+    Solve operator): kept while the take, the ground, the settings, the forced contacts and the animated
+    legs at this frame are as they were analysed; else made anew from ``read(frames)``, the rig's animated pose over
     the take (:func:`.frames.sampling.take`). Raises :class:`LimbIKError` when the take cannot be planted (kept
     too, until something changes)."""
     obj, scene = plan.obj, depsgraph.scene
     ground = Ground(obj.limb_ik.ground, depsgraph)
     frame = scene.frame_current_final
     span = take_frames(obj, scene, math.floor(frame), math.ceil(frame))
-    key = (plant_settings(obj, scene), tuple(plan.feet), plan.pelvis, ground.fingerprint, span)
+    forced = contacts.key(obj, plan.feet)
+    key = (plant_settings(obj, scene), tuple(plan.feet), plan.pelvis, ground.fingerprint, span, forced)
     cached = _cache.get(obj.session_uid)
     if cached is None or cached.key != key or not _unchanged(cached, leg_sample(plan, pose), frame):
         poses = read(span)

@@ -26,10 +26,10 @@ from ..constants import IDENTITY
 from ..errors import SolverError
 from ..rotation_modes import quat_to_matrix
 from .air import bend_in_air
-from .contacts import BALL, Contacts, find_contacts, lock_offsets, sliding
+from .contacts import BALL, DOWN, Contacts, find_contacts, holders, lock_offsets, sliding
 from .pelvis import LENGTH_MARGIN, body_height, body_motion, highest, pelvis_drop, support_level
 from .surface import clearing_lift, rest, swing, tilt, transform
-from .timeline import ease_jumps, fill_gaps, intervals
+from .timeline import ease_jumps, fill_gaps, intervals, smoothstep
 
 #: ``cast_down(points (N, 3)) -> heights (N,), upward normals (N, 3), hit (N,)``: the topmost
 #: surface straight below each point; where ``hit`` is False the other two mean nothing.
@@ -99,20 +99,27 @@ class Planted:
     no_ground: np.ndarray  #: (F, n) frames where a foot had no ground below it
 
 
-def plant(legs: Legs, cast_down: CastDown, settings: PlantSettings) -> Planted:
-    """Plant ``legs`` on the ground ``cast_down`` finds, over the whole take."""
+def plant(legs: Legs, cast_down: CastDown, settings: PlantSettings, forced=None) -> Planted:
+    """Plant ``legs`` on the ground ``cast_down`` finds, over the whole take. ``forced`` (F, n), if given, is
+    the animator's word on where each foot stands (:data:`.contacts.DOWN`) or is up (:data:`.contacts.UP`):
+    a foot forced down is locked however far the motion drags it, and lowered to where it stands."""
     _check(legs)
+    if forced is not None and np.shape(forced) != legs.ball.shape[:2]:
+        raise SolverError(f"forced must be {legs.ball.shape[:2]}, not {np.shape(forced)}")
     frames, count = legs.ball.shape[:2]
     fps, floor = settings.fps, settings.floor
     sigma = settings.smoothing * fps
     flight = math.ceil(FLIGHT_TIME * fps)
     sole = np.stack([heel_points(legs.foot, legs.ball), legs.ball, legs.tip], axis=2)  # (F, n, P, 3)
-    contacts = find_contacts(sole, fps, settings.contact_height, settings.contact_speed)
+    contacts = find_contacts(sole, fps, settings.contact_height, settings.contact_speed, forced)
     shift = np.zeros((frames, count, 3))
     if settings.foot_lock:
         most = LOCK_REACH * np.median(legs.thigh + legs.shin, axis=0)
         for n in range(count):
-            shift[:, n, :2] = lock_offsets(sole[:, n, :, :2], contacts.stance[:, n], settings.release * fps, most[n])
+            reach = most[n] if forced is None else np.where(np.asarray(forced)[:, n] == DOWN, np.inf, most[n])
+            shift[:, n, :2] = lock_offsets(sole[:, n, :, :2], contacts.stance[:, n], settings.release * fps, reach)
+    if contacts.pressed.any():
+        shift[..., 2] = pressed_down(contacts, settings.release * fps)
     sole = sole + shift[:, :, None]
     ankle = legs.foot[:, :, :3, 3] + shift
 
@@ -218,6 +225,23 @@ def plant(legs: Legs, cast_down: CastDown, settings: PlantSettings) -> Planted:
     foot[..., :3, :3] = rotation @ legs.foot[..., :3, :3]
     foot[..., :3, 3] = moved[:, :, 3]
     return Planted(foot, rotation @ legs.toe, body, contacts, no_ground | ~hit[:, :, BALL])
+
+
+def pressed_down(contacts: Contacts, release_frames: float) -> np.ndarray:
+    """(F, n) how far each foot is lowered where it stands only because it is forced down (``contacts.pressed``):
+    its holding point to its contact level, as where the motion stands, never up; after each such run, eased
+    back over ``release_frames``."""
+    down = contacts.pressed
+    holder = holders(contacts.stance)[..., None]
+    above = np.maximum(np.take_along_axis(contacts.clearance, holder, axis=2)[..., 0], 0.0)
+    lower = np.where(down, -above, 0.0)
+    frames = len(lower)
+    for n in range(lower.shape[1]):
+        for _, last in intervals(down[:, n]):
+            after = np.arange(1, min(math.ceil(release_frames), frames - 1 - last) + 1)
+            eased = lower[last, n] * (1.0 - smoothstep(after / max(release_frames, 1.0)))
+            lower[last + after, n] = np.minimum(lower[last + after, n], eased)
+    return lower
 
 
 def _sinking(points, depth, cast_down: CastDown) -> tuple[np.ndarray, np.ndarray]:

@@ -24,18 +24,22 @@ REST_TIME = 0.05
 MIN_CONTACT, MAX_GAP = 0.03, 0.02
 #: Seconds: down no longer than this before its first stance or after its last, a foot lands or lifts.
 LIFT_TIME = 0.1
+#: The animator's word on a frame of a foot (the (F, n) ``forced`` arrays): as the motion says, down, up.
+AUTO, DOWN, UP = 0, 1, -1
 
 
 @dataclass(frozen=True)
 class Contacts:
     """Per frame and foot: ``down`` (F, n), some sole point at its contact level; ``stance``
     (F, n, P), which points stand (down and slow); ``clearance`` (F, n, P), each point's height
-    above its contact level; ``level`` (n, P), the contact levels (world heights)."""
+    above its contact level; ``level`` (n, P), the contact levels (world heights); ``pressed`` (F, n),
+    where a foot stands only because it is forced down."""
 
     down: np.ndarray
     stance: np.ndarray
     clearance: np.ndarray
     level: np.ndarray
+    pressed: np.ndarray
 
 
 def contact_level(height, frames: int, tolerance: float) -> float:
@@ -52,8 +56,10 @@ def contact_level(height, frames: int, tolerance: float) -> float:
     return float(low[resting].min() if resting.any() else height.min())
 
 
-def find_contacts(sole, fps: float, contact_height: float, contact_speed: float) -> Contacts:
-    """Contacts of the (F, n, P, 3) world sole points of n feet, sampled at ``fps``."""
+def find_contacts(sole, fps: float, contact_height: float, contact_speed: float, forced=None) -> Contacts:
+    """Contacts of the (F, n, P, 3) world sole points of n feet, sampled at ``fps``; where ``forced``
+    (F, n; :data:`DOWN`, :data:`UP` or :data:`AUTO`) says so, a foot stands (on its standing points, else
+    its ball) or is up, whatever the motion shows."""
     sole = np.asarray(sole, dtype=np.float64)
     frames, feet, points = sole.shape[:3]
     rest = max(3, int(np.ceil(REST_TIME * fps)))
@@ -70,7 +76,15 @@ def find_contacts(sole, fps: float, contact_height: float, contact_speed: float)
         for p in range(points):
             stance[:, n, p] = clean(down_points[:, n, p] & (speed[:, n, p] <= contact_speed), min_frames, max_gap)
         down[:, n] = clean(down_points[:, n].any(axis=1), min_frames, max_gap)
-    return Contacts(down, stance, clearance, level)
+    pressed = np.zeros((frames, feet), bool)
+    if forced is not None:
+        forced = np.asarray(forced)
+        pressed = (forced == DOWN) & ~stance.any(axis=2)
+        stance[..., BALL] |= pressed
+        down |= forced == DOWN
+        stance[forced == UP] = False
+        down[forced == UP] = False
+    return Contacts(down, stance, clearance, level, pressed)
 
 
 def _horizontal_speed(points, fps: float) -> np.ndarray:
@@ -85,7 +99,7 @@ def _horizontal_speed(points, fps: float) -> np.ndarray:
     return np.minimum(into, out_of)
 
 
-def lock_offsets(sole_xy, stance, release_frames: float, most: float = np.inf) -> np.ndarray:
+def lock_offsets(sole_xy, stance, release_frames: float, most=np.inf) -> np.ndarray:
     """(F, 2) horizontal corrections that hold one foot still while it stands.
 
     ``sole_xy`` (F, P, 2) and ``stance`` (F, P) of one foot. On each standing frame after the
@@ -101,6 +115,7 @@ def lock_offsets(sole_xy, stance, release_frames: float, most: float = np.inf) -
     standing = stance.any(axis=1)
     holder = holders(stance)
     offsets = np.zeros((len(stance), 2))
+    most = np.broadcast_to(np.asarray(most, dtype=np.float64), len(stance))
     correction = np.zeros(2)
     at_lift, since_lift = None, 0
     for frame in range(len(stance)):
@@ -109,8 +124,8 @@ def lock_offsets(sole_xy, stance, release_frames: float, most: float = np.inf) -
                 p = holder[frame]
                 correction = correction - (sole_xy[frame, p] - sole_xy[frame - 1, p])
                 length = np.linalg.norm(correction)
-                if length > most:
-                    correction = correction * (most / length)
+                if length > most[frame]:
+                    correction = correction * (most[frame] / length)
             at_lift = None
         elif at_lift is not None or (frame > 0 and standing[frame - 1]):
             if at_lift is None:

@@ -451,6 +451,9 @@ USAGE_ERRORS = [
     ["detect", "a.blend", "--in-place", "--jobs", "0"],
     ["detect", "a.blend", "--in-place", "--frames", "1:5"],  # detect has no frame range
     ["check", "a.blend", "--output-dir", "out"],  # check writes nothing
+    ["plant", "a.blend", "--in-place", "--force-down", "leg.L"],  # no frames
+    ["plant", "a.blend", "--in-place", "--force-up", "leg.L:20-10"],
+    ["bake", "a.blend", "--in-place", "--force-down", "leg.L:1-5"],  # only plant forces contacts
     ["check"],
 ]
 

@@ -57,10 +57,12 @@ TWINS = {
     "held_by_ik": "limb_ik.check",
     "switch_to_fk": "limb_ik.switch_to_fk",
     "foot_report": "limb_ik.foot_report",
+    "force_contact": "limb_ik.force_contact",
 }
 #: What the API holds besides verbs: its error, and questions a script asks before a verb, which the
-#: operators' dialogs answer by showing them (the legs Plant takes, the frames a bake takes).
-NOT_VERBS = {"LimbIKError", "legs", "frame_range"}
+#: operators' dialogs answer by showing them (the legs Plant takes, the frames a bake takes), and the stances
+#: planting finds, which the sidebar lists.
+NOT_VERBS = {"LimbIKError", "legs", "frame_range", "contacts"}
 
 
 def test_every_api_verb_has_an_operator_and_every_operator_a_verb(lik):
@@ -113,7 +115,8 @@ def _settings_of(rna):
 
 
 def test_every_setting_has_a_name_and_a_tooltip(lik):
-    owners = {cls.__name__: cls.bl_rna for cls in (lik.properties.LIMB_IK_PG_limb, lik.properties.LIMB_IK_PG_rig)}
+    groups = (lik.properties.LIMB_IK_PG_contact, lik.properties.LIMB_IK_PG_limb, lik.properties.LIMB_IK_PG_rig)
+    owners = {cls.__name__: cls.bl_rna for cls in groups}
     for op in registered(bpy.types.Operator):
         category, name = op.bl_idname.split(".")
         owners[op.__name__] = getattr(getattr(bpy.ops, category), name).get_rna_type()

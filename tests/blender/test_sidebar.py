@@ -1,11 +1,13 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""What the sidebar shows: Bake in the main panel, the IK/FK switch warning on generated rigs.
+"""What the sidebar shows: Bake in the main panel, the IK/FK switch warning on generated rigs, a leg's stances.
 
 Blender builds no UILayout without a window, so each panel's own draw() runs on a recorder that
 notes what it asks for (operators, properties, labels); the scene and the operators are real."""
 
 import bpy
 import rigs
+
+from takes import clips
 
 
 class Recorder:
@@ -83,3 +85,25 @@ def test_limbs_held_on_ik_are_shown_with_the_switch(generated_rig):
     assert ("label", "The mesh follows the rig's IK chain on leg.L, leg.R, arm.L") in drawn("LIMB_IK_PT_limbs")
     assert bpy.ops.limb_ik.switch_to_fk() == {"FINISHED"}
     assert "limb_ik.switch_to_fk" not in operators("LIMB_IK_PT_limbs")
+
+
+def test_the_contacts_panel_lists_the_active_legs_stances_with_buttons_to_force_them(lik):
+    rig, _, ground = clips.stage("walk", "slope")
+    lik.api.detect_limbs(rig)
+    for limb in rig.limb_ik.limbs:
+        limb.plant = limb.name.startswith("leg")
+    rig.limb_ik.ground = ground
+    rig.limb_ik.active_limb_index = rig.limb_ik.limbs.find("leg.L")
+    assert ("label", "Plant, Check or switch on Live to list the stances") in drawn("LIMB_IK_PT_contacts")
+    lik.api.force_contact(rig, "leg.L", 42, 46)
+    stances = lik.api.contacts(rig)["leg.L"]
+    shown = drawn("LIMB_IK_PT_contacts")
+    assert ("list", "") in shown
+    assert [text for kind, text in shown if kind == "label" and "–" in text] == [
+        f"{start} – {end}  {kind}" for start, end, kind in stances
+    ]
+    assert "42 – 46  down" in {text for _, text in shown}
+    # Down, up and automatic here; down and up for each automatic stance, automatic for the forced one.
+    assert operators("LIMB_IK_PT_contacts").count("limb_ik.force_contact") == 3 + 2 * (len(stances) - 1) + 1
+    rig.limb_ik.active_limb_index = rig.limb_ik.limbs.find("arm.L")
+    assert drawn("LIMB_IK_PT_contacts") == []  # not planted

@@ -26,6 +26,8 @@ from walker import Gait, Walk, gaits, walk
 
 from solvers import SolverError
 from solvers.planting import Legs, Planted, PlantSettings, plant
+from solvers.planting.contacts import DOWN, UP
+from solvers.planting.timeline import intervals
 
 #: Examples a property draws: an eighth of the profile's (25 by default, 250 when thorough).
 EXAMPLES = max(settings.default.max_examples // 8, 10)
@@ -522,3 +524,67 @@ BAD_SETTINGS = {
 def test_bad_settings_raise(values):
     with pytest.raises(SolverError):
         PlantSettings(**values)
+
+
+# ---------------------------------------------------------------------------------------------
+# The animator's word: forced contacts
+
+
+def test_a_foot_forced_down_over_its_swing_stands_locked():
+    """Forced down over a swing the motion has, the ball stays where it stood, on the ground (within 5 mm)."""
+    take = UP_A_PLANE
+    w = walk(take.gait)
+    first, last = next((a, b) for a, b in intervals(~w.stance[:, 0]) if a > 0 and b < w.frames - 1)
+    forced = np.zeros(w.stance.shape, np.int8)
+    forced[first : last + 1, 0] = DOWN
+    planted = plant(w.legs, take.terrain, PlantSettings(fps=take.gait.fps, floor=take.gait.floor), forced)
+    ball = measure(w.legs, planted, take.terrain, take.gait.fps, take.gait.floor).ball[first : last + 1, 0]
+    assert planted.contacts.stance[first : last + 1, 0].any(axis=1).all()
+    assert np.linalg.norm(ball[:, :2] - ball[0, :2], axis=1).max() <= 0.005
+    on_the_ground = ball[:, 2] - take.terrain.height(ball[:, :2])  # the walker's balls rest on its floor
+    assert np.abs(on_the_ground).max() <= 0.005
+    swung = np.linalg.norm(w.legs.ball[last, 0, :2] - w.legs.ball[first, 0, :2])
+    assert swung > 0.2, "the swing forced down moves far in the motion"
+
+
+def test_a_foot_forced_up_is_free():
+    """Forced up over the whole take, a sliding foot on flat ground at the floor goes where animated across the
+    ground: no lock (in the air, its leg's bend may lift it a little)."""
+    gait = dataclasses.replace(CLEAN_WALK, slide=0.015625)
+    w = walk(gait)
+    settings = PlantSettings(fps=gait.fps, floor=gait.floor)
+    locked = plant(w.legs, Plane(base=gait.floor), settings)
+    assert np.abs(locked.foot[:, 0, :2, 3] - w.legs.foot[:, 0, :2, 3]).max() > 0.005  # the lock moves it, unforced
+    forced = np.zeros(w.stance.shape, np.int8)
+    forced[:, 0] = UP
+    planted = plant(w.legs, Plane(base=gait.floor), settings, forced)
+    assert not planted.contacts.down[:, 0].any() and not planted.contacts.stance[:, 0].any()
+    assert np.abs(planted.foot[:, 0, :2, 3] - w.legs.foot[:, 0, :2, 3]).max() <= 1e-9
+
+
+def test_nothing_forced_is_planting_as_before():
+    w = walk(UP_A_PLANE.gait)
+    settings = PlantSettings(fps=UP_A_PLANE.gait.fps)
+    plain = plant(w.legs, UP_A_PLANE.terrain, settings)
+    auto = plant(w.legs, UP_A_PLANE.terrain, settings, np.zeros(w.stance.shape, np.int8))
+    assert np.array_equal(plain.foot, auto.foot) and np.array_equal(plain.body, auto.body)
+
+
+def test_forced_contacts_of_the_wrong_shape_raise():
+    with pytest.raises(SolverError, match="forced"):
+        plant(small_legs(), Plane(), PlantSettings(fps=30.0), np.zeros((5, 2), np.int8))
+
+
+def test_forcing_down_where_the_motion_stands_changes_nothing():
+    """Stances forced down as they are found keep their authored heights: only frames that stand because they
+    are forced are lowered to the contact level."""
+    gait = dataclasses.replace(CLEAN_WALK, jitter=0.002, slide=0.01, toe_rest=(0.015625, 0.0))
+    w = walk(gait)
+    settings = PlantSettings(fps=gait.fps, floor=gait.floor)
+    found = plant(w.legs, UP_A_PLANE.terrain, settings)
+    standing = found.contacts.stance.any(axis=2)
+    assert standing.any() and (found.contacts.clearance[standing] > 0.001).any()
+    forced = plant(w.legs, UP_A_PLANE.terrain, settings, np.where(standing, DOWN, 0).astype(np.int8))
+    assert not forced.contacts.pressed.any()
+    np.testing.assert_array_equal(forced.foot, found.foot)
+    np.testing.assert_array_equal(forced.body, found.body)
