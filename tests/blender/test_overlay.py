@@ -141,9 +141,12 @@ def test_the_draw_handler_registers_once_and_never_raises_without_a_window(lik):
     rig, frames = planted_walk(lik, "slope")
     viewport.draw()  # the Overlay setting is off: nothing drawn, the gpu module not even asked
     rig.limb_ik.show_overlay = True
-    # the lines were made; only drawing them fails here
-    with pytest.raises(SystemError, match="GPU functions for drawing"):
+    # The lines are made; drawing them fails without a GPU context, which background mode has only once
+    # something rendered (the demo's pictures, earlier in the suite), so either way is right here.
+    try:
         viewport.draw()
+    except SystemError as error:
+        assert "GPU functions for drawing" in str(error)
     viewport._draw()  # the callback itself: caught
     viewport.unregister()
     assert viewport._handle is None
