@@ -19,7 +19,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from . import scalar_plane, soa
+from . import scalar_plane, vectors
 from .chains import (
     GOALS,
     LENGTH_NOISE,
@@ -37,9 +37,9 @@ from .errors import SolverError
 from .local_rotation import SHEAR_NOISE
 from .options import Reach, ReachOptions
 from .rotation import quat_multiply, quat_rotate, rotation_between
-from .soa import add, cross, dot, mat_det, mat_mul, mat_vec, sub
 from .three_bone import solve_three_bone
 from .two_bone import solve_two_bone
+from .vectors import add, cross, dot, mat_det, mat_mul, mat_vec, sub
 
 #: Up to this many chains :func:`solve_by_count` takes the scalar kernel: measured, the two kernels cost the same
 #: at 16 to 20 chains of two or three bones (benchmarks/solvers.py prints both).
@@ -68,7 +68,7 @@ def solve_scalar(batch: ChainBatch) -> ChainResult:
     )
     if not math.isfinite(sum(value.sum() for _, value in checked)):  # one sum, then each for the message
         for name, value in checked:
-            if not soa.finite(value):
+            if not vectors.finite(value):
                 raise SolverError(f"{name} must be finite")
     inputs, goal_rows = _row_inputs(matrices, scales, rotations, points, target, goals)
     settings = _Settings(batch, n)
@@ -244,7 +244,7 @@ def _solve_chain(k: int, row: int, c: dict, goals: list, settings: _Settings, le
 
     # The rigid space: the first bone's frame with its rotation taken back out.
     frame = bones[0].frame
-    rigid = _mat_mul_transposed(frame, soa.quat_to_mat(bones[0].unit))
+    rigid = _mat_mul_transposed(frame, vectors.quat_to_mat(bones[0].unit))
     to_rigid, det = _inverse(rigid)
     columns = [
         math.sqrt(rigid[j] * rigid[j] + rigid[3 + j] * rigid[3 + j] + rigid[6 + j] * rigid[6 + j]) for j in range(3)
@@ -388,7 +388,7 @@ def _turn_bones(bones: list, old: list, new: list, goals: list, stretch: bool, k
             local = quat_rotate((turn[0], -turn[1], -turn[2], -turn[3]), local)
             new[j] = add(bone.head, mat_vec(bone.frame, (local[0], local[1] / factor, local[2])))
         if goals and i + 1 < k:
-            m = soa.quat_to_mat(turn)
+            m = vectors.quat_to_mat(turn)
             turned = (m[0], m[1] * factor, m[2], m[3], m[4] * factor, m[5], m[6], m[7] * factor, m[8])
             carried = mat_mul(mat_mul(frame, turned), bone.inverse)
     return out
@@ -434,11 +434,11 @@ def _crosses(normal, a, b) -> bool:
 def _goal_turn(frame: tuple, rotation: tuple, goal: tuple) -> tuple:
     """The new local rotation giving a bone whose carried frame is ``frame`` the orientation ``goal``, and its
     turn (see :func:`.local_rotation._goal_turn`)."""
-    before = _mat_mul_transposed(frame, soa.quat_to_mat(rotation))
+    before = _mat_mul_transposed(frame, vectors.quat_to_mat(rotation))
     mirrored = mat_det(before) < 0.0
     if mirrored:
         before = (-before[0], before[1], before[2], -before[3], before[4], before[5], -before[6], before[7], before[8])
-    g = soa.quat_to_mat(goal)
+    g = vectors.quat_to_mat(goal)
     near = _nearest_rotation(before)
     n0, n1, n2, n3, n4, n5, n6, n7, n8 = near
     g0, g1, g2, g3, g4, g5, g6, g7, g8 = g
@@ -496,7 +496,7 @@ def _orientation(goal: list, name: str) -> tuple:
 
 
 def _nearest_rotation(m: tuple) -> tuple:
-    """The nearest rotation to ``m`` (see :func:`.soa.nearest_rotation`)."""
+    """The nearest rotation to ``m`` (see :func:`.vectors.nearest_rotation`)."""
     lengths = [math.sqrt(m[j] * m[j] + m[3 + j] * m[3 + j] + m[6 + j] * m[6 + j]) for j in range(3)]
     a, b, c = (length if length > 0.0 else 1.0 for length in lengths)
     x = (m[0] / a, m[1] / b, m[2] / c, m[3] / a, m[4] / b, m[5] / c, m[6] / a, m[7] / b, m[8] / c)
@@ -532,7 +532,7 @@ def _shear(m: tuple) -> float:
 
 
 def _slerp(a: tuple, b: tuple, t: float) -> tuple:
-    """:func:`.soa.slerp` of one pair of unit quaternions."""
+    """:func:`.vectors.slerp` of one pair of unit quaternions."""
     cos_angle = a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3]
     if cos_angle < 0.0:
         b, cos_angle = (-b[0], -b[1], -b[2], -b[3]), -cos_angle
@@ -569,7 +569,7 @@ def _unit(q: tuple) -> tuple:
 
 
 def _mat_to_quat(m: tuple) -> tuple:
-    """Unit quaternion of a rotation matrix by the largest-diagonal branch (see :func:`.soa.mat_to_quat`)."""
+    """Unit quaternion of a rotation matrix by the largest-diagonal branch (see :func:`.vectors.mat_to_quat`)."""
     m00, m01, m02, m10, m11, m12, m20, m21, m22 = m
     trace = m00 + m11 + m22
     a, b, c = m21 - m12, m02 - m20, m10 - m01
@@ -587,7 +587,7 @@ def _mat_to_quat(m: tuple) -> tuple:
 
 
 def _inverse(m: tuple) -> tuple[tuple, float]:
-    """Inverse by cofactors, and the determinant (see :func:`.soa.mat_inv`)."""
+    """Inverse by cofactors, and the determinant (see :func:`.vectors.mat_inv`)."""
     c0 = m[4] * m[8] - m[5] * m[7]
     c1 = m[5] * m[6] - m[3] * m[8]
     c2 = m[3] * m[7] - m[4] * m[6]

@@ -12,8 +12,8 @@ from .constants import COORDINATE_LIMIT, DEGENERATE, MIN_LENGTH
 from .errors import SolverError
 from .options import ReachOptions
 from .rotation import quat_multiply, rotation_between
-from .soa import cross, dot, sub
 from .two_bone import reach_distance
+from .vectors import cross, dot, sub
 
 
 def unit_normal(normal) -> tuple:

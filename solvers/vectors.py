@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Small-vector maths on structure-of-arrays, for solving many limbs at once.
+"""Vectors, 3x3 matrices and quaternions, component by component: for many limbs at once, and for one.
 
 A vector is a tuple of three 1-D float64 arrays ``(x, y, z)``, a 3x3 matrix a tuple of nine in
 row-major order, a quaternion a tuple of four ``(w, x, y, z)``. Each array holds one component
