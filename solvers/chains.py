@@ -280,7 +280,7 @@ class Chains:
     def to_rigid(self) -> np.ndarray:
         """(N, 3, 3) from armature space to the rigid space, for the refinement."""
         frame = vectors.split_matrices(self.matrices[:, 0, :3, :3] / self.scales[:, 0, None, :])
-        return vectors.join_matrices(_rigid_space(frame, _unit(vectors.split(self.rotations[:, 0])), 0)[1])
+        return vectors.join_matrices(_rigid_space(frame, vectors.quat_unit(vectors.split(self.rotations[:, 0])), 0)[1])
 
     def segment(self, i: int) -> np.ndarray:
         """(N, 3) the segment from joint ``i`` to the next, in the rigid space."""
@@ -290,7 +290,7 @@ class Chains:
         """(N, 3, 3) the second bone's rotation frame without its own rotation, seen from the rigid space:
         it carries the scale of the bone above."""
         frame = self.matrices[:, 1, :3, :3] / self.scales[:, 1, None, :]
-        turn = vectors.join_matrices(vectors.quat_to_mat(_unit(vectors.split(self.rotations[:, 1]))))
+        turn = vectors.join_matrices(vectors.quat_to_mat(vectors.quat_unit(vectors.split(self.rotations[:, 1]))))
         return self.to_rigid @ frame @ np.swapaxes(turn, 1, 2)
 
     def goal_distance(self, lengths: np.ndarray) -> np.ndarray:
@@ -358,7 +358,7 @@ class Chains:
         """:meth:`solve` for the rows ``rows`` (``length_points`` None: the joints as they are), into ``out``."""
         k, first = self.k, rows.start
         bones = block_bones(*(array[rows] for array in self.bones), self.unscaled)
-        rotations = [_unit(bone.rotation) for bone in bones]  # as the bones are turned now, at unit length
+        rotations = [vectors.quat_unit(bone.rotation) for bone in bones]  # as the bones are turned now, at unit length
         rigid, to_rigid, unit = _rigid_space(bones[0].frame, rotations[0], first)
         points = [tuple(p) for p in vectors.components(self.points[rows])]
         length_from = points if length_points is None else [tuple(p) for p in vectors.components(length_points)]
@@ -451,7 +451,7 @@ class Chains:
                 [b.inverse for b in bones[:k]],
                 [b.head for b in bones[:k]],
                 rotations[:k],
-                [_unit(q) for q in blended[:k]],
+                [vectors.quat_unit(q) for q in blended[:k]],
                 None if factors is None else [1.0 + influence * (f - 1.0) for f in factors],
                 points,
             )
@@ -558,7 +558,7 @@ def _orientations(array: np.ndarray, name: str) -> vectors.Quat:
     matrix's, which is where the end bone points. A mirrored matrix (seen from an armature scaled by a
     negative factor) stands for its Y and Z axes: its X axis is flipped. ``name`` names the goal in errors."""
     if array.ndim != 3:
-        return _unit(vectors.split(array))
+        return vectors.quat_unit(vectors.split(array))
     m = vectors.split_matrices(array)
     det = vectors.mat_det(m)
     a, b, c = (vectors.norm(column) for column in vectors.mat_columns(m))
@@ -570,11 +570,4 @@ def _orientations(array: np.ndarray, name: str) -> vectors.Quat:
         m = (m[0] * flip, m[1], m[2], m[3] * flip, m[4], m[5], m[6] * flip, m[7], m[8])
     nearest = vectors.nearest_rotation(m)
     aim = vectors.rotation_between((nearest[1], nearest[4], nearest[7]), (m[1], m[4], m[7]))
-    return _unit(vectors.quat_mul(aim, vectors.mat_to_quat(nearest)))
-
-
-def _unit(q: vectors.Quat) -> vectors.Quat:
-    n = np.sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3])
-    if not (n > 0.0).all():
-        raise SolverError("rotation quaternions must not be zero")
-    return (q[0] / n, q[1] / n, q[2] / n, q[3] / n)
+    return vectors.quat_unit(vectors.quat_mul(aim, vectors.mat_to_quat(nearest)))

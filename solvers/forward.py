@@ -33,7 +33,7 @@ def posed_points(matrices, scales, rotations, points, new_rotations, y_scale=Non
         heads = [(m[i, 0, 3], m[i, 1, 3], m[i, 2, 3]) for i in range(k)]
         old, new, joints = ([tuple(row) for row in vectors.components(a[rows])] for a in arrays)
         factors = None if y_scale is None else list(vectors.components(np.asarray(y_scale, dtype=np.float64)[rows]))
-        old, new = ([_unit(q) for q in quats] for quats in (old, new))
+        old, new = ([vectors.quat_unit(q) for q in quats] for quats in (old, new))
         posed = posed_block(frames, [vectors.mat_inv(f)[0] for f in frames], heads, old, new, factors, joints)
         for i, point in enumerate(posed):
             vectors.join(point, out[rows, i])
@@ -47,7 +47,7 @@ def posed_block(frames, inverses, heads, rotations, new_rotations, y_scale, poin
     joints."""
     # Each bone's own change F T Y F^-1 about its head, with its turn T = R^T R' and Y the factor on its Y
     # scale, moves a joint below it; joint j moves by the changes of bones j - 1 to 0, in that order.
-    turns = [vectors.quat_mul(_conjugate(r), new) for r, new in zip(rotations, new_rotations)]
+    turns = [vectors.quat_mul(vectors.quat_conjugate(r), new) for r, new in zip(rotations, new_rotations)]
 
     def moved(i: int, p: vectors.Vec) -> vectors.Vec:
         local = vectors.mat_vec(inverses[i], vectors.sub(p, heads[i]))
@@ -62,12 +62,3 @@ def posed_block(frames, inverses, heads, rotations, new_rotations, y_scale, poin
             p = moved(i, p)
         out.append(p)
     return out
-
-
-def _unit(q: vectors.Quat) -> vectors.Quat:
-    n = np.sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3])
-    return (q[0] / n, q[1] / n, q[2] / n, q[3] / n)
-
-
-def _conjugate(q: vectors.Quat) -> vectors.Quat:
-    return (q[0], -q[1], -q[2], -q[3])

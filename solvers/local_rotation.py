@@ -99,7 +99,9 @@ def chain_local_rotations(
             for name in ("old points", "new points")
         )
         stretching = None if stretch is None or not stretch[rows].any() else stretch[rows]
-        block_goals = None if goals is None else [_normalised(vectors.split(g)) for g in np.moveaxis(goals[rows], 1, 0)]
+        block_goals = (
+            None if goals is None else [vectors.quat_unit(vectors.split(g)) for g in np.moveaxis(goals[rows], 1, 0)]
+        )
         for i, (new_rotation, factor) in enumerate(turn_bones(bones, old, new, block_goals, stretching)):
             vectors.join(new_rotation, result[rows, i])
             if factor is not None:
@@ -188,7 +190,7 @@ def turn_bones(
                     knee.hinge,
                 )
                 turn = vectors.quat_mul(twist, turn)
-            new_rotation = _normalised(vectors.quat_mul(bone.rotation, turn))
+            new_rotation = vectors.quat_unit(vectors.quat_mul(bone.rotation, turn))
             if stretch is not None:
                 factor = np.where(stretch, vectors.norm(new_local) / np.maximum(vectors.norm(old_local), 1e-300), 1.0)
         yield new_rotation, factor
@@ -280,14 +282,16 @@ def _goal_turn(frame: vectors.Mat, rotation: vectors.Quat, goal: vectors.Quat) -
         new_rotation = vectors.quat_mul(aim, new_rotation)
     if mirrored.any():
         new_rotation = (new_rotation[0], new_rotation[1], new_rotation[2] * flip, new_rotation[3] * flip)
-    new_rotation = _normalised(new_rotation)
-    return new_rotation, vectors.quat_mul(_conjugate(_normalised(rotation)), new_rotation)
+    new_rotation = vectors.quat_unit(new_rotation)
+    return new_rotation, vectors.quat_mul(vectors.quat_conjugate(vectors.quat_unit(rotation)), new_rotation)
 
 
 def _carry_back(point: vectors.Vec, bone: Bone, turn: vectors.Quat, factor) -> vectors.Vec:
     """Where ``point`` was before the bone's change ``D = F T Y F^-1`` about its head moved it:
     ``head + F Y^-1 T^-1 F^-1 (point - head)``."""
-    local = vectors.quat_rotate(_conjugate(turn), vectors.mat_vec(bone.inverse, vectors.sub(point, bone.head)))
+    local = vectors.quat_rotate(
+        vectors.quat_conjugate(turn), vectors.mat_vec(bone.inverse, vectors.sub(point, bone.head))
+    )
     if factor is not None:
         local = (local[0], local[1] / factor, local[2])
     return vectors.add(bone.head, vectors.mat_vec(bone.frame, local))
@@ -316,14 +320,3 @@ def _shear(m: vectors.Mat) -> np.ndarray:
         np.abs(vectors.dot(b, c)),
     ]
     return functools.reduce(np.maximum, off) / size
-
-
-def _conjugate(q: vectors.Quat) -> vectors.Quat:
-    return (q[0], -q[1], -q[2], -q[3])
-
-
-def _normalised(q: vectors.Quat) -> vectors.Quat:
-    n = np.sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3])
-    if not (n > 0.0).all():
-        raise SolverError("rotation quaternions must not be zero")
-    return (q[0] / n, q[1] / n, q[2] / n, q[3] / n)

@@ -39,7 +39,7 @@ from .options import Reach, ReachOptions
 from .rotation import quat_multiply, quat_rotate, rotation_between
 from .three_bone import solve_three_bone
 from .two_bone import solve_two_bone
-from .vectors import add, cross, dot, mat_det, mat_mul, mat_vec, sub
+from .vectors import add, cross, dot, mat_det, mat_mul, mat_vec, quat_conjugate, quat_unit, sub
 
 #: Up to this many chains :func:`solve_by_count` takes the scalar kernel: measured, the two kernels cost the same
 #: at 16 to 20 chains of two or three bones (benchmarks/solvers.py prints both).
@@ -317,7 +317,7 @@ def _solve_chain(k: int, row: int, c: dict, goals: list, settings: _Settings, le
     rotations = [_slerp(bone.unit, q, t) for bone, (q, _) in zip(bones, turned)]
     y_scale = [1.0 + t * (f - 1.0) for _, f in turned]
     if t < 1.0:  # the tip stops short of the goal: the miss is the pose written's
-        posed_written = _posed(bones[:k], [_unit(q) for q in rotations[:k]], y_scale[:k], points)
+        posed_written = _posed(bones[:k], [quat_unit(q) for q in rotations[:k]], y_scale[:k], points)
         miss = _norm(sub(posed_written[-1], goal))
     else:
         miss = _norm(sub(posed[-1], goal))
@@ -341,7 +341,7 @@ def _bone(i: int, m: list, s: list, q: list) -> _Bone:
     if not abs(det) > 1e-300:
         raise SolverError(f"bone {i} has a degenerate (flat) pose matrix")
     rotation = tuple(q)
-    return _Bone(frame, inverse, (m[0][3], m[1][3], m[2][3]), rotation, _unit(rotation))
+    return _Bone(frame, inverse, (m[0][3], m[1][3], m[2][3]), rotation, quat_unit(rotation))
 
 
 def _hinge(row: int, settings: _Settings, frame: tuple, to_rigid: tuple, joints: list):
@@ -379,13 +379,13 @@ def _turn_bones(bones: list, old: list, new: list, goals: list, stretch: bool, k
                 side = mat_vec(bone.inverse, knee[0])
                 twist = _hinge_twist(turn, old_local, old_lower, new_local, new_lower, side, knee[1])
                 turn = quat_multiply(twist, turn)
-            new_rotation = _unit(quat_multiply(bone.rotation, turn))
+            new_rotation = quat_unit(quat_multiply(bone.rotation, turn))
             if stretch:
                 factor = _norm(new_local) / max(_norm(old_local), 1e-300)
         out.append((new_rotation, factor))
         for j in range(i + 1, first_goal):  # carried back through this bone's change
             local = mat_vec(bone.inverse, sub(new[j], bone.head))
-            local = quat_rotate((turn[0], -turn[1], -turn[2], -turn[3]), local)
+            local = quat_rotate(quat_conjugate(turn), local)
             new[j] = add(bone.head, mat_vec(bone.frame, (local[0], local[1] / factor, local[2])))
         if goals and i + 1 < k:
             m = vectors.quat_to_mat(turn)
@@ -459,14 +459,13 @@ def _goal_turn(frame: tuple, rotation: tuple, goal: tuple) -> tuple:
         new_rotation = quat_multiply(rotation_between((local[1], local[4], local[7]), wanted), new_rotation)
     if mirrored:
         new_rotation = (new_rotation[0], new_rotation[1], -new_rotation[2], -new_rotation[3])
-    new_rotation = _unit(new_rotation)
-    w, x, y, z = _unit(rotation)
-    return new_rotation, quat_multiply((w, -x, -y, -z), new_rotation)
+    new_rotation = quat_unit(new_rotation)
+    return new_rotation, quat_multiply(quat_conjugate(quat_unit(rotation)), new_rotation)
 
 
 def _posed(bones: list, new_rotations: list, y_scale: list, points: list) -> list:
     """The joints as the new rotations and Y scales pose the chain (see :func:`.forward.posed_block`)."""
-    turns = [quat_multiply((b.unit[0], -b.unit[1], -b.unit[2], -b.unit[3]), q) for b, q in zip(bones, new_rotations)]
+    turns = [quat_multiply(quat_conjugate(b.unit), q) for b, q in zip(bones, new_rotations)]
     out = [points[0]]
     for j in range(1, len(bones) + 1):
         p = points[j]
@@ -483,7 +482,7 @@ def _orientation(goal: list, name: str) -> tuple:
     """A unit quaternion from a quaternion or from a 3x3 matrix of any scale or shear (see
     :func:`.chains._orientations`)."""
     if not isinstance(goal[0], list):
-        return _unit(tuple(goal))
+        return quat_unit(tuple(goal))
     m = tuple(e for row in goal for e in row)
     lengths = [math.sqrt(m[j] * m[j] + m[3 + j] * m[3 + j] + m[6 + j] * m[6 + j]) for j in range(3)]
     if not abs(mat_det(m)) > 1e-12 * (lengths[0] * lengths[1] * lengths[2]):
@@ -492,7 +491,7 @@ def _orientation(goal: list, name: str) -> tuple:
         m = (-m[0], m[1], m[2], -m[3], m[4], m[5], -m[6], m[7], m[8])
     near = _nearest_rotation(m)
     aim = rotation_between((near[1], near[4], near[7]), (m[1], m[4], m[7]))
-    return _unit(quat_multiply(aim, _mat_to_quat(near)))
+    return quat_unit(quat_multiply(aim, _mat_to_quat(near)))
 
 
 def _nearest_rotation(m: tuple) -> tuple:
@@ -559,13 +558,6 @@ def _points(name: str, value, n: int) -> list:
         row = int(np.argmax(~(np.abs(array) < COORDINATE_LIMIT).all(axis=1)))
         raise SolverError(f"{name} must be finite and within ±{COORDINATE_LIMIT:g} (row {row})")
     return array.tolist()
-
-
-def _unit(q: tuple) -> tuple:
-    n = math.sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3])
-    if not n > 0.0:
-        raise SolverError("rotation quaternions must not be zero")
-    return (q[0] / n, q[1] / n, q[2] / n, q[3] / n)
 
 
 def _mat_to_quat(m: tuple) -> tuple:

@@ -14,11 +14,13 @@ are tested for once per block and only then patched in with ``np.where``: a choi
 much as four multiplications, and a block seldom holds a row that needs one.
 """
 
+import math
 from collections.abc import Iterator
 
 import numpy as np
 
 from .constants import IDENTITY
+from .errors import SolverError
 from .rotation import quat_multiply as quat_mul  # noqa: F401 (the same arithmetic, component-wise on arrays)
 from .rotation import quat_rotate  # noqa: F401
 
@@ -238,6 +240,26 @@ def nearest_rotation(m: Mat) -> Mat:
     return x
 
 
+def quat_unit(q: Quat) -> Quat:
+    """``q`` at unit length, one quaternion in floats or many in arrays; raises :class:`.SolverError` where it
+    is zero."""
+    square = q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]
+    if isinstance(square, float):  # math.sqrt keeps a float a float: np.sqrt would slow every step after it
+        n = math.sqrt(square)
+        if not n > 0.0:
+            raise SolverError("rotation quaternions must not be zero")
+    else:
+        n = np.sqrt(square)
+        if not (n > 0.0).all():
+            raise SolverError("rotation quaternions must not be zero")
+    return (q[0] / n, q[1] / n, q[2] / n, q[3] / n)
+
+
+def quat_conjugate(q: Quat) -> Quat:
+    """The inverse rotation of the unit quaternion ``q``."""
+    return (q[0], -q[1], -q[2], -q[3])
+
+
 def quat_to_mat(q: Quat) -> Mat:
     """Rotation matrix of the unit quaternion ``q``."""
     w, x, y, z = q
@@ -274,8 +296,7 @@ def mat_to_quat(m: Mat) -> Quat:
             np.choose(pick, [b, d, 1.0 - m00 + m11 - m22, f]),
             np.choose(pick, [c, e, f, 1.0 - m00 - m11 + m22]),
         )
-    n = np.sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3])
-    return (q[0] / n, q[1] / n, q[2] / n, q[3] / n)
+    return quat_unit(q)
 
 
 def slerp(a: Quat, b: Quat, t) -> Quat:
@@ -295,9 +316,7 @@ def slerp(a: Quat, b: Quat, t) -> Quat:
     safe = np.where(small, 1.0, sin_angle)
     wa = np.where(small, 1.0 - t, np.sin((1.0 - t) * angle) / safe)
     wb = np.where(small, t, np.sin(t * angle) / safe)
-    out = tuple(wa * x + wb * y for x, y in zip(a, b))
-    n = np.sqrt(out[0] * out[0] + out[1] * out[1] + out[2] * out[2] + out[3] * out[3])
-    return (out[0] / n, out[1] / n, out[2] / n, out[3] / n)
+    return quat_unit(tuple(wa * x + wb * y for x, y in zip(a, b)))
 
 
 def rotation_between(u: Vec, v: Vec) -> Quat:
