@@ -197,7 +197,7 @@ def turn_bones(
         new[i + 1 : first_goal] = [_carry_back(p, bone, turn, factor) for p in new[i + 1 : first_goal]]
         if goals is not None and i + 1 < k:
             # The linear change of the bones above, now through this one too: C F T Y F^-1.
-            carried = vectors.mat_mul(vectors.mat_mul(frame, _turn_matrix(turn, factor)), bone.inverse)
+            carried = vectors.mat_mul(vectors.mat_mul(frame, turn_matrix(turn, factor)), bone.inverse)
 
 
 def hinge_twist(
@@ -275,7 +275,7 @@ def _goal_turn(frame: vectors.Mat, rotation: vectors.Quat, goal: vectors.Quat) -
     # bone along the goal: turn the local Y axis onto the goal's Y as seen through ``before``.
     # Blender's single-precision matrices are never exactly orthogonal; below that noise the rotation
     # part is the better estimate.
-    sheared = _shear(before) > SHEAR_NOISE
+    sheared = shear(before) > SHEAR_NOISE
     if sheared.any():
         wanted = vectors.mat_vec(vectors.mat_inv(before)[0], (goal[1], goal[4], goal[7]))
         aim = vectors.where(sheared, vectors.rotation_between((local[1], local[4], local[7]), wanted), IDENTITY)
@@ -297,7 +297,7 @@ def _carry_back(point: vectors.Vec, bone: Bone, turn: vectors.Quat, factor) -> v
     return vectors.add(bone.head, vectors.mat_vec(bone.frame, local))
 
 
-def _turn_matrix(turn: vectors.Quat, factor) -> vectors.Mat:
+def turn_matrix(turn: vectors.Quat, factor) -> vectors.Mat:
     """``T Y``: the local turn, after a stretch by ``factor`` (None for 1) along the bone's Y axis."""
     m = vectors.quat_to_mat(turn)
     if factor is None:
@@ -305,18 +305,18 @@ def _turn_matrix(turn: vectors.Quat, factor) -> vectors.Mat:
     return (m[0], m[1] * factor, m[2], m[3], m[4] * factor, m[5], m[6], m[7] * factor, m[8])
 
 
-def _shear(m: vectors.Mat) -> np.ndarray:
+def shear(m: vectors.Mat) -> np.ndarray:
     """How far each matrix is from a rotation times a uniform scale (0 for none): the largest departure
-    of ``m^T m`` from a multiple of the identity, relative to that multiple."""
+    of ``m^T m`` from a multiple of the identity, relative to that multiple. One matrix in floats, or many."""
     a, b, c = vectors.mat_columns(m)
     aa, bb, cc = vectors.dot(a, a), vectors.dot(b, b), vectors.dot(c, c)
     size = (aa + bb + cc) / 3.0
     off = [
-        np.abs(aa - size),
-        np.abs(bb - size),
-        np.abs(cc - size),
-        np.abs(vectors.dot(a, b)),
-        np.abs(vectors.dot(a, c)),
-        np.abs(vectors.dot(b, c)),
+        abs(aa - size),
+        abs(bb - size),
+        abs(cc - size),
+        abs(vectors.dot(a, b)),
+        abs(vectors.dot(a, c)),
+        abs(vectors.dot(b, c)),
     ]
-    return functools.reduce(np.maximum, off) / size
+    return (max(off) if isinstance(size, float) else functools.reduce(np.maximum, off)) / size

@@ -34,12 +34,25 @@ from .chains import (
 )
 from .constants import COORDINATE_LIMIT, REACHED, STRAIGHT
 from .errors import SolverError
-from .local_rotation import SHEAR_NOISE
+from .local_rotation import SHEAR_NOISE, shear, turn_matrix
 from .options import Reach, ReachOptions
 from .rotation import quat_multiply, quat_rotate, rotation_between
 from .three_bone import solve_three_bone
 from .two_bone import solve_two_bone
-from .vectors import add, cross, dot, mat_det, mat_mul, mat_vec, quat_conjugate, quat_unit, sub
+from .vectors import (
+    add,
+    cross,
+    dot,
+    mat_det,
+    mat_inv,
+    mat_mul,
+    mat_transpose,
+    mat_vec,
+    quat_conjugate,
+    quat_to_mat,
+    quat_unit,
+    sub,
+)
 
 #: Up to this many chains :func:`solve_by_count` takes the scalar kernel: measured, the two kernels cost the same
 #: at 16 to 20 chains of two or three bones (benchmarks/solvers.py prints both).
@@ -244,8 +257,8 @@ def _solve_chain(k: int, row: int, c: dict, goals: list, settings: _Settings, le
 
     # The rigid space: the first bone's frame with its rotation taken back out.
     frame = bones[0].frame
-    rigid = _mat_mul_transposed(frame, vectors.quat_to_mat(bones[0].unit))
-    to_rigid, det = _inverse(rigid)
+    rigid = mat_mul(frame, mat_transpose(quat_to_mat(bones[0].unit)))
+    to_rigid, det = mat_inv(rigid)
     columns = [
         math.sqrt(rigid[j] * rigid[j] + rigid[3 + j] * rigid[3 + j] + rigid[6 + j] * rigid[6 + j]) for j in range(3)
     ]
@@ -256,9 +269,7 @@ def _solve_chain(k: int, row: int, c: dict, goals: list, settings: _Settings, le
     if normal is not None:  # held in a plane: the goal projected into it
         goal, offset = scalar_plane.project(goal, origin, scalar_plane.unit_normal(normal))
         off_plane = abs(offset)
-        rigid_normal = mat_vec(
-            (rigid[0], rigid[3], rigid[6], rigid[1], rigid[4], rigid[7], rigid[2], rigid[5], rigid[8]), normal
-        )
+        rigid_normal = mat_vec(mat_transpose(rigid), normal)
     target = mat_vec(to_rigid, sub(goal, origin))
     pole = None
     if settings.pole is not None and settings.use_pole[row]:
@@ -337,7 +348,7 @@ def _bone(i: int, m: list, s: list, q: list) -> _Bone:
     else:
         a, b, c = s
         frame = (m00 / a, m01 / b, m02 / c, m10 / a, m11 / b, m12 / c, m20 / a, m21 / b, m22 / c)
-    inverse, det = _inverse(frame)
+    inverse, det = mat_inv(frame)
     if not abs(det) > 1e-300:
         raise SolverError(f"bone {i} has a degenerate (flat) pose matrix")
     rotation = tuple(q)
@@ -388,9 +399,7 @@ def _turn_bones(bones: list, old: list, new: list, goals: list, stretch: bool, k
             local = quat_rotate(quat_conjugate(turn), local)
             new[j] = add(bone.head, mat_vec(bone.frame, (local[0], local[1] / factor, local[2])))
         if goals and i + 1 < k:
-            m = vectors.quat_to_mat(turn)
-            turned = (m[0], m[1] * factor, m[2], m[3], m[4] * factor, m[5], m[6], m[7] * factor, m[8])
-            carried = mat_mul(mat_mul(frame, turned), bone.inverse)
+            carried = mat_mul(mat_mul(frame, turn_matrix(turn, factor)), bone.inverse)
     return out
 
 
@@ -434,28 +443,15 @@ def _crosses(normal, a, b) -> bool:
 def _goal_turn(frame: tuple, rotation: tuple, goal: tuple) -> tuple:
     """The new local rotation giving a bone whose carried frame is ``frame`` the orientation ``goal``, and its
     turn (see :func:`.local_rotation._goal_turn`)."""
-    before = _mat_mul_transposed(frame, vectors.quat_to_mat(rotation))
+    before = mat_mul(frame, mat_transpose(quat_to_mat(rotation)))
     mirrored = mat_det(before) < 0.0
     if mirrored:
         before = (-before[0], before[1], before[2], -before[3], before[4], before[5], -before[6], before[7], before[8])
-    g = vectors.quat_to_mat(goal)
-    near = _nearest_rotation(before)
-    n0, n1, n2, n3, n4, n5, n6, n7, n8 = near
-    g0, g1, g2, g3, g4, g5, g6, g7, g8 = g
-    local = (
-        n0 * g0 + n3 * g3 + n6 * g6,
-        n0 * g1 + n3 * g4 + n6 * g7,
-        n0 * g2 + n3 * g5 + n6 * g8,
-        n1 * g0 + n4 * g3 + n7 * g6,
-        n1 * g1 + n4 * g4 + n7 * g7,
-        n1 * g2 + n4 * g5 + n7 * g8,
-        n2 * g0 + n5 * g3 + n8 * g6,
-        n2 * g1 + n5 * g4 + n8 * g7,
-        n2 * g2 + n5 * g5 + n8 * g8,
-    )
+    g = quat_to_mat(goal)
+    local = mat_mul(mat_transpose(_nearest_rotation(before)), g)
     new_rotation = _mat_to_quat(local)
-    if _shear(before) > SHEAR_NOISE:
-        wanted = mat_vec(_inverse(before)[0], (g[1], g[4], g[7]))
+    if shear(before) > SHEAR_NOISE:
+        wanted = mat_vec(mat_inv(before)[0], (g[1], g[4], g[7]))
         new_rotation = quat_multiply(rotation_between((local[1], local[4], local[7]), wanted), new_rotation)
     if mirrored:
         new_rotation = (new_rotation[0], new_rotation[1], -new_rotation[2], -new_rotation[3])
@@ -507,7 +503,7 @@ def _nearest_rotation(m: tuple) -> tuple:
             u[:, 2] *= -1.0
         return tuple((u @ vt).ravel().tolist())
     for _ in range(2):  # X <- (X + X^-T) / 2, quadratic convergence
-        i = _inverse(x)[0]
+        i = mat_inv(x)[0]
         x = (
             0.5 * (x[0] + i[0]),
             0.5 * (x[1] + i[3]),
@@ -520,14 +516,6 @@ def _nearest_rotation(m: tuple) -> tuple:
             0.5 * (x[8] + i[8]),
         )
     return x
-
-
-def _shear(m: tuple) -> float:
-    """How far ``m`` is from a rotation times a uniform scale (see :func:`.local_rotation._shear`)."""
-    a, b, c = (m[0], m[3], m[6]), (m[1], m[4], m[7]), (m[2], m[5], m[8])
-    aa, bb, cc = dot(a, a), dot(b, b), dot(c, c)
-    size = (aa + bb + cc) / 3.0
-    return max(abs(aa - size), abs(bb - size), abs(cc - size), abs(dot(a, b)), abs(dot(a, c)), abs(dot(b, c))) / size
 
 
 def _slerp(a: tuple, b: tuple, t: float) -> tuple:
@@ -576,43 +564,6 @@ def _mat_to_quat(m: tuple) -> tuple:
         q = (c, m02 + m20, m12 + m21, 1.0 - m00 - m11 + m22)
     n = math.sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3])
     return (q[0] / n, q[1] / n, q[2] / n, q[3] / n)
-
-
-def _inverse(m: tuple) -> tuple[tuple, float]:
-    """Inverse by cofactors, and the determinant (see :func:`.vectors.mat_inv`)."""
-    c0 = m[4] * m[8] - m[5] * m[7]
-    c1 = m[5] * m[6] - m[3] * m[8]
-    c2 = m[3] * m[7] - m[4] * m[6]
-    det = m[0] * c0 + m[1] * c1 + m[2] * c2
-    inv_det = 1.0 / det if det != 0.0 else 0.0
-    return (
-        c0 * inv_det,
-        (m[2] * m[7] - m[1] * m[8]) * inv_det,
-        (m[1] * m[5] - m[2] * m[4]) * inv_det,
-        c1 * inv_det,
-        (m[0] * m[8] - m[2] * m[6]) * inv_det,
-        (m[2] * m[3] - m[0] * m[5]) * inv_det,
-        c2 * inv_det,
-        (m[1] * m[6] - m[0] * m[7]) * inv_det,
-        (m[0] * m[4] - m[1] * m[3]) * inv_det,
-    ), det
-
-
-def _mat_mul_transposed(a: tuple, b: tuple) -> tuple:
-    """``a @ b^T``."""
-    a0, a1, a2, a3, a4, a5, a6, a7, a8 = a
-    b0, b1, b2, b3, b4, b5, b6, b7, b8 = b
-    return (
-        a0 * b0 + a1 * b1 + a2 * b2,
-        a0 * b3 + a1 * b4 + a2 * b5,
-        a0 * b6 + a1 * b7 + a2 * b8,
-        a3 * b0 + a4 * b1 + a5 * b2,
-        a3 * b3 + a4 * b4 + a5 * b5,
-        a3 * b6 + a4 * b7 + a5 * b8,
-        a6 * b0 + a7 * b1 + a8 * b2,
-        a6 * b3 + a7 * b4 + a8 * b5,
-        a6 * b6 + a7 * b7 + a8 * b8,
-    )
 
 
 def _norm(a) -> float:

@@ -188,13 +188,16 @@ def mat_det(m: Mat) -> np.ndarray:
 
 
 def mat_inv(m: Mat) -> tuple[Mat, np.ndarray]:
-    """Inverse by cofactors, and the determinant (the inverse is meaningless where it is zero)."""
+    """Inverse by cofactors, and the determinant (the inverse is meaningless where it is zero, and zero in floats)."""
     c0 = m[4] * m[8] - m[5] * m[7]
     c1 = m[5] * m[6] - m[3] * m[8]
     c2 = m[3] * m[7] - m[4] * m[6]
     det = m[0] * c0 + m[1] * c1 + m[2] * c2
-    invertible = det != 0.0
-    inv_det = 1.0 / det if invertible.all() else np.divide(1.0, det, out=np.zeros_like(det), where=invertible)
+    if isinstance(det, float):  # one matrix in floats
+        inv_det = 1.0 / det if det != 0.0 else 0.0
+    else:
+        invertible = det != 0.0
+        inv_det = 1.0 / det if invertible.all() else np.divide(1.0, det, out=np.zeros_like(det), where=invertible)
     inverse = (
         c0 * inv_det,
         (m[2] * m[7] - m[1] * m[8]) * inv_det,
