@@ -46,6 +46,7 @@ from .vectors import (
     mat_det,
     mat_inv,
     mat_mul,
+    mat_to_quat,
     mat_transpose,
     mat_vec,
     quat_conjugate,
@@ -449,7 +450,7 @@ def _goal_turn(frame: tuple, rotation: tuple, goal: tuple) -> tuple:
         before = (-before[0], before[1], before[2], -before[3], before[4], before[5], -before[6], before[7], before[8])
     g = quat_to_mat(goal)
     local = mat_mul(mat_transpose(_nearest_rotation(before)), g)
-    new_rotation = _mat_to_quat(local)
+    new_rotation = mat_to_quat(local)
     if shear(before) > SHEAR_NOISE:
         wanted = mat_vec(mat_inv(before)[0], (g[1], g[4], g[7]))
         new_rotation = quat_multiply(rotation_between((local[1], local[4], local[7]), wanted), new_rotation)
@@ -487,7 +488,7 @@ def _orientation(goal: list, name: str) -> tuple:
         m = (-m[0], m[1], m[2], -m[3], m[4], m[5], -m[6], m[7], m[8])
     near = _nearest_rotation(m)
     aim = rotation_between((near[1], near[4], near[7]), (m[1], m[4], m[7]))
-    return quat_unit(quat_multiply(aim, _mat_to_quat(near)))
+    return quat_unit(quat_multiply(aim, mat_to_quat(near)))
 
 
 def _nearest_rotation(m: tuple) -> tuple:
@@ -546,24 +547,6 @@ def _points(name: str, value, n: int) -> list:
         row = int(np.argmax(~(np.abs(array) < COORDINATE_LIMIT).all(axis=1)))
         raise SolverError(f"{name} must be finite and within ±{COORDINATE_LIMIT:g} (row {row})")
     return array.tolist()
-
-
-def _mat_to_quat(m: tuple) -> tuple:
-    """Unit quaternion of a rotation matrix by the largest-diagonal branch (see :func:`.vectors.mat_to_quat`)."""
-    m00, m01, m02, m10, m11, m12, m20, m21, m22 = m
-    trace = m00 + m11 + m22
-    a, b, c = m21 - m12, m02 - m20, m10 - m01
-    largest = max(trace, m00, m11, m22)
-    if trace == largest:
-        q = (1.0 + trace, a, b, c)
-    elif m00 == largest:
-        q = (a, 1.0 + m00 - m11 - m22, m01 + m10, m02 + m20)
-    elif m11 == largest:
-        q = (b, m01 + m10, 1.0 - m00 + m11 - m22, m12 + m21)
-    else:
-        q = (c, m02 + m20, m12 + m21, 1.0 - m00 - m11 + m22)
-    n = math.sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3])
-    return (q[0] / n, q[1] / n, q[2] / n, q[3] / n)
 
 
 def _norm(a) -> float:

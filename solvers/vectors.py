@@ -282,24 +282,34 @@ def quat_to_mat(q: Quat) -> Mat:
 
 
 def mat_to_quat(m: Mat) -> Quat:
-    """Unit quaternion of the rotation matrix ``m``, by the largest-diagonal branch (Shepperd)."""
+    """Unit quaternion of the rotation matrix ``m``, by the largest-diagonal branch (Shepperd); one matrix in
+    floats, or many in arrays."""
     m00, m01, m02, m10, m11, m12, m20, m21, m22 = m
     trace = m00 + m11 + m22
     # Each branch gives the quaternion times four times its largest component, which keeps it
     # accurate; that factor is normalised away at the end.
     a, b, c = m21 - m12, m02 - m20, m10 - m01
-    if ((trace >= m00) & (trace >= m11) & (trace >= m22)).all():  # w largest: turns up to 120 degrees
-        q = (1.0 + trace, a, b, c)
+    diagonal = (trace, m00, m11, m22)
+    one = isinstance(trace, float)
+    if one:
+        pick = diagonal.index(max(diagonal))  # the first of equals, as np.argmax takes it
+        w_largest = pick == 0
     else:
-        d, e, f = m01 + m10, m02 + m20, m12 + m21
-        pick = np.argmax(np.stack([trace, m00, m11, m22]), axis=0)
-        q = (
-            np.choose(pick, [1.0 + trace, a, b, c]),
-            np.choose(pick, [a, 1.0 + m00 - m11 - m22, d, e]),
-            np.choose(pick, [b, d, 1.0 - m00 + m11 - m22, f]),
-            np.choose(pick, [c, e, f, 1.0 - m00 - m11 + m22]),
-        )
-    return quat_unit(q)
+        w_largest = ((trace >= m00) & (trace >= m11) & (trace >= m22)).all()
+    if w_largest:  # turns up to 120 degrees
+        return quat_unit((1.0 + trace, a, b, c))
+    d, e, f = m01 + m10, m02 + m20, m12 + m21
+    # Row i: the branch of diagonal entry i and, the table being symmetric, component i of each branch.
+    table = (
+        (1.0 + trace, a, b, c),
+        (a, 1.0 + m00 - m11 - m22, d, e),
+        (b, d, 1.0 - m00 + m11 - m22, f),
+        (c, e, f, 1.0 - m00 - m11 + m22),
+    )
+    if one:
+        return quat_unit(table[pick])
+    pick = np.argmax(np.stack(diagonal), axis=0)
+    return quat_unit(tuple(np.choose(pick, row) for row in table))
 
 
 def slerp(a: Quat, b: Quat, t) -> Quat:
