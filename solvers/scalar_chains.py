@@ -43,12 +43,15 @@ from .vectors import (
     add,
     cross,
     dot,
+    mat_columns,
     mat_det,
     mat_inv,
     mat_mul,
     mat_to_quat,
     mat_transpose,
     mat_vec,
+    nearest_rotation,
+    norm,
     quat_conjugate,
     quat_to_mat,
     quat_unit,
@@ -260,9 +263,7 @@ def _solve_chain(k: int, row: int, c: dict, goals: list, settings: _Settings, le
     frame = bones[0].frame
     rigid = mat_mul(frame, mat_transpose(quat_to_mat(bones[0].unit)))
     to_rigid, det = mat_inv(rigid)
-    columns = [
-        math.sqrt(rigid[j] * rigid[j] + rigid[3 + j] * rigid[3 + j] + rigid[6 + j] * rigid[6 + j]) for j in range(3)
-    ]
+    columns = [norm(column) for column in mat_columns(rigid)]
     if not abs(det) > 1e-12 * (columns[0] * columns[1] * columns[2]):
         raise SolverError(f"the first bone has a degenerate (flat) pose matrix (row {row})")
     joints = [(0.0, 0.0, 0.0)] + [mat_vec(to_rigid, sub(tuple(p), origin)) for p in (lengths_from or points)[1:]]
@@ -318,23 +319,23 @@ def _solve_chain(k: int, row: int, c: dict, goals: list, settings: _Settings, le
     stretch = settings.mode[row] == Reach.STRETCH
     first_goal = len(bones) - len(goals)
     given = settings.hinge[row] if settings.hinge is not None and settings.use_hinge[row] else None
-    knee = (mat_vec(rigid, side), given if given is not None and _norm(given) > 0.0 else None)
+    knee = (mat_vec(rigid, side), given if given is not None and norm(given) > 0.0 else None)
     new_joints = new_points[1 : first_goal + 1]
     turned = _turn_bones(bones, points[1 : first_goal + 1], new_joints, goal_rotations, stretch, knee)
     posed = _posed(bones[:k], [q for q, _ in turned[:k]], [f for _, f in turned[:k]], points)
-    size = sum(_norm(sub(b, a)) for a, b in zip(points, points[1:]))
-    drift = max(_norm(sub(p, q)) for p, q in zip(posed, new_points))
+    size = sum(norm(sub(b, a)) for a, b in zip(points, points[1:]))
+    drift = max(norm(sub(p, q)) for p, q in zip(posed, new_points))
 
     t = settings.influence[row]
     rotations = [_slerp(bone.unit, q, t) for bone, (q, _) in zip(bones, turned)]
     y_scale = [1.0 + t * (f - 1.0) for _, f in turned]
     if t < 1.0:  # the tip stops short of the goal: the miss is the pose written's
         posed_written = _posed(bones[:k], [quat_unit(q) for q in rotations[:k]], y_scale[:k], points)
-        miss = _norm(sub(posed_written[-1], goal))
+        miss = norm(sub(posed_written[-1], goal))
     else:
-        miss = _norm(sub(posed[-1], goal))
+        miss = norm(sub(posed[-1], goal))
     if direction is not None:
-        length = _norm(direction)
+        length = norm(direction)
         direction = (direction[0] / length, direction[1] / length, direction[2] / length)
     return _Chain(rotations, y_scale, new_points, bool(reached), off_plane, posed, drift, miss, direction, size)
 
@@ -361,11 +362,11 @@ def _hinge(row: int, settings: _Settings, frame: tuple, to_rigid: tuple, joints:
     if not settings.use_hinge[row]:
         return None
     given = None if settings.hinge is None else settings.hinge[row]
-    if given is not None and _norm(given) > 0.0:
+    if given is not None and norm(given) > 0.0:
         return mat_vec(mat_mul(to_rigid, frame), given)
     upper, lower = sub(joints[1], joints[0]), sub(joints[2], joints[1])
     bend = cross(upper, lower)
-    return None if _norm(bend) <= STRAIGHT * _norm(upper) * _norm(lower) else bend
+    return None if norm(bend) <= STRAIGHT * norm(upper) * norm(lower) else bend
 
 
 def _turn_bones(bones: list, old: list, new: list, goals: list, stretch: bool, knee: tuple) -> list:
@@ -393,7 +394,7 @@ def _turn_bones(bones: list, old: list, new: list, goals: list, stretch: bool, k
                 turn = quat_multiply(twist, turn)
             new_rotation = quat_unit(quat_multiply(bone.rotation, turn))
             if stretch:
-                factor = _norm(new_local) / max(_norm(old_local), 1e-300)
+                factor = norm(new_local) / max(norm(old_local), 1e-300)
         out.append((new_rotation, factor))
         for j in range(i + 1, first_goal):  # carried back through this bone's change
             local = mat_vec(bone.inverse, sub(new[j], bone.head))
@@ -422,7 +423,7 @@ def _hinge_twist(turn: tuple, old_upper, old_lower, new_upper, new_lower, side, 
         if not _crosses(after, side, to_end):
             return (1.0, 0.0, 0.0, 0.0)
     carried = quat_rotate(turn, before)
-    length = _norm(new_upper)
+    length = norm(new_upper)
     axis = (new_upper[0] / length, new_upper[1] / length, new_upper[2] / length)
     sine = dot(cross(carried, after), axis)
     cosine = dot(carried, after) - dot(carried, axis) * dot(after, axis)
@@ -431,8 +432,8 @@ def _hinge_twist(turn: tuple, old_upper, old_lower, new_upper, new_lower, side, 
         return (1.0, 0.0, 0.0, 0.0)
     length = math.sqrt(size)
     w, k = (length + cosine, sine) if cosine >= 0.0 else (sine, length - cosine)
-    norm = math.sqrt(w * w + k * k)
-    w, k = w / norm, k / norm
+    n = math.sqrt(w * w + k * k)
+    w, k = w / n, k / n
     return (w, axis[0] * k, axis[1] * k, axis[2] * k)
 
 
@@ -449,7 +450,7 @@ def _goal_turn(frame: tuple, rotation: tuple, goal: tuple) -> tuple:
     if mirrored:
         before = (-before[0], before[1], before[2], -before[3], before[4], before[5], -before[6], before[7], before[8])
     g = quat_to_mat(goal)
-    local = mat_mul(mat_transpose(_nearest_rotation(before)), g)
+    local = mat_mul(mat_transpose(nearest_rotation(before)), g)
     new_rotation = mat_to_quat(local)
     if shear(before) > SHEAR_NOISE:
         wanted = mat_vec(mat_inv(before)[0], (g[1], g[4], g[7]))
@@ -481,42 +482,14 @@ def _orientation(goal: list, name: str) -> tuple:
     if not isinstance(goal[0], list):
         return quat_unit(tuple(goal))
     m = tuple(e for row in goal for e in row)
-    lengths = [math.sqrt(m[j] * m[j] + m[3 + j] * m[3 + j] + m[6 + j] * m[6 + j]) for j in range(3)]
+    lengths = [norm(column) for column in mat_columns(m)]
     if not abs(mat_det(m)) > 1e-12 * (lengths[0] * lengths[1] * lengths[2]):
         raise SolverError(f"{name} must not be a flat matrix (a zero scale)")
     if mat_det(m) < 0.0:  # mirrored: it stands for its Y and Z axes
         m = (-m[0], m[1], m[2], -m[3], m[4], m[5], -m[6], m[7], m[8])
-    near = _nearest_rotation(m)
+    near = nearest_rotation(m)
     aim = rotation_between((near[1], near[4], near[7]), (m[1], m[4], m[7]))
     return quat_unit(quat_multiply(aim, mat_to_quat(near)))
-
-
-def _nearest_rotation(m: tuple) -> tuple:
-    """The nearest rotation to ``m`` (see :func:`.vectors.nearest_rotation`)."""
-    lengths = [math.sqrt(m[j] * m[j] + m[3 + j] * m[3 + j] + m[6 + j] * m[6 + j]) for j in range(3)]
-    a, b, c = (length if length > 0.0 else 1.0 for length in lengths)
-    x = (m[0] / a, m[1] / b, m[2] / c, m[3] / a, m[4] / b, m[5] / c, m[6] / a, m[7] / b, m[8] / c)
-    a, b, c = (x[0], x[3], x[6]), (x[1], x[4], x[7]), (x[2], x[5], x[8])
-    irregular = max(abs(dot(a, b)), abs(dot(a, c)), abs(dot(b, c))) > 1e-3 or mat_det(x) <= 0.0
-    if irregular:  # sheared, mirrored or flat: the polar factor of an SVD
-        u, _, vt = np.linalg.svd(np.array(m).reshape(3, 3))
-        if np.linalg.det(u @ vt) < 0.0:
-            u[:, 2] *= -1.0
-        return tuple((u @ vt).ravel().tolist())
-    for _ in range(2):  # X <- (X + X^-T) / 2, quadratic convergence
-        i = mat_inv(x)[0]
-        x = (
-            0.5 * (x[0] + i[0]),
-            0.5 * (x[1] + i[3]),
-            0.5 * (x[2] + i[6]),
-            0.5 * (x[3] + i[1]),
-            0.5 * (x[4] + i[4]),
-            0.5 * (x[5] + i[7]),
-            0.5 * (x[6] + i[2]),
-            0.5 * (x[7] + i[5]),
-            0.5 * (x[8] + i[8]),
-        )
-    return x
 
 
 def _slerp(a: tuple, b: tuple, t: float) -> tuple:
@@ -547,7 +520,3 @@ def _points(name: str, value, n: int) -> list:
         row = int(np.argmax(~(np.abs(array) < COORDINATE_LIMIT).all(axis=1)))
         raise SolverError(f"{name} must be finite and within ±{COORDINATE_LIMIT:g} (row {row})")
     return array.tolist()
-
-
-def _norm(a) -> float:
-    return math.sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2])

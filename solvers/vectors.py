@@ -97,7 +97,8 @@ def cross(a: Vec, b: Vec) -> Vec:
 
 
 def norm(a: Vec) -> np.ndarray:
-    return np.sqrt(dot(a, a))
+    square = a[0] * a[0] + a[1] * a[1] + a[2] * a[2]
+    return math.sqrt(square) if isinstance(square, float) else np.sqrt(square)  # a float stays a float
 
 
 def where(mask: np.ndarray, a, b) -> tuple[np.ndarray, ...]:
@@ -218,29 +219,51 @@ def mat_columns(m: Mat) -> tuple[Vec, Vec, Vec]:
 
 
 def nearest_rotation(m: Mat) -> Mat:
-    """Nearest rotation to each matrix (polar decomposition). A rotation times a uniform or
-    axis-aligned scale (nearly every object and bone) needs only its columns normalised, then two
-    Newton steps ``X <- (X + X^-T) / 2`` to take out rounding (Blender's single-precision pose
-    matrices are orthogonal to about 1e-5); the rows of a sheared, mirrored or flat matrix go
-    through an SVD."""
-    lengths = [norm(column) for column in mat_columns(m)]
-    if not all((length > 0.0).all() for length in lengths):
-        lengths = [np.where(length > 0.0, length, 1.0) for length in lengths]
-    x = tuple(c / lengths[i % 3] for i, c in enumerate(m))
+    """Nearest rotation to each matrix (polar decomposition), one in floats or many in arrays. A rotation times a
+    uniform or axis-aligned scale (nearly every object and bone) needs only its columns normalised, then two
+    Newton steps ``X <- (X + X^-T) / 2`` to take out rounding (Blender's single-precision pose matrices are
+    orthogonal to about 1e-5); a sheared, mirrored or flat matrix goes through an SVD."""
+    one = isinstance(m[0], float)
+    a, b, c = map(norm, mat_columns(m))
+    if one:
+        if not (a > 0.0 and b > 0.0 and c > 0.0):  # a zero column stays zero
+            a, b, c = (length if length > 0.0 else 1.0 for length in (a, b, c))
+    elif not ((a > 0.0) & (b > 0.0) & (c > 0.0)).all():
+        a, b, c = (np.where(length > 0.0, length, 1.0) for length in (a, b, c))
+    x = (m[0] / a, m[1] / b, m[2] / c, m[3] / a, m[4] / b, m[5] / c, m[6] / a, m[7] / b, m[8] / c)
     a, b, c = mat_columns(x)
     # Unit columns at right angles (to 1e-3) with a positive determinant; a zero column has none.
-    skew = np.maximum(np.maximum(np.abs(dot(a, b)), np.abs(dot(a, c))), np.abs(dot(b, c)))
+    skew = [abs(dot(a, b)), abs(dot(a, c)), abs(dot(b, c))]
+    skew = max(skew) if one else np.maximum(np.maximum(skew[0], skew[1]), skew[2])
     irregular = (skew > 1e-3) | (mat_det(x) <= 0.0)
-    for _ in range(2):  # quadratic convergence: 1e-3 -> 1e-6 -> 1e-12
-        x = tuple(0.5 * (e + t) for e, t in zip(x, mat_transpose(mat_inv(x)[0])))
-    if irregular.any():
+    if one and irregular:
+        return tuple(_polar(np.array(m).reshape(1, 3, 3))[0].tolist())
+    for _ in range(2):  # X + X^-T, halved; quadratic convergence: 1e-3 -> 1e-6 -> 1e-12
+        i = mat_inv(x)[0]
+        x = (
+            0.5 * (x[0] + i[0]),
+            0.5 * (x[1] + i[3]),
+            0.5 * (x[2] + i[6]),
+            0.5 * (x[3] + i[1]),
+            0.5 * (x[4] + i[4]),
+            0.5 * (x[5] + i[7]),
+            0.5 * (x[6] + i[2]),
+            0.5 * (x[7] + i[5]),
+            0.5 * (x[8] + i[8]),
+        )
+    if not one and irregular.any():
         rows = np.flatnonzero(irregular)
-        u, _, vt = np.linalg.svd(np.stack([e[rows] for e in m], axis=-1).reshape(-1, 3, 3))
-        u[np.linalg.det(u @ vt) < 0.0, :, 2] *= -1.0
-        polar = (u @ vt).reshape(-1, 9)
+        polar = _polar(np.stack([e[rows] for e in m], axis=-1).reshape(-1, 3, 3))
         for i, e in enumerate(x):  # fresh arrays of the Newton steps
             e[rows] = polar[:, i]
     return x
+
+
+def _polar(matrices: np.ndarray) -> np.ndarray:
+    """(n, 9) the rotations nearest to (n, 3, 3) ``matrices``, row-major: the polar factors of their SVDs."""
+    u, _, vt = np.linalg.svd(matrices)
+    u[np.linalg.det(u @ vt) < 0.0, :, 2] *= -1.0
+    return (u @ vt).reshape(-1, 9)
 
 
 def quat_unit(q: Quat) -> Quat:
@@ -292,8 +315,8 @@ def mat_to_quat(m: Mat) -> Quat:
     diagonal = (trace, m00, m11, m22)
     one = isinstance(trace, float)
     if one:
-        pick = diagonal.index(max(diagonal))  # the first of equals, as np.argmax takes it
-        w_largest = pick == 0
+        largest = max(diagonal)
+        w_largest = trace == largest
     else:
         w_largest = ((trace >= m00) & (trace >= m11) & (trace >= m22)).all()
     if w_largest:  # turns up to 120 degrees
@@ -307,7 +330,7 @@ def mat_to_quat(m: Mat) -> Quat:
         (c, e, f, 1.0 - m00 - m11 + m22),
     )
     if one:
-        return quat_unit(table[pick])
+        return quat_unit(table[diagonal.index(largest)])  # the first of equals, as np.argmax takes it
     pick = np.argmax(np.stack(diagonal), axis=0)
     return quat_unit(tuple(np.choose(pick, row) for row in table))
 
