@@ -55,6 +55,7 @@ from .vectors import (
     quat_conjugate,
     quat_to_mat,
     quat_unit,
+    slerp,
     sub,
 )
 
@@ -327,7 +328,7 @@ def _solve_chain(k: int, row: int, c: dict, goals: list, settings: _Settings, le
     drift = max(norm(sub(p, q)) for p, q in zip(posed, new_points))
 
     t = settings.influence[row]
-    rotations = [_slerp(bone.unit, q, t) for bone, (q, _) in zip(bones, turned)]
+    rotations = [slerp(bone.unit, q, t) for bone, (q, _) in zip(bones, turned)]
     y_scale = [1.0 + t * (f - 1.0) for _, f in turned]
     if t < 1.0:  # the tip stops short of the goal: the miss is the pose written's
         posed_written = _posed(bones[:k], [quat_unit(q) for q in rotations[:k]], y_scale[:k], points)
@@ -490,24 +491,6 @@ def _orientation(goal: list, name: str) -> tuple:
     near = nearest_rotation(m)
     aim = rotation_between((near[1], near[4], near[7]), (m[1], m[4], m[7]))
     return quat_unit(quat_multiply(aim, mat_to_quat(near)))
-
-
-def _slerp(a: tuple, b: tuple, t: float) -> tuple:
-    """:func:`.vectors.slerp` of one pair of unit quaternions."""
-    cos_angle = a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3]
-    if cos_angle < 0.0:
-        b, cos_angle = (-b[0], -b[1], -b[2], -b[3]), -cos_angle
-    if t == 1.0:
-        return list(b)
-    angle = math.acos(min(cos_angle, 1.0))
-    sin_angle = math.sin(angle)
-    if sin_angle < 1e-9:
-        wa, wb = 1.0 - t, t
-    else:
-        wa, wb = math.sin((1.0 - t) * angle) / sin_angle, math.sin(t * angle) / sin_angle
-    out = [wa * x + wb * y for x, y in zip(a, b)]
-    n = math.sqrt(out[0] * out[0] + out[1] * out[1] + out[2] * out[2] + out[3] * out[3])
-    return [e / n for e in out]
 
 
 def _points(name: str, value, n: int) -> list:

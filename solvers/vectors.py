@@ -337,22 +337,31 @@ def mat_to_quat(m: Mat) -> Quat:
 
 def slerp(a: Quat, b: Quat, t) -> Quat:
     """Spherical interpolation from each unit ``a`` to each unit ``b`` by ``t`` (array or scalar), along the
-    shorter arc, at unit length. ``t`` = 1 (nearly every limb's influence) gives ``b`` on ``a``'s side, and
-    needs ``a`` only for that side: any length will do there."""
+    shorter arc, at unit length; one pair in floats, or many in arrays. ``t`` = 1 (nearly every limb's
+    influence) gives ``b`` on ``a``'s side, and needs ``a`` only for that side: any length will do there."""
     cos_angle = a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3]
+    one = isinstance(cos_angle, float)
     flip = cos_angle < 0.0
-    if flip.any():  # the same rotation on a's side: negation is exact, so the cosine only changes sign
-        b = tuple(np.where(flip, -c, c) for c in b)
-        cos_angle = np.abs(cos_angle)
-    if np.all(t == 1.0):
+    if flip if one else flip.any():  # the same rotation on a's side: negation is exact, so the cosine only changes sign
+        b = (-b[0], -b[1], -b[2], -b[3]) if one else tuple(np.where(flip, -c, c) for c in b)
+        cos_angle = abs(cos_angle)
+    if t == 1.0 if one else np.all(t == 1.0):
         return b
-    angle = np.arccos(np.minimum(cos_angle, 1.0))
-    sin_angle = np.sin(angle)
-    small = sin_angle < 1e-9
-    safe = np.where(small, 1.0, sin_angle)
-    wa = np.where(small, 1.0 - t, np.sin((1.0 - t) * angle) / safe)
-    wb = np.where(small, t, np.sin(t * angle) / safe)
-    return quat_unit(tuple(wa * x + wb * y for x, y in zip(a, b)))
+    if one:  # math's acos, not np.arccos: it keeps a float a float, and the scalar kernel's results as they were
+        angle = math.acos(min(cos_angle, 1.0))
+        sin_angle = math.sin(angle)
+        if sin_angle < 1e-9:
+            wa, wb = 1.0 - t, t
+        else:
+            wa, wb = math.sin((1.0 - t) * angle) / sin_angle, math.sin(t * angle) / sin_angle
+    else:
+        angle = np.arccos(np.minimum(cos_angle, 1.0))
+        sin_angle = np.sin(angle)
+        small = sin_angle < 1e-9
+        safe = np.where(small, 1.0, sin_angle)
+        wa = np.where(small, 1.0 - t, np.sin((1.0 - t) * angle) / safe)
+        wb = np.where(small, t, np.sin(t * angle) / safe)
+    return quat_unit((wa * a[0] + wb * b[0], wa * a[1] + wb * b[1], wa * a[2] + wb * b[2], wa * a[3] + wb * b[3]))
 
 
 def rotation_between(u: Vec, v: Vec) -> Quat:
