@@ -17,7 +17,7 @@ import numpy as np
 from . import vectors
 from .constants import COORDINATE_LIMIT, DEGENERATE, MIN_LENGTH
 from .errors import SolverError
-from .options import Reach
+from .options import Reach, reach_settings
 
 BLOCK = 8192  #: rows per block: the component arrays of a block stay in cache
 
@@ -50,16 +50,11 @@ def solve_two_bone_batch(
     pole_mask=None,
     hinge=None,
     plane=None,
-    *,
-    mode=Reach.EXTEND,
-    softness=0.0,
-    max_stretch=1.0,
-    stretch_start=1.0,
-    min_bend=0.0,
-    max_bend=np.pi,
+    **options,
 ) -> TwoBoneBatch:
     """:func:`.two_bone.solve_two_bone` for N limbs. ``pole_mask`` marks the rows whose pole is used
-    (all rows when ``pole`` is given without a mask)."""
+    (all rows when ``pole`` is given without a mask); ``options``: the fields of :class:`.ReachOptions`, each
+    one value or one per limb, their defaults where not given."""
     points = {
         "root": as_points("root", root),
         "knee": as_points("knee", knee),
@@ -69,9 +64,7 @@ def solve_two_bone_batch(
     n = len(points["root"])
     if any(len(p) != n for p in points.values()):
         raise SolverError("root, knee, end and target must have the same number of rows")
-    limbs = limb_inputs(
-        n, pole, pole_mask, hinge, plane, mode, softness, max_stretch, stretch_start, min_bend, max_bend
-    )
+    limbs = limb_inputs(n, pole, pole_mask, hinge, plane, **options)
 
     out_knee, out_end, side = np.empty((n, 3)), np.empty((n, 3)), np.empty((n, 3))
     reached, stretch, held = np.empty(n, bool), np.empty(n), np.empty(n, bool)
@@ -160,28 +153,12 @@ class LimbInputs(NamedTuple):
         )
 
 
-def limb_inputs(
-    n: int,
-    pole,
-    pole_mask,
-    hinge,
-    plane,
-    mode=Reach.EXTEND,
-    softness=0.0,
-    max_stretch=1.0,
-    stretch_start=1.0,
-    min_bend=0.0,
-    max_bend=np.pi,
-) -> LimbInputs:
-    """Validated optional inputs and settings of n limbs; the defaults are those of the public solvers."""
+def limb_inputs(n: int, pole, pole_mask, hinge, plane, **options) -> LimbInputs:
+    """Validated optional inputs and settings of n limbs; ``options`` as :func:`solve_two_bone_batch` takes them."""
     use_pole = None if pole is None else per_limb(pole_mask if pole_mask is not None else True, n, bool)
     settings = {
-        "mode": per_limb(mode, n, np.int64),
-        "softness": per_limb(softness, n),
-        "max_stretch": per_limb(max_stretch, n),
-        "stretch_start": per_limb(stretch_start, n),
-        "min_bend": per_limb(min_bend, n),
-        "max_bend": per_limb(max_bend, n),
+        name: per_limb(value, n, np.int64 if name == "mode" else np.float64)
+        for name, value in reach_settings(options).items()
     }
     _check_settings(settings)
 

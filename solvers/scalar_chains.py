@@ -35,7 +35,7 @@ from .chains import (
 from .constants import COORDINATE_LIMIT, REACHED, STRAIGHT
 from .errors import SolverError
 from .local_rotation import SHEAR_NOISE, shear, turn_matrix
-from .options import Reach, ReachOptions
+from .options import Reach, ReachOptions, reach_settings
 from .rotation import quat_multiply, quat_rotate, rotation_between
 from .three_bone import solve_three_bone
 from .two_bone import solve_two_bone
@@ -195,21 +195,11 @@ class _Settings:
                     f"per-limb settings must be scalars or have {n} rows, not shape {np.shape(value)}"
                 ) from None
 
-        options = batch.options
-        self.mode = rows(options.get("mode", Reach.EXTEND), int)
-        self.softness = rows(options.get("softness", 0.0))
+        options = reach_settings(batch.options)
+        self.mode = rows(options["mode"], int)
+        self.softness = rows(options["softness"])
         self.limits = list(
-            zip(
-                *(
-                    rows(options.get(name, default))
-                    for name, default in (
-                        ("max_stretch", 1.0),
-                        ("stretch_start", 1.0),
-                        ("min_bend", 0.0),
-                        ("max_bend", math.pi),
-                    )
-                )
-            )
+            zip(*(rows(options[name]) for name in ("max_stretch", "stretch_start", "min_bend", "max_bend")))
         )
         self.influence = rows(batch.influence)
         self.plane = _planes(batch.plane, n)
