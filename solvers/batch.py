@@ -334,7 +334,8 @@ def _circle(length, l1, l2):
 
 
 def _swivel(d, a, upper_bone, pole, use_pole, hinge, plane, eps):
-    """Vectorised :func:`.two_bone._swivel`, choice by choice in its order; absent options (None) cost nothing."""
+    """Vectorised :func:`.two_bone._swivel` (whose float form stays for speed: measured there), choice by choice in
+    its order; absent options (None) cost nothing."""
     current, current_ok = _perpendicular_unit(upper_bone, d, eps)
     chosen, chosen_ok = current, current_ok
     forward = None
