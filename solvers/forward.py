@@ -48,17 +48,13 @@ def posed_block(frames, inverses, heads, rotations, new_rotations, y_scale, poin
     # Each bone's own change F T Y F^-1 about its head, with its turn T = R^T R' and Y the factor on its Y
     # scale, moves a joint below it; joint j moves by the changes of bones j - 1 to 0, in that order.
     turns = [vectors.quat_mul(vectors.quat_conjugate(r), new) for r, new in zip(rotations, new_rotations)]
-
-    def moved(i: int, p: vectors.Vec) -> vectors.Vec:
-        local = vectors.mat_vec(inverses[i], vectors.sub(p, heads[i]))
-        if y_scale is not None:
-            local = (local[0], local[1] * y_scale[i], local[2])
-        return vectors.add(heads[i], vectors.mat_vec(frames[i], vectors.quat_rotate(turns[i], local)))
-
     out = [points[0]]
     for j in range(1, len(frames) + 1):
         p = points[j]
         for i in reversed(range(j)):
-            p = moved(i, p)
+            local = vectors.mat_vec(inverses[i], vectors.sub(p, heads[i]))
+            if y_scale is not None:
+                local = (local[0], local[1] * y_scale[i], local[2])
+            p = vectors.add(heads[i], vectors.mat_vec(frames[i], vectors.quat_rotate(turns[i], local)))
         out.append(p)
     return out

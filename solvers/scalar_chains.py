@@ -34,6 +34,7 @@ from .chains import (
 )
 from .constants import COORDINATE_LIMIT, REACHED, STRAIGHT
 from .errors import SolverError
+from .forward import posed_block
 from .local_rotation import SHEAR_NOISE, shear, turn_matrix
 from .options import Reach, ReachOptions, reach_settings
 from .rotation import quat_multiply, quat_rotate, rotation_between
@@ -453,18 +454,9 @@ def _goal_turn(frame: tuple, rotation: tuple, goal: tuple) -> tuple:
 
 
 def _posed(bones: list, new_rotations: list, y_scale: list, points: list) -> list:
-    """The joints as the new rotations and Y scales pose the chain (see :func:`.forward.posed_block`)."""
-    turns = [quat_multiply(quat_conjugate(b.unit), q) for b, q in zip(bones, new_rotations)]
-    out = [points[0]]
-    for j in range(1, len(bones) + 1):
-        p = points[j]
-        for i in reversed(range(j)):
-            bone = bones[i]
-            local = mat_vec(bone.inverse, sub(p, bone.head))
-            local = quat_rotate(turns[i], (local[0], local[1] * y_scale[i], local[2]))
-            p = add(bone.head, mat_vec(bone.frame, local))
-        out.append(p)
-    return out
+    """The joints as the new rotations and Y scales pose the chain: :func:`.forward.posed_block` in floats."""
+    frames, inverses, heads, _, units = zip(*bones)
+    return posed_block(frames, inverses, heads, units, new_rotations, y_scale, points)
 
 
 def _orientation(goal: list, name: str) -> tuple:
