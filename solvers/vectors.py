@@ -4,9 +4,11 @@
 A vector is a tuple of three 1-D float64 arrays ``(x, y, z)``, a 3x3 matrix a tuple of nine in
 row-major order, a quaternion a tuple of four ``(w, x, y, z)``. Each array holds one component
 for every limb, so each operation is a handful of numpy calls that run at memory speed, with no
-per-limb Python and no small-matrix routines. The plain arithmetic ones (:func:`add`, :func:`sub`,
-:func:`dot`, :func:`cross`, :func:`mat_vec`, :func:`mat_mul`, :func:`mat_det`, :func:`quat_to_mat`)
-work on floats as well: the scalar solvers use them too.
+per-limb Python and no small-matrix routines. The arithmetic (:func:`add`, :func:`sub`, :func:`dot`,
+:func:`cross`, :func:`norm`, the ``mat_`` and ``quat_`` functions, :func:`nearest_rotation`, :func:`slerp`)
+works on one limb's Python floats as well, which the scalar solvers (:mod:`.scalar_chains`) use: where numpy
+and floats need different calls (a square root, a choice, a zero test) a function tells them apart by type,
+and a float stays a float.
 
 Callers work through many limbs a block of rows at a time (:func:`blocks`), so that the arrays
 of one block stay in the processor's cache. Rare cases (zero vectors, opposite directions)
