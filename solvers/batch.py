@@ -14,10 +14,10 @@ from typing import NamedTuple
 
 import numpy as np
 
-from . import soa
+from . import vectors
 from .constants import COORDINATE_LIMIT, DEGENERATE, MIN_LENGTH
 from .errors import SolverError
-from .options import Reach
+from .options import Reach, reach_settings
 
 BLOCK = 8192  #: rows per block: the component arrays of a block stay in cache
 
@@ -50,16 +50,11 @@ def solve_two_bone_batch(
     pole_mask=None,
     hinge=None,
     plane=None,
-    *,
-    mode=Reach.EXTEND,
-    softness=0.0,
-    max_stretch=1.0,
-    stretch_start=1.0,
-    min_bend=0.0,
-    max_bend=np.pi,
+    **options,
 ) -> TwoBoneBatch:
     """:func:`.two_bone.solve_two_bone` for N limbs. ``pole_mask`` marks the rows whose pole is used
-    (all rows when ``pole`` is given without a mask)."""
+    (all rows when ``pole`` is given without a mask); ``options``: the fields of :class:`.ReachOptions`, each
+    one value or one per limb, their defaults where not given."""
     points = {
         "root": as_points("root", root),
         "knee": as_points("knee", knee),
@@ -69,17 +64,15 @@ def solve_two_bone_batch(
     n = len(points["root"])
     if any(len(p) != n for p in points.values()):
         raise SolverError("root, knee, end and target must have the same number of rows")
-    limbs = limb_inputs(
-        n, pole, pole_mask, hinge, plane, mode, softness, max_stretch, stretch_start, min_bend, max_bend
-    )
+    limbs = limb_inputs(n, pole, pole_mask, hinge, plane, **options)
 
     out_knee, out_end, side = np.empty((n, 3)), np.empty((n, 3)), np.empty((n, 3))
     reached, stretch, held = np.empty(n, bool), np.empty(n), np.empty(n, bool)
-    for rows in soa.blocks(n, BLOCK):
+    for rows in vectors.blocks(n, BLOCK):
         a, b, c, t = (_split(name, p, rows) for name, p in points.items())
         k, e, r, st, h, u = solve_block(a, b, c, t, *limbs.block(rows), rows.start)
         for part, out in ((k, out_knee), (e, out_end), (u, side)):
-            soa.join(part, out[rows])
+            vectors.join(part, out[rows])
         reached[rows], stretch[rows], held[rows] = r, st, h
     return TwoBoneBatch(out_knee, out_end, reached, stretch, held, side)
 
@@ -108,14 +101,14 @@ def solve_three_bone_batch(
 
     out_knee, out_ankle, out_tip, side = (np.empty((n, 3)) for _ in range(4))
     reached, stretch, held = np.empty(n, bool), np.empty(n), np.empty(n, bool)
-    for rows in soa.blocks(n, BLOCK):
+    for rows in vectors.blocks(n, BLOCK):
         a, b, c, p, t, direction = (_split(name, array, rows) for name, array in points.items())
         pole_block, use_pole, hinge_block, _, settings = limbs.block(rows)
         solved = three_bone_block(
             a, b, c, p, t, direction, pole_block, use_pole, hinge_block, _block(end_plane, rows), settings, rows.start
         )
         for part, out in zip((*solved[:3], solved[6]), (out_knee, out_ankle, out_tip, side)):
-            soa.join(part, out[rows])
+            vectors.join(part, out[rows])
         reached[rows], stretch[rows], held[rows] = solved[3:6]
     return ThreeBoneBatch(out_knee, out_ankle, out_tip, reached, stretch, held, side)
 
@@ -123,20 +116,20 @@ def solve_three_bone_batch(
 def three_bone_block(a, b, c, p, t, direction, pole, use_pole, hinge, end_plane, s, first_row):
     """One block of :func:`solve_three_bone_batch`, as component arrays (``end_plane``: a bool mask or a shared
     bool, ``s``: the block's settings): new knees, ankles and tips, reached, stretch, held and the knees' swivels."""
-    direction, ok = soa.unit_scaled(direction)
+    direction, ok = vectors.unit_scaled(direction)
     if not ok.all():
         raise SolverError(f"end direction must not be the zero vector (row {first_row + int(np.argmin(ok))})")
-    end_length = soa.norm(soa.sub(p, c))
+    end_length = vectors.norm(vectors.sub(p, c))
     if not (end_length >= MIN_LENGTH).all():
         raise SolverError(f"end bone must have non-zero length (row {first_row + int(np.argmin(end_length))})")
     # The end bone along its direction with its tip on the target: the ankle's goal (see the scalar solver).
-    wrist_goal = soa.sub(t, soa.scale(direction, end_length))
+    wrist_goal = vectors.sub(t, vectors.scale(direction, end_length))
     check_range("target", wrist_goal, first_row)  # the two-bone solve's target
-    plane = direction if np.all(end_plane) else soa.where(end_plane, direction, (0.0, 0.0, 0.0))
+    plane = direction if np.all(end_plane) else vectors.where(end_plane, direction, (0.0, 0.0, 0.0))
     k, e, r, st, h, u = solve_block(a, b, c, wrist_goal, pole, use_pole, hinge, plane, s, first_row)
-    new_tip = soa.add(e, soa.scale(direction, end_length))
+    new_tip = vectors.add(e, vectors.scale(direction, end_length))
     if h.any():
-        new_tip = soa.where(h, p, new_tip)
+        new_tip = vectors.where(h, p, new_tip)
     return k, e, new_tip, r, st, h, u
 
 
@@ -160,28 +153,12 @@ class LimbInputs(NamedTuple):
         )
 
 
-def limb_inputs(
-    n: int,
-    pole,
-    pole_mask,
-    hinge,
-    plane,
-    mode=Reach.EXTEND,
-    softness=0.0,
-    max_stretch=1.0,
-    stretch_start=1.0,
-    min_bend=0.0,
-    max_bend=np.pi,
-) -> LimbInputs:
-    """Validated optional inputs and settings of n limbs; the defaults are those of the public solvers."""
+def limb_inputs(n: int, pole, pole_mask, hinge, plane, **options) -> LimbInputs:
+    """Validated optional inputs and settings of n limbs; ``options`` as :func:`solve_two_bone_batch` takes them."""
     use_pole = None if pole is None else per_limb(pole_mask if pole_mask is not None else True, n, bool)
     settings = {
-        "mode": per_limb(mode, n, np.int64),
-        "softness": per_limb(softness, n),
-        "max_stretch": per_limb(max_stretch, n),
-        "stretch_start": per_limb(stretch_start, n),
-        "min_bend": per_limb(min_bend, n),
-        "max_bend": per_limb(max_bend, n),
+        name: per_limb(value, n, np.int64 if name == "mode" else np.float64)
+        for name, value in reach_settings(options).items()
     }
     _check_settings(settings)
 
@@ -205,9 +182,9 @@ def as_points(name: str, value, rows: int | None = None) -> np.ndarray:
     return array
 
 
-def _split(name: str, points: np.ndarray, rows: slice) -> soa.Vec:
+def _split(name: str, points: np.ndarray, rows: slice) -> vectors.Vec:
     """The block ``rows`` of (N, 3) ``points`` as three component arrays, checked finite and in range."""
-    columns = soa.components(points[rows])
+    columns = vectors.components(points[rows])
     check_range(name, columns, rows.start)
     return tuple(columns)
 
@@ -259,9 +236,9 @@ def solve_block(a, b, c, t, pole, use_pole, hinge, plane, s, first_row):
     knees and ends, reached, stretch, held and the knees' swivels (unit, from the knee circle's centre to the
     knee: the side a straight limb would bend to). ``pole``, ``hinge`` and ``plane`` are None where no row
     of the block has one."""
-    upper_bone = soa.sub(b, a)
-    upper = soa.norm(upper_bone)
-    lower = soa.norm(soa.sub(c, b))
+    upper_bone = vectors.sub(b, a)
+    upper = vectors.norm(upper_bone)
+    lower = vectors.norm(vectors.sub(c, b))
     short = (upper < MIN_LENGTH) | (lower < MIN_LENGTH)
     if short.any():
         i = int(np.argmax(short))
@@ -269,11 +246,11 @@ def solve_block(a, b, c, t, pole, use_pole, hinge, plane, s, first_row):
             f"bones must have non-zero length (row {first_row + i}: upper {upper[i]:g}, lower {lower[i]:g})"
         )
 
-    to_target = soa.sub(t, a)
-    distance = soa.norm(to_target)
-    d, aim_ok = soa.unit_scaled(to_target)
+    to_target = vectors.sub(t, a)
+    distance = vectors.norm(to_target)
+    d, aim_ok = vectors.unit_scaled(to_target)
     if not aim_ok.all():
-        d = soa.where(aim_ok, d, _current_aim(a, b, c))
+        d = vectors.where(aim_ok, d, _current_aim(a, b, c))
 
     length, stretch, reached, held = reach_distances(distance, upper, lower, s)
     along, radius = _circle(length, upper * stretch, lower * stretch)
@@ -281,17 +258,17 @@ def solve_block(a, b, c, t, pole, use_pole, hinge, plane, s, first_row):
     new_knee = tuple(a[i] + along * d[i] + radius * u[i] for i in range(3))
     new_end = tuple(a[i] + length * d[i] for i in range(3))
     if held.any():
-        new_knee, new_end = soa.where(held, b, new_knee), soa.where(held, c, new_end)
+        new_knee, new_end = vectors.where(held, b, new_knee), vectors.where(held, c, new_end)
         stretch = np.where(held, 1.0, stretch)
     return new_knee, new_end, reached, stretch, held, u
 
 
-def _current_aim(a, b, c) -> soa.Vec:
+def _current_aim(a, b, c) -> vectors.Vec:
     """The direction kept for a target on the root: root to end, else (the end on the root too)
     across the upper bone, which keeps the knee where it is."""
-    to_end, end_ok = soa.unit_scaled(soa.sub(c, a))
-    across = soa.any_perpendicular(soa.unit_scaled(soa.sub(b, a))[0])
-    return soa.where(end_ok, to_end, across)
+    to_end, end_ok = vectors.unit_scaled(vectors.sub(c, a))
+    across = vectors.any_perpendicular(vectors.unit_scaled(vectors.sub(b, a))[0])
+    return vectors.where(end_ok, to_end, across)
 
 
 def reach_distances(distance, upper, lower, s):
@@ -357,37 +334,38 @@ def _circle(length, l1, l2):
 
 
 def _swivel(d, a, upper_bone, pole, use_pole, hinge, plane, eps):
-    """Vectorised :func:`.two_bone._swivel`, choice by choice in its order; absent options (None) cost nothing."""
+    """Vectorised :func:`.two_bone._swivel` (whose float form stays for speed: measured there), choice by choice in
+    its order; absent options (None) cost nothing."""
     current, current_ok = _perpendicular_unit(upper_bone, d, eps)
     chosen, chosen_ok = current, current_ok
     forward = None
     if hinge is not None:  # zero rows have no hinge: their forward side is not ok
-        forward, forward_ok = _perpendicular_unit(soa.cross(d, soa.unit_scaled(hinge)[0]), d, DEGENERATE)
+        forward, forward_ok = _perpendicular_unit(vectors.cross(d, vectors.unit_scaled(hinge)[0]), d, DEGENERATE)
     if plane is not None:  # likewise
-        in_plane, plane_ok = _perpendicular_unit(soa.unit_scaled(plane)[0], d, DEGENERATE)
+        in_plane, plane_ok = _perpendicular_unit(vectors.unit_scaled(plane)[0], d, DEGENERATE)
         side, side_ok = current, current_ok
         if forward is not None:
-            side, side_ok = soa.where(forward_ok, forward, current), forward_ok | current_ok
-        flip = side_ok & (soa.dot(in_plane, side) < 0.0)
-        in_plane = soa.scale(in_plane, np.where(flip, -1.0, 1.0))  # exact either way
+            side, side_ok = vectors.where(forward_ok, forward, current), forward_ok | current_ok
+        flip = side_ok & (vectors.dot(in_plane, side) < 0.0)
+        in_plane = vectors.scale(in_plane, np.where(flip, -1.0, 1.0))  # exact either way
         chosen, chosen_ok = in_plane, plane_ok | current_ok
         if not plane_ok.all():
-            chosen = soa.where(plane_ok, in_plane, current)
+            chosen = vectors.where(plane_ok, in_plane, current)
     if forward is not None:
-        backwards = forward_ok & (~chosen_ok | (soa.dot(chosen, forward) < -DEGENERATE))
+        backwards = forward_ok & (~chosen_ok | (vectors.dot(chosen, forward) < -DEGENERATE))
         if backwards.any():
-            chosen = soa.where(backwards, forward, chosen)
+            chosen = vectors.where(backwards, forward, chosen)
         chosen_ok = chosen_ok | forward_ok
     if not chosen_ok.all():
-        chosen = soa.where(chosen_ok, chosen, soa.any_perpendicular(d))
+        chosen = vectors.where(chosen_ok, chosen, vectors.any_perpendicular(d))
     if pole is not None and use_pole.any():
-        from_pole, pole_ok = _perpendicular_unit(soa.sub(pole, a), d, eps)
+        from_pole, pole_ok = _perpendicular_unit(vectors.sub(pole, a), d, eps)
         pole_ok &= use_pole
-        chosen = soa.where(pole_ok, from_pole, chosen)
+        chosen = vectors.where(pole_ok, from_pole, chosen)
     return chosen
 
 
 def _perpendicular_unit(v, d, eps):
     """Vectorised :func:`.two_bone._perpendicular_unit`, with its second projection (zero where None)."""
-    u, ok = soa.unit_or_zero(soa.sub(v, soa.scale(d, soa.dot(v, d))), eps)
-    return soa.unit_or_zero(soa.sub(u, soa.scale(d, soa.dot(u, d))), 0.0)[0], ok
+    u, ok = vectors.unit_or_zero(vectors.sub(v, vectors.scale(d, vectors.dot(v, d))), eps)
+    return vectors.unit_or_zero(vectors.sub(u, vectors.scale(d, vectors.dot(u, d))), 0.0)[0], ok

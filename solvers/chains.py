@@ -17,7 +17,7 @@ armature's space:
    tip stops between the animation and the goal, and the chain is reported reached only if that blend's
    effector is on the target all the same.
 
-All four run a block of rows at a time on component arrays (:mod:`.soa`), each input transposed once.
+All four run a block of rows at a time on component arrays (:mod:`.vectors`), each input transposed once.
 
 A chain given a plane is solved in it (:mod:`.plane`): its goal projected into the plane through its
 first joint, its end bone's goal orientation turned into the plane, and reached there.
@@ -29,7 +29,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from . import plane, soa
+from . import plane, vectors
 from .batch import check_range, limb_inputs, per_limb, solve_block, three_bone_block
 from .constants import REACHED, STRAIGHT
 from .errors import SolverError
@@ -209,7 +209,7 @@ class Solved(NamedTuple):
 class Chains:
     """The checked inputs of :func:`solve_chains`, solved for given bone lengths in their rigid space.
 
-    The solve runs a block of rows at a time on component arrays (:mod:`.soa`), each input transposed
+    The solve runs a block of rows at a time on component arrays (:mod:`.vectors`), each input transposed
     once; the refinement's few rows also see the rigid space as (N, 3, 3) matrices.
     """
 
@@ -231,7 +231,7 @@ class Chains:
             ("scales", toe[1]),
             ("rotations", toe[2]),
         ):
-            if value is not None and not soa.finite(value):
+            if value is not None and not vectors.finite(value):
                 raise SolverError(f"{name} must be finite")
         if not all((np.abs(s) > 1e-12).all() for s in (scales, toe[1]) if s is not None):
             raise SolverError("bones must not have zero scale")
@@ -283,8 +283,8 @@ class Chains:
     @functools.cached_property
     def to_rigid(self) -> np.ndarray:
         """(N, 3, 3) from armature space to the rigid space, for the refinement."""
-        frame = soa.split_matrices(self.matrices[:, 0, :3, :3] / self.scales[:, 0, None, :])
-        return soa.join_matrices(_rigid_space(frame, _unit(soa.split(self.rotations[:, 0])), 0)[1])
+        frame = vectors.split_matrices(self.matrices[:, 0, :3, :3] / self.scales[:, 0, None, :])
+        return vectors.join_matrices(_rigid_space(frame, vectors.quat_unit(vectors.split(self.rotations[:, 0])), 0)[1])
 
     def segment(self, i: int) -> np.ndarray:
         """(N, 3) the segment from joint ``i`` to the next, in the rigid space."""
@@ -294,7 +294,7 @@ class Chains:
         """(N, 3, 3) the second bone's rotation frame without its own rotation, seen from the rigid space:
         it carries the scale of the bone above."""
         frame = self.matrices[:, 1, :3, :3] / self.scales[:, 1, None, :]
-        turn = soa.join_matrices(soa.quat_to_mat(_unit(soa.split(self.rotations[:, 1]))))
+        turn = vectors.join_matrices(vectors.quat_to_mat(vectors.quat_unit(vectors.split(self.rotations[:, 1]))))
         return self.to_rigid @ frame @ np.swapaxes(turn, 1, 2)
 
     def goal_distance(self, lengths: np.ndarray) -> np.ndarray:
@@ -348,7 +348,7 @@ class Chains:
         )
         if k == 3:
             self.end_direction = np.empty((n, 3))
-        for rows in soa.blocks(n, BLOCK):
+        for rows in vectors.blocks(n, BLOCK):
             self._solve_block(
                 rows,
                 None if length_points is self.points else length_points[rows],
@@ -362,17 +362,17 @@ class Chains:
         """:meth:`solve` for the rows ``rows`` (``length_points`` None: the joints as they are), into ``out``."""
         k, first = self.k, rows.start
         bones = block_bones(*(array[rows] for array in self.bones), self.unscaled)
-        rotations = [_unit(bone.rotation) for bone in bones]  # as the bones are turned now, at unit length
+        rotations = [vectors.quat_unit(bone.rotation) for bone in bones]  # as the bones are turned now, at unit length
         rigid, to_rigid, unit = _rigid_space(bones[0].frame, rotations[0], first)
-        points = [tuple(p) for p in soa.components(self.points[rows])]
-        length_from = points if length_points is None else [tuple(p) for p in soa.components(length_points)]
+        points = [tuple(p) for p in vectors.components(self.points[rows])]
+        length_from = points if length_points is None else [tuple(p) for p in vectors.components(length_points)]
         origin = points[0]
         zero = np.zeros(len(origin[0]))  # the first joint is the origin of the rigid space
-        joints = [(zero, zero, zero)] + [soa.mat_vec(to_rigid, soa.sub(p, origin)) for p in length_from[1:]]
-        target = soa.mat_vec(to_rigid, soa.sub(tuple(soa.components(self.target[rows])), origin))
+        joints = [(zero, zero, zero)] + [vectors.mat_vec(to_rigid, vectors.sub(p, origin)) for p in length_from[1:]]
+        target = vectors.mat_vec(to_rigid, vectors.sub(tuple(vectors.components(self.target[rows])), origin))
         pole, use_pole, given_hinge, _, settings = limbs.block(rows)
         if pole is not None:
-            pole = soa.mat_vec(to_rigid, soa.sub(pole, origin)) if use_pole.any() else None
+            pole = vectors.mat_vec(to_rigid, vectors.sub(pole, origin)) if use_pole.any() else None
         names = ("root", "knee", "end") if k == 2 else ("root", "knee", "ankle", "tip")
         for name, point in (*zip(names, joints), ("target", target), ("pole", pole)):
             if point is not None:
@@ -383,8 +383,10 @@ class Chains:
         goals = [_orientations(goal[rows], name) for goal, name in zip(self.goals, GOALS)]
         flat = np.flatnonzero(self.flat[rows])  # the block's chains held in a plane: solved by .plane
         if len(flat):
-            normal = tuple(soa.components(self.normal[rows]))
-            planar = _Planar(flat, soa.mat_vec(soa.mat_transpose(rigid), normal), settings, pole, use_pole, hinge)
+            normal = tuple(vectors.components(self.normal[rows]))
+            planar = _Planar(
+                flat, vectors.mat_vec(vectors.mat_transpose(rigid), normal), settings, pole, use_pole, hinge
+            )
         if k == 2:
             knee, end, reached, _, _, side = solve_block(*joints, target, pole, use_pole, hinge, None, settings, first)
             new_local = [joints[0], knee, end]
@@ -394,12 +396,12 @@ class Chains:
                 )
         else:
             if len(flat):  # the end bone's goal turned to lay its tail in the plane
-                goals[0] = _into_planes(goals[0], flat, normal, soa.sub(points[3], points[2]))
+                goals[0] = _into_planes(goals[0], flat, normal, vectors.sub(points[3], points[2]))
             # The end bone's tail runs along its Y axis, or against it when its own Y scale is negative.
             w, x, y, z = goals[0]
             sign = np.sign(self.scales[rows, 2, 1])
             along = (2.0 * (x * y - w * z) * sign, (1.0 - 2.0 * (x * x + z * z)) * sign, 2.0 * (y * z + w * x) * sign)
-            direction = soa.mat_vec(to_rigid, along)
+            direction = vectors.mat_vec(to_rigid, along)
             check_range("end direction", direction, first)
             *new_local, reached, _, _, side = three_bone_block(
                 *joints, target, direction, pole, use_pole, hinge, per_row["end_plane"], settings, first
@@ -409,17 +411,17 @@ class Chains:
                     plane.solve_three_bone_plane, [*joints, target, direction], new_local, reached, side
                 )
             new_local.insert(0, joints[0])
-            soa.join(soa.scale(direction, 1.0 / soa.norm(direction)), self.end_direction[rows])
-        new_points = [origin] + [soa.add(origin, soa.mat_vec(rigid, p)) for p in new_local[1:]]
+            vectors.join(vectors.scale(direction, 1.0 / vectors.norm(direction)), self.end_direction[rows])
+        new_points = [origin] + [vectors.add(origin, vectors.mat_vec(rigid, p)) for p in new_local[1:]]
         if len(goals) == 2 and len(flat):  # the toe's too, along the foot as solved where it stands on the normal
-            goals[1] = _into_planes(goals[1], flat, normal, soa.sub(new_points[3], new_points[2]))
+            goals[1] = _into_planes(goals[1], flat, normal, vectors.sub(new_points[3], new_points[2]))
 
         # Write back from the actual joints, then pose the chain's bones with the rotations written.
         stretch = per_row["stretch"] if per_row["stretch"].any() else None
         first_goal = len(bones) - len(goals)
         if given_hinge is not None and not per_row["use_hinge"].all():
-            given_hinge = soa.where(per_row["use_hinge"], given_hinge, (0.0, 0.0, 0.0))
-        knee = Knee(soa.mat_vec(rigid, side), given_hinge) if self.rolls_knee else None
+            given_hinge = vectors.where(per_row["use_hinge"], given_hinge, (0.0, 0.0, 0.0))
+        knee = Knee(vectors.mat_vec(rigid, side), given_hinge) if self.rolls_knee else None
         new_joints = new_points[1 : first_goal + 1]
         turned = list(turn_bones(bones, points[1 : first_goal + 1], new_joints, goals, stretch, knee))
         factors = None if stretch is None else [np.ones(len(stretch)) if f is None else f for _, f in turned[:k]]
@@ -432,16 +434,18 @@ class Chains:
             factors,
             points,
         )
-        out.drift[rows] = functools.reduce(np.maximum, (soa.norm(soa.sub(p, q)) for p, q in zip(posed, new_points)))
-        target = tuple(soa.components(self.target[rows]))
-        out.miss[rows] = soa.norm(soa.sub(posed[-1], target))
+        out.drift[rows] = functools.reduce(
+            np.maximum, (vectors.norm(vectors.sub(p, q)) for p, q in zip(posed, new_points))
+        )
+        target = tuple(vectors.components(self.target[rows]))
+        out.miss[rows] = vectors.norm(vectors.sub(posed[-1], target))
 
         # Influence blends each bone from its animated rotation to the solved one, and its Y scale likewise.
         influence = per_row["influence"]
         blended = []
         for i, (before, (rotation, factor)) in enumerate(zip(rotations, turned)):
-            blended.append(soa.slerp(before, rotation, influence))
-            soa.join(blended[-1], out.rotations[rows, i])
+            blended.append(vectors.slerp(before, rotation, influence))
+            vectors.join(blended[-1], out.rotations[rows, i])
             if factor is not None:
                 out.y_scale[rows, i] = 1.0 + influence * (factor - 1.0)
         partial = influence < 1.0
@@ -451,32 +455,32 @@ class Chains:
                 [b.inverse for b in bones[:k]],
                 [b.head for b in bones[:k]],
                 rotations[:k],
-                [_unit(q) for q in blended[:k]],
+                [vectors.quat_unit(q) for q in blended[:k]],
                 None if factors is None else [1.0 + influence * (f - 1.0) for f in factors],
                 points,
             )
-            out.miss[rows] = np.where(partial, soa.norm(soa.sub(written[-1], target)), out.miss[rows])
+            out.miss[rows] = np.where(partial, vectors.norm(vectors.sub(written[-1], target)), out.miss[rows])
         for i in range(k + 1):
-            soa.join(new_points[i], out.points[rows, i])
-            soa.join(posed[i], out.posed[rows, i])
+            vectors.join(new_points[i], out.points[rows, i])
+            vectors.join(posed[i], out.posed[rows, i])
         out.reached[rows] = reached
 
-    def _hinge(self, rows: slice, given, frame: soa.Mat, to_rigid: soa.Mat, joints: list[soa.Vec], use):
+    def _hinge(self, rows: slice, given, frame: vectors.Mat, to_rigid: vectors.Mat, joints: list[vectors.Vec], use):
         """Hinge axis in the rigid space: the given local axis carried by the first bone's current ``frame``,
         else the normal of the current bend, else none (zero); zero where hinges are off, and None where no
         row has one. The bend's normal is taken from the joints in the rigid space: under a parent's uneven
         scale a normal does not map like a direction, and mapped it could point backwards."""
         if not use.any():
             return None
-        upper, lower = soa.sub(joints[1], joints[0]), soa.sub(joints[2], joints[1])
-        bend = soa.cross(upper, lower)
-        straight = soa.norm(bend) <= STRAIGHT * soa.norm(upper) * soa.norm(lower)
-        axis = soa.where(straight, (0.0, 0.0, 0.0), bend)
+        upper, lower = vectors.sub(joints[1], joints[0]), vectors.sub(joints[2], joints[1])
+        bend = vectors.cross(upper, lower)
+        straight = vectors.norm(bend) <= STRAIGHT * vectors.norm(upper) * vectors.norm(lower)
+        axis = vectors.where(straight, (0.0, 0.0, 0.0), bend)
         if given is not None:
-            has_axis = soa.norm(given) > 0.0
+            has_axis = vectors.norm(given) > 0.0
             if has_axis.any():
-                axis = soa.where(has_axis, soa.mat_vec(soa.mat_mul(to_rigid, frame), given), axis)
-        return axis if use.all() else soa.where(use, axis, (0.0, 0.0, 0.0))
+                axis = vectors.where(has_axis, vectors.mat_vec(vectors.mat_mul(to_rigid, frame), given), axis)
+        return axis if use.all() else vectors.where(use, axis, (0.0, 0.0, 0.0))
 
 
 class _Planar(NamedTuple):
@@ -484,19 +488,21 @@ class _Planar(NamedTuple):
     rigid space (where a plane's normal maps by the transpose), and the block's options, for :mod:`.plane`."""
 
     rows: np.ndarray
-    normal: soa.Vec
+    normal: vectors.Vec
     settings: dict
-    pole: soa.Vec | None
+    pole: vectors.Vec | None
     use_pole: np.ndarray | None
-    hinge: soa.Vec | None
+    hinge: vectors.Vec | None
 
-    def solve(self, solver, arrays: list[soa.Vec], solved: list[soa.Vec], reached: np.ndarray, side: soa.Vec):
+    def solve(
+        self, solver, arrays: list[vectors.Vec], solved: list[vectors.Vec], reached: np.ndarray, side: vectors.Vec
+    ):
         """``solved`` joints, ``reached`` and knee ``side`` (swivel) of the block with those of its chains in a
         plane replaced by what ``solver`` (:func:`.plane.solve_two_bone_plane` or its three-bone form) gives."""
         rows = self.rows
 
         def picked(vector):
-            return None if vector is None else soa.join(np.broadcast_arrays(*vector))[rows]
+            return None if vector is None else vectors.join(np.broadcast_arrays(*vector))[rows]
 
         settings = {key: value if np.ndim(value) == 0 else value[rows] for key, value in self.settings.items()}
         use_pole = self.use_pole if np.ndim(self.use_pole) == 0 else self.use_pole[rows]
@@ -514,7 +520,7 @@ class _Planar(NamedTuple):
         return joints, reached, _put(side, rows, in_planes.side)
 
 
-def _put(vector: soa.Vec, rows: np.ndarray, values: np.ndarray) -> soa.Vec:
+def _put(vector: vectors.Vec, rows: np.ndarray, values: np.ndarray) -> vectors.Vec:
     """``vector`` with the given rows replaced by ``values`` (M, 3)."""
     out = tuple(np.array(c, dtype=np.float64) for c in vector)
     for i, c in enumerate(out):
@@ -522,57 +528,50 @@ def _put(vector: soa.Vec, rows: np.ndarray, values: np.ndarray) -> soa.Vec:
     return out
 
 
-def _into_planes(goal: soa.Quat, rows: np.ndarray, normal: soa.Vec, fallback: soa.Vec) -> soa.Quat:
+def _into_planes(goal: vectors.Quat, rows: np.ndarray, normal: vectors.Vec, fallback: vectors.Vec) -> vectors.Quat:
     """Unit quaternions ``goal`` with those of the given rows turned to lay their Y axis in the planes with
     ``normal`` (armature space), along ``fallback`` where it points along the normal
     (:func:`.plane.turned_into_plane`)."""
-    turned = plane.turned_into_plane(soa.join(goal)[rows], soa.join(normal)[rows], soa.join(fallback)[rows])
+    turned = plane.turned_into_plane(vectors.join(goal)[rows], vectors.join(normal)[rows], vectors.join(fallback)[rows])
     out = tuple(np.array(c, dtype=np.float64) for c in goal)
     for i, c in enumerate(out):
         c[rows] = turned[:, i]
     return out
 
 
-def _rigid_space(frame: soa.Mat, rotation: soa.Quat, first_row: int):
+def _rigid_space(frame: vectors.Mat, rotation: vectors.Quat, first_row: int):
     """The rigid space of chains whose first bone has the rotation frame ``frame`` (its matrix without its
     own scale) and the local rotation ``rotation`` (unit quaternions): that frame with the bone's rotation
     taken back out, in which the chain turns rigidly. Returns it, its inverse, and a function giving the
     armature length of one of its units. Raises for a flat frame, naming its row (``first_row``: the
     first row's index)."""
-    rigid = soa.mat_mul(frame, soa.mat_transpose(soa.quat_to_mat(rotation)))
-    det = soa.mat_det(rigid)
+    rigid = vectors.mat_mul(frame, vectors.mat_transpose(vectors.quat_to_mat(rotation)))
+    det = vectors.mat_det(rigid)
     # Hadamard's bound: |det| reaches the product of the column lengths for orthogonal columns.
-    a, b, c = (soa.norm(column) for column in soa.mat_columns(rigid))
+    a, b, c = (vectors.norm(column) for column in vectors.mat_columns(rigid))
     flat = ~(np.abs(det) > 1e-12 * (a * b * c))
     if flat.any():
         row = first_row + int(np.argmax(flat))
         raise SolverError(f"the first bone has a degenerate (flat) pose matrix (row {row})")
-    return rigid, soa.mat_inv(rigid)[0], lambda: np.cbrt(np.abs(det))
+    return rigid, vectors.mat_inv(rigid)[0], lambda: np.cbrt(np.abs(det))
 
 
-def _orientations(array: np.ndarray, name: str) -> soa.Quat:
+def _orientations(array: np.ndarray, name: str) -> vectors.Quat:
     """Unit quaternions from (N, 4) quaternions or from (N, 3, 3) matrices of any scale or shear (a goal seen
     from an armature scaled unevenly): the nearest rotation, turned to put its Y axis exactly along the
     matrix's, which is where the end bone points. A mirrored matrix (seen from an armature scaled by a
     negative factor) stands for its Y and Z axes: its X axis is flipped. ``name`` names the goal in errors."""
     if array.ndim != 3:
-        return _unit(soa.split(array))
-    m = soa.split_matrices(array)
-    det = soa.mat_det(m)
-    a, b, c = (soa.norm(column) for column in soa.mat_columns(m))
+        return vectors.quat_unit(vectors.split(array))
+    m = vectors.split_matrices(array)
+    det = vectors.mat_det(m)
+    a, b, c = (vectors.norm(column) for column in vectors.mat_columns(m))
     if not (np.abs(det) > 1e-12 * (a * b * c)).all():  # Hadamard's bound, as for the rigid space
         raise SolverError(f"{name} must not be a flat matrix (a zero scale)")
     mirrored = det < 0.0
     if mirrored.any():
         flip = np.where(mirrored, -1.0, 1.0)
         m = (m[0] * flip, m[1], m[2], m[3] * flip, m[4], m[5], m[6] * flip, m[7], m[8])
-    nearest = soa.nearest_rotation(m)
-    aim = soa.rotation_between((nearest[1], nearest[4], nearest[7]), (m[1], m[4], m[7]))
-    return _unit(soa.quat_mul(aim, soa.mat_to_quat(nearest)))
-
-
-def _unit(q: soa.Quat) -> soa.Quat:
-    n = np.sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3])
-    if not (n > 0.0).all():
-        raise SolverError("rotation quaternions must not be zero")
-    return (q[0] / n, q[1] / n, q[2] / n, q[3] / n)
+    nearest = vectors.nearest_rotation(m)
+    aim = vectors.rotation_between((nearest[1], nearest[4], nearest[7]), (m[1], m[4], m[7]))
+    return vectors.quat_unit(vectors.quat_mul(aim, vectors.mat_to_quat(nearest)))

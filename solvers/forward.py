@@ -11,7 +11,7 @@ limb as reached.
 
 import numpy as np
 
-from . import soa
+from . import vectors
 
 BLOCK = 8192  #: chains per block: the component arrays of a block stay in cache
 
@@ -26,48 +26,35 @@ def posed_points(matrices, scales, rotations, points, new_rotations, y_scale=Non
     n, k = matrices.shape[:2]
     out = np.empty((n, k + 1, 3))
     arrays = [np.asarray(a, dtype=np.float64) for a in (rotations, new_rotations, points)]
-    for rows in soa.blocks(n, BLOCK):
-        m = soa.components(matrices[rows, :, :3])  # (k, 3, 4, B)
-        s = soa.components(scales[rows])
+    for rows in vectors.blocks(n, BLOCK):
+        m = vectors.components(matrices[rows, :, :3])  # (k, 3, 4, B)
+        s = vectors.components(scales[rows])
         frames = [tuple(m[i, r, c] / s[i, c] for r in range(3) for c in range(3)) for i in range(k)]
         heads = [(m[i, 0, 3], m[i, 1, 3], m[i, 2, 3]) for i in range(k)]
-        old, new, joints = ([tuple(row) for row in soa.components(a[rows])] for a in arrays)
-        factors = None if y_scale is None else list(soa.components(np.asarray(y_scale, dtype=np.float64)[rows]))
-        old, new = ([_unit(q) for q in quats] for quats in (old, new))
-        posed = posed_block(frames, [soa.mat_inv(f)[0] for f in frames], heads, old, new, factors, joints)
+        old, new, joints = ([tuple(row) for row in vectors.components(a[rows])] for a in arrays)
+        factors = None if y_scale is None else list(vectors.components(np.asarray(y_scale, dtype=np.float64)[rows]))
+        old, new = ([vectors.quat_unit(q) for q in quats] for quats in (old, new))
+        posed = posed_block(frames, [vectors.mat_inv(f)[0] for f in frames], heads, old, new, factors, joints)
         for i, point in enumerate(posed):
-            soa.join(point, out[rows, i])
+            vectors.join(point, out[rows, i])
     return out
 
 
-def posed_block(frames, inverses, heads, rotations, new_rotations, y_scale, points) -> list[soa.Vec]:
+def posed_block(frames, inverses, heads, rotations, new_rotations, y_scale, points) -> list[vectors.Vec]:
     """:func:`posed_points` for a block of chains, as component arrays: each bone's rotation frame ``F``
     (its pose matrix without its scale), ``F``'s inverse, its head, its local rotation and its new one (unit
     quaternions), its Y scale factor (``y_scale`` None for none), and the k + 1 joints. Returns the posed
     joints."""
     # Each bone's own change F T Y F^-1 about its head, with its turn T = R^T R' and Y the factor on its Y
     # scale, moves a joint below it; joint j moves by the changes of bones j - 1 to 0, in that order.
-    turns = [soa.quat_mul(_conjugate(r), new) for r, new in zip(rotations, new_rotations)]
-
-    def moved(i: int, p: soa.Vec) -> soa.Vec:
-        local = soa.mat_vec(inverses[i], soa.sub(p, heads[i]))
-        if y_scale is not None:
-            local = (local[0], local[1] * y_scale[i], local[2])
-        return soa.add(heads[i], soa.mat_vec(frames[i], soa.quat_rotate(turns[i], local)))
-
+    turns = [vectors.quat_mul(vectors.quat_conjugate(r), new) for r, new in zip(rotations, new_rotations)]
     out = [points[0]]
     for j in range(1, len(frames) + 1):
         p = points[j]
         for i in reversed(range(j)):
-            p = moved(i, p)
+            local = vectors.mat_vec(inverses[i], vectors.sub(p, heads[i]))
+            if y_scale is not None:
+                local = (local[0], local[1] * y_scale[i], local[2])
+            p = vectors.add(heads[i], vectors.mat_vec(frames[i], vectors.quat_rotate(turns[i], local)))
         out.append(p)
     return out
-
-
-def _unit(q: soa.Quat) -> soa.Quat:
-    n = np.sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3])
-    return (q[0] / n, q[1] / n, q[2] / n, q[3] / n)
-
-
-def _conjugate(q: soa.Quat) -> soa.Quat:
-    return (q[0], -q[1], -q[2], -q[3])

@@ -33,7 +33,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from . import soa
+from . import vectors
 from .constants import IDENTITY, STRAIGHT
 from .errors import SolverError
 
@@ -82,7 +82,7 @@ def chain_local_rotations(
     if first_goal < 0:
         raise SolverError(f"{goals.shape[1]} goal rotations for a chain of {k} bones")
     for name, array in inputs.items():
-        if not soa.finite(array):
+        if not vectors.finite(array):
             raise SolverError(f"{name} must be finite")
     if not (np.abs(inputs["scales"]) > 1e-12).all():
         raise SolverError("bones must not have zero scale")
@@ -92,16 +92,18 @@ def chain_local_rotations(
 
     result = np.empty((n, k, 4))
     y_scale = np.ones((n, k))
-    for rows in soa.blocks(n, BLOCK):
+    for rows in vectors.blocks(n, BLOCK):
         bones = block_bones(inputs["matrices"][rows], inputs["scales"][rows], inputs["rotations"][rows], unscaled)
         old, new = (
-            list(map(tuple, soa.components(inputs[name][rows, 1 : first_goal + 1])))
+            list(map(tuple, vectors.components(inputs[name][rows, 1 : first_goal + 1])))
             for name in ("old points", "new points")
         )
         stretching = None if stretch is None or not stretch[rows].any() else stretch[rows]
-        block_goals = None if goals is None else [_normalised(soa.split(g)) for g in np.moveaxis(goals[rows], 1, 0)]
+        block_goals = (
+            None if goals is None else [vectors.quat_unit(vectors.split(g)) for g in np.moveaxis(goals[rows], 1, 0)]
+        )
         for i, (new_rotation, factor) in enumerate(turn_bones(bones, old, new, block_goals, stretching)):
-            soa.join(new_rotation, result[rows, i])
+            vectors.join(new_rotation, result[rows, i])
             if factor is not None:
                 y_scale[rows, i] = factor
     return LocalRotations(result, y_scale)
@@ -110,10 +112,10 @@ def chain_local_rotations(
 class Bone(NamedTuple):
     """One bone of a block of chains, as component arrays."""
 
-    frame: soa.Mat  #: its rotation frame, the pose matrix without its own scale
-    inverse: soa.Mat  #: the frame's inverse
-    head: soa.Vec
-    rotation: soa.Quat  #: its local rotation
+    frame: vectors.Mat  #: its rotation frame, the pose matrix without its own scale
+    inverse: vectors.Mat  #: the frame's inverse
+    head: vectors.Vec
+    rotation: vectors.Quat  #: its local rotation
 
 
 def unscaled_bones(scales: np.ndarray) -> np.ndarray:
@@ -128,14 +130,14 @@ def block_bones(matrices: np.ndarray, scales: np.ndarray, rotations: np.ndarray,
     all 1 (nearly every bone), whose frames need no division."""
     bones = []
     for i in range(matrices.shape[1]):
-        m = soa.components(matrices[:, i, :3])  # rows 0-2 of the 4x4 matrices
+        m = vectors.components(matrices[:, i, :3])  # rows 0-2 of the 4x4 matrices
         frame = tuple(m[row, column] for row in range(3) for column in range(3))
         if not unscaled[i]:
-            frame = soa.mat_scale_columns(frame, tuple(1.0 / soa.components(scales[:, i])))
-        inverse, det = soa.mat_inv(frame)
+            frame = vectors.mat_scale_columns(frame, tuple(1.0 / vectors.components(scales[:, i])))
+        inverse, det = vectors.mat_inv(frame)
         if not (np.abs(det) > 1e-300).all():
             raise SolverError(f"bone {i} has a degenerate (flat) pose matrix")
-        bones.append(Bone(frame, inverse, (m[0, 3], m[1, 3], m[2, 3]), tuple(soa.components(rotations[:, i]))))
+        bones.append(Bone(frame, inverse, (m[0, 3], m[1, 3], m[2, 3]), tuple(vectors.components(rotations[:, i]))))
     return bones
 
 
@@ -143,15 +145,15 @@ class Knee(NamedTuple):
     """What the first bone of a chain needs to turn the knee's hinge with it (see :func:`turn_bones`), as
     component arrays; either may be None for none."""
 
-    side: soa.Vec | None  #: the new knee's swivel in armature space: the side a straight new limb bends to
-    hinge: soa.Vec | None  #: the knee's forward hinge axis in the first bone's rotation frame (zero rows: none)
+    side: vectors.Vec | None  #: the new knee's swivel in armature space: the side a straight new limb bends to
+    hinge: vectors.Vec | None  #: the knee's forward hinge axis in the first bone's rotation frame (zero rows: none)
 
 
 def turn_bones(
     bones: list[Bone],
-    old: list[soa.Vec],
-    new: list[soa.Vec],
-    goals: list[soa.Quat] | None,
+    old: list[vectors.Vec],
+    new: list[vectors.Vec],
+    goals: list[vectors.Quat] | None,
     stretch,
     knee: Knee | None = None,
 ):
@@ -169,36 +171,38 @@ def turn_bones(
     """
     k, first_goal = len(bones), len(old)
     new = list(new)
-    carried: soa.Mat | None = None
+    carried: vectors.Mat | None = None
     for i, bone in enumerate(bones):
-        frame = bone.frame if carried is None else soa.mat_mul(carried, bone.frame)  # as the bones above leave it
+        frame = bone.frame if carried is None else vectors.mat_mul(carried, bone.frame)  # as the bones above leave it
         factor = None
         if i >= first_goal:
             new_rotation, turn = _goal_turn(frame, bone.rotation, goals[i - first_goal])
         else:
-            old_local = soa.mat_vec(bone.inverse, soa.sub(old[i], bone.head))
-            new_local = soa.mat_vec(bone.inverse, soa.sub(new[i], bone.head))
-            turn = soa.rotation_between(old_local, new_local)
+            old_local = vectors.mat_vec(bone.inverse, vectors.sub(old[i], bone.head))
+            new_local = vectors.mat_vec(bone.inverse, vectors.sub(new[i], bone.head))
+            turn = vectors.rotation_between(old_local, new_local)
             if i == 0 and knee is not None and first_goal > 1:
                 twist = hinge_twist(
                     turn,
-                    (old_local, soa.mat_vec(bone.inverse, soa.sub(old[1], old[0]))),
-                    (new_local, soa.mat_vec(bone.inverse, soa.sub(new[1], new[0]))),
-                    None if knee.side is None else soa.mat_vec(bone.inverse, knee.side),
+                    (old_local, vectors.mat_vec(bone.inverse, vectors.sub(old[1], old[0]))),
+                    (new_local, vectors.mat_vec(bone.inverse, vectors.sub(new[1], new[0]))),
+                    None if knee.side is None else vectors.mat_vec(bone.inverse, knee.side),
                     knee.hinge,
                 )
-                turn = soa.quat_mul(twist, turn)
-            new_rotation = _normalised(soa.quat_mul(bone.rotation, turn))
+                turn = vectors.quat_mul(twist, turn)
+            new_rotation = vectors.quat_unit(vectors.quat_mul(bone.rotation, turn))
             if stretch is not None:
-                factor = np.where(stretch, soa.norm(new_local) / np.maximum(soa.norm(old_local), 1e-300), 1.0)
+                factor = np.where(stretch, vectors.norm(new_local) / np.maximum(vectors.norm(old_local), 1e-300), 1.0)
         yield new_rotation, factor
         new[i + 1 : first_goal] = [_carry_back(p, bone, turn, factor) for p in new[i + 1 : first_goal]]
         if goals is not None and i + 1 < k:
             # The linear change of the bones above, now through this one too: C F T Y F^-1.
-            carried = soa.mat_mul(soa.mat_mul(frame, _turn_matrix(turn, factor)), bone.inverse)
+            carried = vectors.mat_mul(vectors.mat_mul(frame, turn_matrix(turn, factor)), bone.inverse)
 
 
-def hinge_twist(turn: soa.Quat, old: tuple[soa.Vec, soa.Vec], new: tuple[soa.Vec, soa.Vec], side, hinge) -> soa.Quat:
+def hinge_twist(
+    turn: vectors.Quat, old: tuple[vectors.Vec, vectors.Vec], new: tuple[vectors.Vec, vectors.Vec], side, hinge
+) -> vectors.Quat:
     """The roll about the first bone's new direction that, after its minimal ``turn``, carries the knee's hinge
     onto the new bend's; the identity where either is undefined. All in the bone's rotation frame.
 
@@ -211,21 +215,26 @@ def hinge_twist(turn: soa.Quat, old: tuple[soa.Vec, soa.Vec], new: tuple[soa.Vec
     """
     before = _normal(*old)
     if hinge is not None:
-        flip = np.where(soa.dot(before[0], hinge) < 0.0, -1.0, 1.0)
-        before = soa.where(before[1], soa.scale(before[0], flip), hinge), before[1] | (soa.dot(hinge, hinge) > 0.0)
+        flip = np.where(vectors.dot(before[0], hinge) < 0.0, -1.0, 1.0)
+        before = (
+            vectors.where(before[1], vectors.scale(before[0], flip), hinge),
+            before[1] | (vectors.dot(hinge, hinge) > 0.0),
+        )
     after = _normal(*new)
     if side is not None and not after[1].all():
-        across = _normal(side, soa.add(*new))  # the swivel across the line to the end, whether extended or folded
-        after = soa.where(after[1], after[0], across[0]), after[1] | across[1]
-    carried = soa.quat_rotate(turn, before[0])
-    axis = soa.scale(new[0], 1.0 / soa.norm(new[0]))
+        across = _normal(side, vectors.add(*new))  # the swivel across the line to the end, whether extended or folded
+        after = vectors.where(after[1], after[0], across[0]), after[1] | across[1]
+    carried = vectors.quat_rotate(turn, before[0])
+    axis = vectors.scale(new[0], 1.0 / vectors.norm(new[0]))
     # The angle from the carried hinge to the new one about the axis, from their parts across it.
-    sine = soa.dot(soa.cross(carried, after[0]), axis)
-    cosine = soa.dot(carried, after[0]) - soa.dot(carried, axis) * soa.dot(after[0], axis)
+    sine = vectors.dot(vectors.cross(carried, after[0]), axis)
+    cosine = vectors.dot(carried, after[0]) - vectors.dot(carried, axis) * vectors.dot(after[0], axis)
     # Undefined: no hinge, or a hinge axis given along the bone.
     size = sine * sine + cosine * cosine
     defined = (
-        before[1] & after[1] & (size > STRAIGHT * STRAIGHT * soa.dot(carried, carried) * soa.dot(after[0], after[0]))
+        before[1]
+        & after[1]
+        & (size > STRAIGHT * STRAIGHT * vectors.dot(carried, carried) * vectors.dot(after[0], after[0]))
     )
     sine, cosine = np.where(defined, sine, 0.0), np.where(defined, cosine, 1.0)
     # The half-angle quaternion without trigonometry: (1 + cos, sin axis) for an acute angle, else its multiple
@@ -239,84 +248,75 @@ def hinge_twist(turn: soa.Quat, old: tuple[soa.Vec, soa.Vec], new: tuple[soa.Vec
     return (w, axis[0] * k, axis[1] * k, axis[2] * k)
 
 
-def _normal(a: soa.Vec, b: soa.Vec) -> tuple[soa.Vec, np.ndarray]:
+def _normal(a: vectors.Vec, b: vectors.Vec) -> tuple[vectors.Vec, np.ndarray]:
     """``a x b``, the normal of the plane holding both, and where they are not parallel (or zero): the bend's
     normal where the limb is not straight."""
-    normal = soa.cross(a, b)
-    return normal, soa.dot(normal, normal) > STRAIGHT * STRAIGHT * soa.dot(a, a) * soa.dot(b, b)
+    normal = vectors.cross(a, b)
+    return normal, vectors.dot(normal, normal) > STRAIGHT * STRAIGHT * vectors.dot(a, a) * vectors.dot(b, b)
 
 
-def _goal_turn(frame: soa.Mat, rotation: soa.Quat, goal: soa.Quat) -> tuple[soa.Quat, soa.Quat]:
+def _goal_turn(frame: vectors.Mat, rotation: vectors.Quat, goal: vectors.Quat) -> tuple[vectors.Quat, vectors.Quat]:
     """The new local rotation of a bone whose carried rotation frame is ``frame`` that gives it the
     armature-space orientation ``goal``, and its turn ``R^-1 R'``."""
     # The frame before this bone's own rotation is F @ R^-1; its rotation part times the new local
     # rotation must equal the goal.
-    before = soa.mat_mul(frame, soa.mat_transpose(soa.quat_to_mat(rotation)))
+    before = vectors.mat_mul(frame, vectors.mat_transpose(vectors.quat_to_mat(rotation)))
     # Below a parent scaled by a negative factor that frame is mirrored and no rotation gives it the goal:
     # the bone then takes the goal's Y and Z axes and the mirror of its X axis. Solved for the frame with
     # its X axis flipped (N = diag(-1, 1, 1)), the local rotation is N R N.
-    mirrored = soa.mat_det(before) < 0.0
+    mirrored = vectors.mat_det(before) < 0.0
     if mirrored.any():
         flip = np.where(mirrored, -1.0, 1.0)
         before = (before[0] * flip, *before[1:3], before[3] * flip, *before[4:6], before[6] * flip, *before[7:9])
-    goal = soa.quat_to_mat(goal)
-    local = soa.mat_mul(soa.mat_transpose(soa.nearest_rotation(before)), goal)
-    new_rotation = soa.mat_to_quat(local)
+    goal = vectors.quat_to_mat(goal)
+    local = vectors.mat_mul(vectors.mat_transpose(vectors.nearest_rotation(before)), goal)
+    new_rotation = vectors.mat_to_quat(local)
     # Where ``before`` shears (a parent scaled unevenly), its rotation part alone would not point the
     # bone along the goal: turn the local Y axis onto the goal's Y as seen through ``before``.
     # Blender's single-precision matrices are never exactly orthogonal; below that noise the rotation
     # part is the better estimate.
-    sheared = _shear(before) > SHEAR_NOISE
+    sheared = shear(before) > SHEAR_NOISE
     if sheared.any():
-        wanted = soa.mat_vec(soa.mat_inv(before)[0], (goal[1], goal[4], goal[7]))
-        aim = soa.where(sheared, soa.rotation_between((local[1], local[4], local[7]), wanted), IDENTITY)
-        new_rotation = soa.quat_mul(aim, new_rotation)
+        wanted = vectors.mat_vec(vectors.mat_inv(before)[0], (goal[1], goal[4], goal[7]))
+        aim = vectors.where(sheared, vectors.rotation_between((local[1], local[4], local[7]), wanted), IDENTITY)
+        new_rotation = vectors.quat_mul(aim, new_rotation)
     if mirrored.any():
         new_rotation = (new_rotation[0], new_rotation[1], new_rotation[2] * flip, new_rotation[3] * flip)
-    new_rotation = _normalised(new_rotation)
-    return new_rotation, soa.quat_mul(_conjugate(_normalised(rotation)), new_rotation)
+    new_rotation = vectors.quat_unit(new_rotation)
+    return new_rotation, vectors.quat_mul(vectors.quat_conjugate(vectors.quat_unit(rotation)), new_rotation)
 
 
-def _carry_back(point: soa.Vec, bone: Bone, turn: soa.Quat, factor) -> soa.Vec:
+def _carry_back(point: vectors.Vec, bone: Bone, turn: vectors.Quat, factor) -> vectors.Vec:
     """Where ``point`` was before the bone's change ``D = F T Y F^-1`` about its head moved it:
     ``head + F Y^-1 T^-1 F^-1 (point - head)``."""
-    local = soa.quat_rotate(_conjugate(turn), soa.mat_vec(bone.inverse, soa.sub(point, bone.head)))
+    local = vectors.quat_rotate(
+        vectors.quat_conjugate(turn), vectors.mat_vec(bone.inverse, vectors.sub(point, bone.head))
+    )
     if factor is not None:
         local = (local[0], local[1] / factor, local[2])
-    return soa.add(bone.head, soa.mat_vec(bone.frame, local))
+    return vectors.add(bone.head, vectors.mat_vec(bone.frame, local))
 
 
-def _turn_matrix(turn: soa.Quat, factor) -> soa.Mat:
+def turn_matrix(turn: vectors.Quat, factor) -> vectors.Mat:
     """``T Y``: the local turn, after a stretch by ``factor`` (None for 1) along the bone's Y axis."""
-    m = soa.quat_to_mat(turn)
+    m = vectors.quat_to_mat(turn)
     if factor is None:
         return m
     return (m[0], m[1] * factor, m[2], m[3], m[4] * factor, m[5], m[6], m[7] * factor, m[8])
 
 
-def _shear(m: soa.Mat) -> np.ndarray:
+def shear(m: vectors.Mat) -> np.ndarray:
     """How far each matrix is from a rotation times a uniform scale (0 for none): the largest departure
-    of ``m^T m`` from a multiple of the identity, relative to that multiple."""
-    a, b, c = soa.mat_columns(m)
-    aa, bb, cc = soa.dot(a, a), soa.dot(b, b), soa.dot(c, c)
+    of ``m^T m`` from a multiple of the identity, relative to that multiple. One matrix in floats, or many."""
+    a, b, c = vectors.mat_columns(m)
+    aa, bb, cc = vectors.dot(a, a), vectors.dot(b, b), vectors.dot(c, c)
     size = (aa + bb + cc) / 3.0
     off = [
-        np.abs(aa - size),
-        np.abs(bb - size),
-        np.abs(cc - size),
-        np.abs(soa.dot(a, b)),
-        np.abs(soa.dot(a, c)),
-        np.abs(soa.dot(b, c)),
+        abs(aa - size),
+        abs(bb - size),
+        abs(cc - size),
+        abs(vectors.dot(a, b)),
+        abs(vectors.dot(a, c)),
+        abs(vectors.dot(b, c)),
     ]
-    return functools.reduce(np.maximum, off) / size
-
-
-def _conjugate(q: soa.Quat) -> soa.Quat:
-    return (q[0], -q[1], -q[2], -q[3])
-
-
-def _normalised(q: soa.Quat) -> soa.Quat:
-    n = np.sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3])
-    if not (n > 0.0).all():
-        raise SolverError("rotation quaternions must not be zero")
-    return (q[0] / n, q[1] / n, q[2] / n, q[3] / n)
+    return (max(off) if isinstance(size, float) else functools.reduce(np.maximum, off)) / size

@@ -3,7 +3,7 @@
 
 import enum
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
 from .constants import COORDINATE_LIMIT
 from .errors import SolverError
@@ -53,3 +53,14 @@ class ReachOptions:
 
 
 DEFAULT_OPTIONS = ReachOptions()
+#: Each setting's default by name, for the solvers that take the settings as keywords, one value or one per limb.
+REACH_DEFAULTS = {field.name: field.default for field in fields(ReachOptions)}
+
+
+def reach_settings(given: dict) -> dict:
+    """Every reach setting by name: those ``given``, the defaults for the others. A name that is not a setting (a
+    misspelt one would otherwise be left at its default unseen) raises TypeError, as an unknown keyword does."""
+    unknown = given.keys() - REACH_DEFAULTS.keys()
+    if unknown:
+        raise TypeError(f"unknown reach settings {sorted(unknown)}: the settings are {list(REACH_DEFAULTS)}")
+    return {**REACH_DEFAULTS, **given}

@@ -15,7 +15,7 @@ as in :mod:`.three_bone`.
 
 import numpy as np
 
-from . import rotation_modes, soa
+from . import rotation_modes, vectors
 from .batch import ThreeBoneBatch, TwoBoneBatch, as_points, check_range, limb_inputs, reach_distances
 from .constants import DEGENERATE, MIN_LENGTH
 from .errors import SolverError
@@ -75,8 +75,10 @@ def turned_into_plane(quaternions, normal, fallback) -> np.ndarray:
     keep its tail in the plane, with its twist about its axis kept."""
     quaternions = np.asarray(quaternions, dtype=np.float64)
     y_axis = rotation_modes.quat_to_matrix(quaternions)[:, :, 1]
-    turn = soa.rotation_between(soa.split(y_axis), soa.split(in_plane(y_axis, unit_normals(normal), fallback)))
-    return soa.join(soa.quat_mul(turn, soa.split(quaternions)))
+    turn = vectors.rotation_between(
+        vectors.split(y_axis), vectors.split(in_plane(y_axis, unit_normals(normal), fallback))
+    )
+    return vectors.join(vectors.quat_mul(turn, vectors.split(quaternions)))
 
 
 def root_angles(upper, lower, distance) -> np.ndarray:
@@ -156,7 +158,7 @@ def solve_three_bone_plane(root, knee, ankle, tip, target, end_direction, normal
 
 def _checked(name: str, value, rows: int | None = None) -> np.ndarray:
     array = as_points(name, value, rows)
-    check_range(name, soa.components(array), 0)
+    check_range(name, vectors.components(array), 0)
     return array
 
 

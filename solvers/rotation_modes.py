@@ -12,7 +12,7 @@ of any other length stands for its rotation.
 
 import numpy as np
 
-from . import soa
+from . import vectors
 from .errors import SolverError
 
 EULER_ORDERS = ("XYZ", "XZY", "YXZ", "YZX", "ZXY", "ZYX")
@@ -51,21 +51,21 @@ def _rotations(q) -> np.ndarray:
 
 def quat_to_matrix(q) -> np.ndarray:
     """(N, 4) quaternions to (N, 3, 3) rotation matrices."""
-    return soa.join_matrices(soa.quat_to_mat(soa.split(_rotations(q))))
+    return vectors.join_matrices(vectors.quat_to_mat(vectors.split(_rotations(q))))
 
 
 def matrix_to_quat(m) -> np.ndarray:
     """(N, 3, 3) rotation matrices to (N, 4) unit quaternions."""
-    return soa.join(soa.mat_to_quat(soa.split_matrices(_finite("matrices", m))))
+    return vectors.join(vectors.mat_to_quat(vectors.split_matrices(_finite("matrices", m))))
 
 
 def nearest_rotation(matrices) -> np.ndarray:
-    """(n, 3, 3) nearest rotations to (n, 3, 3) matrices, of any scale or shear (:func:`.soa.nearest_rotation`)."""
+    """(n, 3, 3) nearest rotations to (n, 3, 3) matrices, of any scale or shear (:func:`.vectors.nearest_rotation`)."""
     matrices = _finite("matrices", matrices).reshape(-1, 3, 3)
     # Hadamard's bound: |det| reaches the product of the column lengths for orthogonal columns.
     if not (np.abs(np.linalg.det(matrices)) > 1e-12 * np.prod(np.linalg.norm(matrices, axis=1), axis=1)).all():
         raise SolverError("matrices must not be flat (a zero scale)")
-    return soa.join_matrices(soa.nearest_rotation(soa.split_matrices(matrices)))
+    return vectors.join_matrices(vectors.nearest_rotation(vectors.split_matrices(matrices)))
 
 
 def euler_to_quat(euler, order: str) -> np.ndarray:
@@ -78,9 +78,9 @@ def euler_to_quat(euler, order: str) -> np.ndarray:
         q = np.zeros((len(euler), 4))
         q[:, 0] = np.cos(half)
         q[:, 1 + axis] = np.sin(half)
-        parts.append(soa.split(q))
+        parts.append(vectors.split(q))
     # The first axis is applied first, so it is the rightmost factor.
-    return soa.join(soa.quat_mul(parts[2], soa.quat_mul(parts[1], parts[0])))
+    return vectors.join(vectors.quat_mul(parts[2], vectors.quat_mul(parts[1], parts[0])))
 
 
 def quat_to_euler(q, order: str, previous=None) -> np.ndarray:
@@ -146,17 +146,17 @@ def quat_to_axis_angle(q) -> np.ndarray:
     q = _rotations(q)
     v = q[:, 1:]
     angle = 2.0 * np.arctan2(np.linalg.norm(v, axis=1), q[:, 0])
-    unit, ok = soa.unit_scaled(soa.split(v))  # scaled first: a 1e-160 turn still has a unit axis
-    axis = np.where(ok[:, None], soa.join(unit), [0.0, 1.0, 0.0])
+    unit, ok = vectors.unit_scaled(vectors.split(v))  # scaled first: a 1e-160 turn still has a unit axis
+    axis = np.where(ok[:, None], vectors.join(unit), [0.0, 1.0, 0.0])
     return np.column_stack([angle, axis])
 
 
 def axis_angle_to_quat(axis_angle) -> np.ndarray:
     """(N, 4) Blender axis-angle (angle, x, y, z) to (N, 4) quaternions; a zero axis means no rotation."""
     axis_angle = _finite("axis-angles", axis_angle)
-    unit, ok = soa.unit_scaled(soa.split(axis_angle[:, 1:]))  # any non-zero axis, however short
+    unit, ok = vectors.unit_scaled(vectors.split(axis_angle[:, 1:]))  # any non-zero axis, however short
     half = 0.5 * np.where(ok, axis_angle[:, 0], 0.0)
-    return np.column_stack([np.cos(half), soa.join(unit) * np.sin(half)[:, None]])
+    return np.column_stack([np.cos(half), vectors.join(unit) * np.sin(half)[:, None]])
 
 
 def same_hemisphere(q, reference) -> np.ndarray:
@@ -180,4 +180,4 @@ def slerp(a, b, t) -> np.ndarray:
     a = _rotations(a)
     b = _rotations(b)
     t = np.broadcast_to(_finite("slerp factors", t), (len(a),))
-    return soa.join(soa.slerp(soa.split(a), soa.split(b), t))
+    return vectors.join(vectors.slerp(vectors.split(a), vectors.split(b), t))

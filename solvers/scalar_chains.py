@@ -19,7 +19,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from . import scalar_plane, soa
+from . import scalar_plane, vectors
 from .chains import (
     GOALS,
     LENGTH_NOISE,
@@ -34,12 +34,31 @@ from .chains import (
 )
 from .constants import COORDINATE_LIMIT, REACHED, STRAIGHT
 from .errors import SolverError
-from .local_rotation import SHEAR_NOISE
-from .options import Reach, ReachOptions
+from .forward import posed_block
+from .local_rotation import SHEAR_NOISE, shear, turn_matrix
+from .options import Reach, ReachOptions, reach_settings
 from .rotation import quat_multiply, quat_rotate, rotation_between
-from .soa import add, cross, dot, mat_det, mat_mul, mat_vec, sub
 from .three_bone import solve_three_bone
 from .two_bone import solve_two_bone
+from .vectors import (
+    add,
+    cross,
+    dot,
+    mat_columns,
+    mat_det,
+    mat_inv,
+    mat_mul,
+    mat_to_quat,
+    mat_transpose,
+    mat_vec,
+    nearest_rotation,
+    norm,
+    quat_conjugate,
+    quat_to_mat,
+    quat_unit,
+    slerp,
+    sub,
+)
 
 #: Up to this many chains :func:`solve_by_count` takes the scalar kernel: measured, the two kernels cost the same
 #: at 16 to 20 chains of two or three bones (benchmarks/solvers.py prints both).
@@ -68,7 +87,7 @@ def solve_scalar(batch: ChainBatch) -> ChainResult:
     )
     if not math.isfinite(sum(value.sum() for _, value in checked)):  # one sum, then each for the message
         for name, value in checked:
-            if not soa.finite(value):
+            if not vectors.finite(value):
                 raise SolverError(f"{name} must be finite")
     inputs, goal_rows = _row_inputs(matrices, scales, rotations, points, target, goals)
     settings = _Settings(batch, n)
@@ -179,21 +198,11 @@ class _Settings:
                     f"per-limb settings must be scalars or have {n} rows, not shape {np.shape(value)}"
                 ) from None
 
-        options = batch.options
-        self.mode = rows(options.get("mode", Reach.EXTEND), int)
-        self.softness = rows(options.get("softness", 0.0))
+        options = reach_settings(batch.options)
+        self.mode = rows(options["mode"], int)
+        self.softness = rows(options["softness"])
         self.limits = list(
-            zip(
-                *(
-                    rows(options.get(name, default))
-                    for name, default in (
-                        ("max_stretch", 1.0),
-                        ("stretch_start", 1.0),
-                        ("min_bend", 0.0),
-                        ("max_bend", math.pi),
-                    )
-                )
-            )
+            zip(*(rows(options[name]) for name in ("max_stretch", "stretch_start", "min_bend", "max_bend")))
         )
         self.influence = rows(batch.influence)
         self.plane = _planes(batch.plane, n)
@@ -248,11 +257,9 @@ def _solve_chain(
 
     # The rigid space: the first bone's frame with its rotation taken back out.
     frame = bones[0].frame
-    rigid = _mat_mul_transposed(frame, soa.quat_to_mat(bones[0].unit))
-    to_rigid, det = _inverse(rigid)
-    columns = [
-        math.sqrt(rigid[j] * rigid[j] + rigid[3 + j] * rigid[3 + j] + rigid[6 + j] * rigid[6 + j]) for j in range(3)
-    ]
+    rigid = mat_mul(frame, mat_transpose(quat_to_mat(bones[0].unit)))
+    to_rigid, det = mat_inv(rigid)
+    columns = [norm(column) for column in mat_columns(rigid)]
     if not abs(det) > 1e-12 * (columns[0] * columns[1] * columns[2]):
         raise SolverError(f"the first bone has a degenerate (flat) pose matrix (row {row})")
     joints = [(0.0, 0.0, 0.0)] + [mat_vec(to_rigid, sub(tuple(p), origin)) for p in (lengths_from or points)[1:]]
@@ -260,9 +267,7 @@ def _solve_chain(
     if normal is not None:  # held in a plane: the goal projected into it
         goal, offset = scalar_plane.project(goal, origin, scalar_plane.unit_normal(normal))
         off_plane = abs(offset)
-        rigid_normal = mat_vec(
-            (rigid[0], rigid[3], rigid[6], rigid[1], rigid[4], rigid[7], rigid[2], rigid[5], rigid[8]), normal
-        )
+        rigid_normal = mat_vec(mat_transpose(rigid), normal)
     target = mat_vec(to_rigid, sub(goal, origin))
     pole = None
     if settings.pole is not None and settings.use_pole[row]:
@@ -310,23 +315,23 @@ def _solve_chain(
     stretch = settings.mode[row] == Reach.STRETCH
     first_goal = len(bones) - len(goals)
     given = settings.hinge[row] if settings.hinge is not None and settings.use_hinge[row] else None
-    knee = (mat_vec(rigid, side), given if given is not None and _norm(given) > 0.0 else None) if rolls_knee else None
+    knee = (mat_vec(rigid, side), given if given is not None and norm(given) > 0.0 else None) if rolls_knee else None
     new_joints = new_points[1 : first_goal + 1]
     turned = _turn_bones(bones, points[1 : first_goal + 1], new_joints, goal_rotations, stretch, knee)
     posed = _posed(bones[:k], [q for q, _ in turned[:k]], [f for _, f in turned[:k]], points)
-    size = sum(_norm(sub(b, a)) for a, b in zip(points, points[1:]))
-    drift = max(_norm(sub(p, q)) for p, q in zip(posed, new_points))
+    size = sum(norm(sub(b, a)) for a, b in zip(points, points[1:]))
+    drift = max(norm(sub(p, q)) for p, q in zip(posed, new_points))
 
     t = settings.influence[row]
-    rotations = [_slerp(bone.unit, q, t) for bone, (q, _) in zip(bones, turned)]
+    rotations = [slerp(bone.unit, q, t) for bone, (q, _) in zip(bones, turned)]
     y_scale = [1.0 + t * (f - 1.0) for _, f in turned]
     if t < 1.0:  # the tip stops short of the goal: the miss is the pose written's
-        posed_written = _posed(bones[:k], [_unit(q) for q in rotations[:k]], y_scale[:k], points)
-        miss = _norm(sub(posed_written[-1], goal))
+        posed_written = _posed(bones[:k], [quat_unit(q) for q in rotations[:k]], y_scale[:k], points)
+        miss = norm(sub(posed_written[-1], goal))
     else:
-        miss = _norm(sub(posed[-1], goal))
+        miss = norm(sub(posed[-1], goal))
     if direction is not None:
-        length = _norm(direction)
+        length = norm(direction)
         direction = (direction[0] / length, direction[1] / length, direction[2] / length)
     return _Chain(rotations, y_scale, new_points, bool(reached), off_plane, posed, drift, miss, direction, size)
 
@@ -341,11 +346,11 @@ def _bone(i: int, m: list, s: list, q: list) -> _Bone:
     else:
         a, b, c = s
         frame = (m00 / a, m01 / b, m02 / c, m10 / a, m11 / b, m12 / c, m20 / a, m21 / b, m22 / c)
-    inverse, det = _inverse(frame)
+    inverse, det = mat_inv(frame)
     if not abs(det) > 1e-300:
         raise SolverError(f"bone {i} has a degenerate (flat) pose matrix")
     rotation = tuple(q)
-    return _Bone(frame, inverse, (m[0][3], m[1][3], m[2][3]), rotation, _unit(rotation))
+    return _Bone(frame, inverse, (m[0][3], m[1][3], m[2][3]), rotation, quat_unit(rotation))
 
 
 def _hinge(row: int, settings: _Settings, frame: tuple, to_rigid: tuple, joints: list):
@@ -353,11 +358,11 @@ def _hinge(row: int, settings: _Settings, frame: tuple, to_rigid: tuple, joints:
     if not settings.use_hinge[row]:
         return None
     given = None if settings.hinge is None else settings.hinge[row]
-    if given is not None and _norm(given) > 0.0:
+    if given is not None and norm(given) > 0.0:
         return mat_vec(mat_mul(to_rigid, frame), given)
     upper, lower = sub(joints[1], joints[0]), sub(joints[2], joints[1])
     bend = cross(upper, lower)
-    return None if _norm(bend) <= STRAIGHT * _norm(upper) * _norm(lower) else bend
+    return None if norm(bend) <= STRAIGHT * norm(upper) * norm(lower) else bend
 
 
 def _turn_bones(bones: list, old: list, new: list, goals: list, stretch: bool, knee: tuple) -> list:
@@ -383,18 +388,16 @@ def _turn_bones(bones: list, old: list, new: list, goals: list, stretch: bool, k
                 side = mat_vec(bone.inverse, knee[0])
                 twist = _hinge_twist(turn, old_local, old_lower, new_local, new_lower, side, knee[1])
                 turn = quat_multiply(twist, turn)
-            new_rotation = _unit(quat_multiply(bone.rotation, turn))
+            new_rotation = quat_unit(quat_multiply(bone.rotation, turn))
             if stretch:
-                factor = _norm(new_local) / max(_norm(old_local), 1e-300)
+                factor = norm(new_local) / max(norm(old_local), 1e-300)
         out.append((new_rotation, factor))
         for j in range(i + 1, first_goal):  # carried back through this bone's change
             local = mat_vec(bone.inverse, sub(new[j], bone.head))
-            local = quat_rotate((turn[0], -turn[1], -turn[2], -turn[3]), local)
+            local = quat_rotate(quat_conjugate(turn), local)
             new[j] = add(bone.head, mat_vec(bone.frame, (local[0], local[1] / factor, local[2])))
         if goals and i + 1 < k:
-            m = soa.quat_to_mat(turn)
-            turned = (m[0], m[1] * factor, m[2], m[3], m[4] * factor, m[5], m[6], m[7] * factor, m[8])
-            carried = mat_mul(mat_mul(frame, turned), bone.inverse)
+            carried = mat_mul(mat_mul(frame, turn_matrix(turn, factor)), bone.inverse)
     return out
 
 
@@ -416,7 +419,7 @@ def _hinge_twist(turn: tuple, old_upper, old_lower, new_upper, new_lower, side, 
         if not _crosses(after, side, to_end):
             return (1.0, 0.0, 0.0, 0.0)
     carried = quat_rotate(turn, before)
-    length = _norm(new_upper)
+    length = norm(new_upper)
     axis = (new_upper[0] / length, new_upper[1] / length, new_upper[2] / length)
     sine = dot(cross(carried, after), axis)
     cosine = dot(carried, after) - dot(carried, axis) * dot(after, axis)
@@ -425,8 +428,8 @@ def _hinge_twist(turn: tuple, old_upper, old_lower, new_upper, new_lower, side, 
         return (1.0, 0.0, 0.0, 0.0)
     length = math.sqrt(size)
     w, k = (length + cosine, sine) if cosine >= 0.0 else (sine, length - cosine)
-    norm = math.sqrt(w * w + k * k)
-    w, k = w / norm, k / norm
+    n = math.sqrt(w * w + k * k)
+    w, k = w / n, k / n
     return (w, axis[0] * k, axis[1] * k, axis[2] * k)
 
 
@@ -438,119 +441,42 @@ def _crosses(normal, a, b) -> bool:
 def _goal_turn(frame: tuple, rotation: tuple, goal: tuple) -> tuple:
     """The new local rotation giving a bone whose carried frame is ``frame`` the orientation ``goal``, and its
     turn (see :func:`.local_rotation._goal_turn`)."""
-    before = _mat_mul_transposed(frame, soa.quat_to_mat(rotation))
+    before = mat_mul(frame, mat_transpose(quat_to_mat(rotation)))
     mirrored = mat_det(before) < 0.0
     if mirrored:
         before = (-before[0], before[1], before[2], -before[3], before[4], before[5], -before[6], before[7], before[8])
-    g = soa.quat_to_mat(goal)
-    near = _nearest_rotation(before)
-    n0, n1, n2, n3, n4, n5, n6, n7, n8 = near
-    g0, g1, g2, g3, g4, g5, g6, g7, g8 = g
-    local = (
-        n0 * g0 + n3 * g3 + n6 * g6,
-        n0 * g1 + n3 * g4 + n6 * g7,
-        n0 * g2 + n3 * g5 + n6 * g8,
-        n1 * g0 + n4 * g3 + n7 * g6,
-        n1 * g1 + n4 * g4 + n7 * g7,
-        n1 * g2 + n4 * g5 + n7 * g8,
-        n2 * g0 + n5 * g3 + n8 * g6,
-        n2 * g1 + n5 * g4 + n8 * g7,
-        n2 * g2 + n5 * g5 + n8 * g8,
-    )
-    new_rotation = _mat_to_quat(local)
-    if _shear(before) > SHEAR_NOISE:
-        wanted = mat_vec(_inverse(before)[0], (g[1], g[4], g[7]))
+    g = quat_to_mat(goal)
+    local = mat_mul(mat_transpose(nearest_rotation(before)), g)
+    new_rotation = mat_to_quat(local)
+    if shear(before) > SHEAR_NOISE:
+        wanted = mat_vec(mat_inv(before)[0], (g[1], g[4], g[7]))
         new_rotation = quat_multiply(rotation_between((local[1], local[4], local[7]), wanted), new_rotation)
     if mirrored:
         new_rotation = (new_rotation[0], new_rotation[1], -new_rotation[2], -new_rotation[3])
-    new_rotation = _unit(new_rotation)
-    w, x, y, z = _unit(rotation)
-    return new_rotation, quat_multiply((w, -x, -y, -z), new_rotation)
+    new_rotation = quat_unit(new_rotation)
+    return new_rotation, quat_multiply(quat_conjugate(quat_unit(rotation)), new_rotation)
 
 
 def _posed(bones: list, new_rotations: list, y_scale: list, points: list) -> list:
-    """The joints as the new rotations and Y scales pose the chain (see :func:`.forward.posed_block`)."""
-    turns = [quat_multiply((b.unit[0], -b.unit[1], -b.unit[2], -b.unit[3]), q) for b, q in zip(bones, new_rotations)]
-    out = [points[0]]
-    for j in range(1, len(bones) + 1):
-        p = points[j]
-        for i in reversed(range(j)):
-            bone = bones[i]
-            local = mat_vec(bone.inverse, sub(p, bone.head))
-            local = quat_rotate(turns[i], (local[0], local[1] * y_scale[i], local[2]))
-            p = add(bone.head, mat_vec(bone.frame, local))
-        out.append(p)
-    return out
+    """The joints as the new rotations and Y scales pose the chain: :func:`.forward.posed_block` in floats."""
+    frames, inverses, heads, _, units = zip(*bones)
+    return posed_block(frames, inverses, heads, units, new_rotations, y_scale, points)
 
 
 def _orientation(goal: list, name: str) -> tuple:
     """A unit quaternion from a quaternion or from a 3x3 matrix of any scale or shear (see
     :func:`.chains._orientations`)."""
     if not isinstance(goal[0], list):
-        return _unit(tuple(goal))
+        return quat_unit(tuple(goal))
     m = tuple(e for row in goal for e in row)
-    lengths = [math.sqrt(m[j] * m[j] + m[3 + j] * m[3 + j] + m[6 + j] * m[6 + j]) for j in range(3)]
+    lengths = [norm(column) for column in mat_columns(m)]
     if not abs(mat_det(m)) > 1e-12 * (lengths[0] * lengths[1] * lengths[2]):
         raise SolverError(f"{name} must not be a flat matrix (a zero scale)")
     if mat_det(m) < 0.0:  # mirrored: it stands for its Y and Z axes
         m = (-m[0], m[1], m[2], -m[3], m[4], m[5], -m[6], m[7], m[8])
-    near = _nearest_rotation(m)
+    near = nearest_rotation(m)
     aim = rotation_between((near[1], near[4], near[7]), (m[1], m[4], m[7]))
-    return _unit(quat_multiply(aim, _mat_to_quat(near)))
-
-
-def _nearest_rotation(m: tuple) -> tuple:
-    """The nearest rotation to ``m`` (see :func:`.soa.nearest_rotation`)."""
-    lengths = [math.sqrt(m[j] * m[j] + m[3 + j] * m[3 + j] + m[6 + j] * m[6 + j]) for j in range(3)]
-    a, b, c = (length if length > 0.0 else 1.0 for length in lengths)
-    x = (m[0] / a, m[1] / b, m[2] / c, m[3] / a, m[4] / b, m[5] / c, m[6] / a, m[7] / b, m[8] / c)
-    a, b, c = (x[0], x[3], x[6]), (x[1], x[4], x[7]), (x[2], x[5], x[8])
-    irregular = max(abs(dot(a, b)), abs(dot(a, c)), abs(dot(b, c))) > 1e-3 or mat_det(x) <= 0.0
-    if irregular:  # sheared, mirrored or flat: the polar factor of an SVD
-        u, _, vt = np.linalg.svd(np.array(m).reshape(3, 3))
-        if np.linalg.det(u @ vt) < 0.0:
-            u[:, 2] *= -1.0
-        return tuple((u @ vt).ravel().tolist())
-    for _ in range(2):  # X <- (X + X^-T) / 2, quadratic convergence
-        i = _inverse(x)[0]
-        x = (
-            0.5 * (x[0] + i[0]),
-            0.5 * (x[1] + i[3]),
-            0.5 * (x[2] + i[6]),
-            0.5 * (x[3] + i[1]),
-            0.5 * (x[4] + i[4]),
-            0.5 * (x[5] + i[7]),
-            0.5 * (x[6] + i[2]),
-            0.5 * (x[7] + i[5]),
-            0.5 * (x[8] + i[8]),
-        )
-    return x
-
-
-def _shear(m: tuple) -> float:
-    """How far ``m`` is from a rotation times a uniform scale (see :func:`.local_rotation._shear`)."""
-    a, b, c = (m[0], m[3], m[6]), (m[1], m[4], m[7]), (m[2], m[5], m[8])
-    aa, bb, cc = dot(a, a), dot(b, b), dot(c, c)
-    size = (aa + bb + cc) / 3.0
-    return max(abs(aa - size), abs(bb - size), abs(cc - size), abs(dot(a, b)), abs(dot(a, c)), abs(dot(b, c))) / size
-
-
-def _slerp(a: tuple, b: tuple, t: float) -> tuple:
-    """:func:`.soa.slerp` of one pair of unit quaternions."""
-    cos_angle = a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3]
-    if cos_angle < 0.0:
-        b, cos_angle = (-b[0], -b[1], -b[2], -b[3]), -cos_angle
-    if t == 1.0:
-        return list(b)
-    angle = math.acos(min(cos_angle, 1.0))
-    sin_angle = math.sin(angle)
-    if sin_angle < 1e-9:
-        wa, wb = 1.0 - t, t
-    else:
-        wa, wb = math.sin((1.0 - t) * angle) / sin_angle, math.sin(t * angle) / sin_angle
-    out = [wa * x + wb * y for x, y in zip(a, b)]
-    n = math.sqrt(out[0] * out[0] + out[1] * out[1] + out[2] * out[2] + out[3] * out[3])
-    return [e / n for e in out]
+    return quat_unit(quat_multiply(aim, mat_to_quat(near)))
 
 
 def _points(name: str, value, n: int) -> list:
@@ -563,69 +489,3 @@ def _points(name: str, value, n: int) -> list:
         row = int(np.argmax(~(np.abs(array) < COORDINATE_LIMIT).all(axis=1)))
         raise SolverError(f"{name} must be finite and within ±{COORDINATE_LIMIT:g} (row {row})")
     return array.tolist()
-
-
-def _unit(q: tuple) -> tuple:
-    n = math.sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3])
-    if not n > 0.0:
-        raise SolverError("rotation quaternions must not be zero")
-    return (q[0] / n, q[1] / n, q[2] / n, q[3] / n)
-
-
-def _mat_to_quat(m: tuple) -> tuple:
-    """Unit quaternion of a rotation matrix by the largest-diagonal branch (see :func:`.soa.mat_to_quat`)."""
-    m00, m01, m02, m10, m11, m12, m20, m21, m22 = m
-    trace = m00 + m11 + m22
-    a, b, c = m21 - m12, m02 - m20, m10 - m01
-    largest = max(trace, m00, m11, m22)
-    if trace == largest:
-        q = (1.0 + trace, a, b, c)
-    elif m00 == largest:
-        q = (a, 1.0 + m00 - m11 - m22, m01 + m10, m02 + m20)
-    elif m11 == largest:
-        q = (b, m01 + m10, 1.0 - m00 + m11 - m22, m12 + m21)
-    else:
-        q = (c, m02 + m20, m12 + m21, 1.0 - m00 - m11 + m22)
-    n = math.sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3])
-    return (q[0] / n, q[1] / n, q[2] / n, q[3] / n)
-
-
-def _inverse(m: tuple) -> tuple[tuple, float]:
-    """Inverse by cofactors, and the determinant (see :func:`.soa.mat_inv`)."""
-    c0 = m[4] * m[8] - m[5] * m[7]
-    c1 = m[5] * m[6] - m[3] * m[8]
-    c2 = m[3] * m[7] - m[4] * m[6]
-    det = m[0] * c0 + m[1] * c1 + m[2] * c2
-    inv_det = 1.0 / det if det != 0.0 else 0.0
-    return (
-        c0 * inv_det,
-        (m[2] * m[7] - m[1] * m[8]) * inv_det,
-        (m[1] * m[5] - m[2] * m[4]) * inv_det,
-        c1 * inv_det,
-        (m[0] * m[8] - m[2] * m[6]) * inv_det,
-        (m[2] * m[3] - m[0] * m[5]) * inv_det,
-        c2 * inv_det,
-        (m[1] * m[6] - m[0] * m[7]) * inv_det,
-        (m[0] * m[4] - m[1] * m[3]) * inv_det,
-    ), det
-
-
-def _mat_mul_transposed(a: tuple, b: tuple) -> tuple:
-    """``a @ b^T``."""
-    a0, a1, a2, a3, a4, a5, a6, a7, a8 = a
-    b0, b1, b2, b3, b4, b5, b6, b7, b8 = b
-    return (
-        a0 * b0 + a1 * b1 + a2 * b2,
-        a0 * b3 + a1 * b4 + a2 * b5,
-        a0 * b6 + a1 * b7 + a2 * b8,
-        a3 * b0 + a4 * b1 + a5 * b2,
-        a3 * b3 + a4 * b4 + a5 * b5,
-        a3 * b6 + a4 * b7 + a5 * b8,
-        a6 * b0 + a7 * b1 + a8 * b2,
-        a6 * b3 + a7 * b4 + a8 * b5,
-        a6 * b6 + a7 * b7 + a8 * b8,
-    )
-
-
-def _norm(a) -> float:
-    return math.sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2])

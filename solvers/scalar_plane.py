@@ -12,8 +12,8 @@ from .constants import COORDINATE_LIMIT, DEGENERATE, MIN_LENGTH
 from .errors import SolverError
 from .options import ReachOptions
 from .rotation import quat_multiply, rotation_between
-from .soa import cross, dot, sub
 from .two_bone import reach_distance
+from .vectors import cross, dot, norm, sub
 
 
 def unit_normal(normal) -> tuple:
@@ -62,7 +62,7 @@ def solve_two_bone_plane(root, knee, end, target, normal, pole, hinge, options: 
     whether it is held and the knee's swivel (see :func:`.plane.solve_two_bone_plane`); ``pole`` and ``hinge``
     may be None."""
     unit = unit_normal(normal)
-    upper, lower = _norm(sub(knee, root)), _norm(sub(end, knee))
+    upper, lower = norm(sub(knee, root)), norm(sub(end, knee))
     if not (upper < COORDINATE_LIMIT and lower < COORDINATE_LIMIT):
         raise SolverError(f"joint coordinates must be finite and within ±{COORDINATE_LIMIT:g}")
     if upper < MIN_LENGTH or lower < MIN_LENGTH:
@@ -90,7 +90,7 @@ def solve_three_bone_plane(root, knee, ankle, tip, target, end_direction, normal
     unit = unit_normal(normal)
     if end_direction[0] == end_direction[1] == end_direction[2] == 0.0:
         raise SolverError("end direction must not be the zero vector")
-    end_length = _norm(sub(tip, ankle))
+    end_length = norm(sub(tip, ankle))
     if not end_length >= MIN_LENGTH:
         raise SolverError(f"end bone must have non-zero length, not {end_length:g}")
     direction = in_plane(end_direction, unit, sub(tip, ankle))
@@ -125,7 +125,7 @@ def _side(unit, across, root, knee, pole, hinge, size: float) -> float:
         side = -math.copysign(1.0, now)
     if hinge is not None:
         along = dot(hinge, unit)
-        if abs(along) > DEGENERATE * _norm(hinge):
+        if abs(along) > DEGENERATE * norm(hinge):
             side = math.copysign(1.0, along)
     if pole is not None:
         toward = dot(sub(pole, root), across)
@@ -143,11 +143,7 @@ def _part_in_plane(v, unit) -> tuple | None:
     for _ in range(2):
         k = dot(part, unit)
         part = (part[0] - k * unit[0], part[1] - k * unit[1], part[2] - k * unit[2])
-    length = _norm(part)
-    if not length > DEGENERATE * _norm(scaled):
+    length = norm(part)
+    if not length > DEGENERATE * norm(scaled):
         return None
     return (part[0] / length, part[1] / length, part[2] / length)
-
-
-def _norm(a) -> float:
-    return math.sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2])

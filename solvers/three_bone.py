@@ -15,8 +15,8 @@ from typing import NamedTuple
 from .constants import COORDINATE_LIMIT, MIN_LENGTH
 from .errors import SolverError
 from .options import DEFAULT_OPTIONS, ReachOptions
-from .soa import cross, dot, sub
 from .two_bone import Vec3, _unit, solve_two_bone
+from .vectors import cross, dot, sub
 
 
 class ThreeBoneSolution(NamedTuple):

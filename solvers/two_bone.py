@@ -209,6 +209,7 @@ def _unit(x: float, y: float, z: float) -> Vec3:
     return (x / n, y / n, z / n)
 
 
+# Float form of batch._perpendicular_unit, for the speed _swivel's comment measures.
 def _perpendicular_unit(vx: float, vy: float, vz: float, d: Vec3, eps: float) -> Vec3 | None:
     """The unit part of ``v`` perpendicular to the unit ``d``, or None if shorter than ``eps``."""
     dx, dy, dz = d
@@ -231,6 +232,7 @@ def _reproject(ux: float, uy: float, uz: float, d: Vec3) -> Vec3:
     return (ux / n, uy / n, uz / n)
 
 
+# Float form of batch._swivel: with a hinge 3.2 µs a solve, 52.9 µs calling that on one-row arrays (pole: 2.4, 41.2).
 def _swivel(d: Vec3, root: Vec3, knee: Vec3, pole, hinge, plane, eps: float) -> Vec3:
     """Unit direction, perpendicular to the axis ``d``, from the knee circle's centre to the knee."""
     ax, ay, az = root

@@ -20,10 +20,10 @@ from solvers import (
     SolverError,
     chain_local_rotations,
     rotation_between,
-    soa,
     solve_two_bone,
     solve_two_bone_batch,
     two_bone_angles,
+    vectors,
 )
 from solvers import rotation_modes as rm
 from solvers.constants import IDENTITY
@@ -194,7 +194,9 @@ def test_rotation_matrix_third_row_second_entry_is_a_sum():
         assert abs(article[2, 1] - independent[2, 1]) == pytest.approx(abs(4.0 * w * x), abs=1e-15)
         if abs(w * x) > 1e-3:
             assert np.abs(article @ article.T - np.eye(3)).max() > 1e-3  # not even a rotation
-        assert np.abs(soa.join_matrices(soa.quat_to_mat(soa.split(q[None])))[0] - independent).max() <= 1e-15
+        assert (
+            np.abs(vectors.join_matrices(vectors.quat_to_mat(vectors.split(q[None])))[0] - independent).max() <= 1e-15
+        )
 
 
 def test_the_identity_quaternion_has_w_one():

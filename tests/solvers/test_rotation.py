@@ -22,7 +22,7 @@ from strategies import (
     unit_vectors,
 )
 
-from solvers import SolverError, rotation_between, soa
+from solvers import SolverError, rotation_between, vectors
 from solvers.constants import IDENTITY
 from solvers.rotation import any_perpendicular, quat_multiply, quat_rotate
 
@@ -112,7 +112,7 @@ def test_any_perpendicular_is_a_unit_vector_at_right_angles(d):
     p = any_perpendicular(d)
     assert norm(p) == pytest.approx(1.0, abs=1e-15)
     assert abs(dot(p, d)) <= 1e-15
-    sp = soa.join(soa.any_perpendicular(soa.split(np.array([d]))))[0]
+    sp = vectors.join(vectors.any_perpendicular(vectors.split(np.array([d]))))[0]
     assert np.abs(sp - np.array(p)).max() <= 1e-15
 
 
@@ -124,7 +124,7 @@ def test_any_perpendicular_is_a_unit_vector_at_right_angles(d):
 def test_soa_rotation_between_agrees_with_the_scalar_one(pairs):
     u = np.array([p[0] for p in pairs])
     v = np.array([p[1] for p in pairs])
-    batch = soa.join(soa.rotation_between(soa.split(u), soa.split(v)))
+    batch = vectors.join(vectors.rotation_between(vectors.split(u), vectors.split(v)))
     for i, (a, b) in enumerate(pairs):
         q = rotation_between(a, b)
         # The same minimal rotation: it takes u onto v, about an axis across u, by the same angle.
@@ -140,15 +140,15 @@ def test_soa_rotation_between_agrees_with_the_scalar_one(pairs):
 def test_soa_quaternions_and_matrices(qa, qb):
     n = min(len(qa), len(qb))
     a, b = np.array(qa[:n]), np.array(qb[:n])
-    ma = soa.join_matrices(soa.quat_to_mat(soa.split(a)))
+    ma = vectors.join_matrices(vectors.quat_to_mat(vectors.split(a)))
     for i in range(n):
         assert np.abs(ma[i] - quaternion_matrix(a[i])).max() <= 1e-14
-    back = soa.join(soa.mat_to_quat(soa.split_matrices(ma)))
+    back = vectors.join(vectors.mat_to_quat(vectors.split_matrices(ma)))
     assert np.minimum(np.abs(back - a).max(axis=1), np.abs(back + a).max(axis=1)).max() <= 1e-14
-    ab = soa.join(soa.quat_mul(soa.split(a), soa.split(b)))
+    ab = vectors.join(vectors.quat_mul(vectors.split(a), vectors.split(b)))
     assert np.abs(ab - np.array([quat_multiply(x, y) for x, y in zip(a, b)])).max() <= 1e-15
     v = np.array([unit((1.0, 2.0, 3.0))] * n)
-    rotated = soa.join(soa.quat_rotate(soa.split(a), soa.split(v)))
+    rotated = vectors.join(vectors.quat_rotate(vectors.split(a), vectors.split(v)))
     assert np.abs(rotated - np.array([quat_rotate(x, y) for x, y in zip(a, v)])).max() <= 1e-15
 
 
@@ -156,8 +156,11 @@ def test_soa_quaternions_and_matrices(qa, qb):
 def test_soa_matrix_inverse_and_determinant(rows):
     m = np.array(rows).reshape(-1, 3, 3)
     m[:, [0, 1, 2], [0, 1, 2]] += 30.0  # well conditioned
-    inverse, det = soa.mat_inv(soa.split_matrices(m))
+    inverse, det = vectors.mat_inv(vectors.split_matrices(m))
     assert np.allclose(det, np.linalg.det(m), rtol=1e-12)
-    assert np.abs(soa.join_matrices(inverse) @ m - np.eye(3)).max() <= 1e-13
-    assert np.allclose(soa.mat_det(soa.split_matrices(m)), det, rtol=1e-13)
-    assert np.abs(soa.join_matrices(soa.mat_transpose(soa.split_matrices(m))) - m.transpose(0, 2, 1)).max() == 0.0
+    assert np.abs(vectors.join_matrices(inverse) @ m - np.eye(3)).max() <= 1e-13
+    assert np.allclose(vectors.mat_det(vectors.split_matrices(m)), det, rtol=1e-13)
+    assert (
+        np.abs(vectors.join_matrices(vectors.mat_transpose(vectors.split_matrices(m))) - m.transpose(0, 2, 1)).max()
+        == 0.0
+    )

@@ -99,3 +99,12 @@ def test_bad_chains_are_refused_as_the_batch_kernel_refuses_them(change, message
     for kernel in (solve_chains, solve_scalar):
         with pytest.raises(SolverError, match=message):
             kernel(ChainBatch(**fields))
+
+
+def test_a_misspelt_reach_setting_is_refused_by_both_kernels():
+    """A setting the solvers do not know (here ``max_strech``) would otherwise leave ``max_stretch`` at its default
+    unseen: both kernels refuse it by name, as the batch solvers refuse an unknown keyword."""
+    fields = {name: np.array(value) for name, value in good(3).items()}
+    for kernel in (solve_chains, solve_scalar):
+        with pytest.raises(TypeError, match=r"unknown reach settings \['max_strech'\]"):
+            kernel(ChainBatch(**fields, options={"mode": 2, "max_strech": 2.0}))

@@ -1,12 +1,14 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Small-vector maths on structure-of-arrays, for solving many limbs at once.
+"""Vectors, 3x3 matrices and quaternions, component by component: for many limbs at once, and for one.
 
 A vector is a tuple of three 1-D float64 arrays ``(x, y, z)``, a 3x3 matrix a tuple of nine in
 row-major order, a quaternion a tuple of four ``(w, x, y, z)``. Each array holds one component
 for every limb, so each operation is a handful of numpy calls that run at memory speed, with no
-per-limb Python and no small-matrix routines. The plain arithmetic ones (:func:`add`, :func:`sub`,
-:func:`dot`, :func:`cross`, :func:`mat_vec`, :func:`mat_mul`, :func:`mat_det`, :func:`quat_to_mat`)
-work on floats as well: the scalar solvers use them too.
+per-limb Python and no small-matrix routines. The arithmetic (:func:`add`, :func:`sub`, :func:`dot`,
+:func:`cross`, :func:`norm`, the ``mat_`` and ``quat_`` functions, :func:`nearest_rotation`, :func:`slerp`)
+works on one limb's Python floats as well, which the scalar solvers (:mod:`.scalar_chains`) use: where numpy
+and floats need different calls (a square root, a choice, a zero test) a function tells them apart by type,
+and a float stays a float.
 
 Callers work through many limbs a block of rows at a time (:func:`blocks`), so that the arrays
 of one block stay in the processor's cache. Rare cases (zero vectors, opposite directions)
@@ -14,11 +16,13 @@ are tested for once per block and only then patched in with ``np.where``: a choi
 much as four multiplications, and a block seldom holds a row that needs one.
 """
 
+import math
 from collections.abc import Iterator
 
 import numpy as np
 
 from .constants import IDENTITY
+from .errors import SolverError
 from .rotation import quat_multiply as quat_mul  # noqa: F401 (the same arithmetic, component-wise on arrays)
 from .rotation import quat_rotate  # noqa: F401
 
@@ -95,7 +99,8 @@ def cross(a: Vec, b: Vec) -> Vec:
 
 
 def norm(a: Vec) -> np.ndarray:
-    return np.sqrt(dot(a, a))
+    square = a[0] * a[0] + a[1] * a[1] + a[2] * a[2]
+    return math.sqrt(square) if isinstance(square, float) else np.sqrt(square)  # a float stays a float
 
 
 def where(mask: np.ndarray, a, b) -> tuple[np.ndarray, ...]:
@@ -186,13 +191,16 @@ def mat_det(m: Mat) -> np.ndarray:
 
 
 def mat_inv(m: Mat) -> tuple[Mat, np.ndarray]:
-    """Inverse by cofactors, and the determinant (the inverse is meaningless where it is zero)."""
+    """Inverse by cofactors, and the determinant (the inverse is meaningless where it is zero, and zero in floats)."""
     c0 = m[4] * m[8] - m[5] * m[7]
     c1 = m[5] * m[6] - m[3] * m[8]
     c2 = m[3] * m[7] - m[4] * m[6]
     det = m[0] * c0 + m[1] * c1 + m[2] * c2
-    invertible = det != 0.0
-    inv_det = 1.0 / det if invertible.all() else np.divide(1.0, det, out=np.zeros_like(det), where=invertible)
+    if isinstance(det, float):  # one matrix in floats
+        inv_det = 1.0 / det if det != 0.0 else 0.0
+    else:
+        invertible = det != 0.0
+        inv_det = 1.0 / det if invertible.all() else np.divide(1.0, det, out=np.zeros_like(det), where=invertible)
     inverse = (
         c0 * inv_det,
         (m[2] * m[7] - m[1] * m[8]) * inv_det,
@@ -213,29 +221,71 @@ def mat_columns(m: Mat) -> tuple[Vec, Vec, Vec]:
 
 
 def nearest_rotation(m: Mat) -> Mat:
-    """Nearest rotation to each matrix (polar decomposition). A rotation times a uniform or
-    axis-aligned scale (nearly every object and bone) needs only its columns normalised, then two
-    Newton steps ``X <- (X + X^-T) / 2`` to take out rounding (Blender's single-precision pose
-    matrices are orthogonal to about 1e-5); the rows of a sheared, mirrored or flat matrix go
-    through an SVD."""
-    lengths = [norm(column) for column in mat_columns(m)]
-    if not all((length > 0.0).all() for length in lengths):
-        lengths = [np.where(length > 0.0, length, 1.0) for length in lengths]
-    x = tuple(c / lengths[i % 3] for i, c in enumerate(m))
+    """Nearest rotation to each matrix (polar decomposition), one in floats or many in arrays. A rotation times a
+    uniform or axis-aligned scale (nearly every object and bone) needs only its columns normalised, then two
+    Newton steps ``X <- (X + X^-T) / 2`` to take out rounding (Blender's single-precision pose matrices are
+    orthogonal to about 1e-5); a sheared, mirrored or flat matrix goes through an SVD."""
+    one = isinstance(m[0], float)
+    a, b, c = map(norm, mat_columns(m))
+    if one:
+        if not (a > 0.0 and b > 0.0 and c > 0.0):  # a zero column stays zero
+            a, b, c = (length if length > 0.0 else 1.0 for length in (a, b, c))
+    elif not ((a > 0.0) & (b > 0.0) & (c > 0.0)).all():
+        a, b, c = (np.where(length > 0.0, length, 1.0) for length in (a, b, c))
+    x = (m[0] / a, m[1] / b, m[2] / c, m[3] / a, m[4] / b, m[5] / c, m[6] / a, m[7] / b, m[8] / c)
     a, b, c = mat_columns(x)
     # Unit columns at right angles (to 1e-3) with a positive determinant; a zero column has none.
-    skew = np.maximum(np.maximum(np.abs(dot(a, b)), np.abs(dot(a, c))), np.abs(dot(b, c)))
+    skew = [abs(dot(a, b)), abs(dot(a, c)), abs(dot(b, c))]
+    skew = max(skew) if one else np.maximum(np.maximum(skew[0], skew[1]), skew[2])
     irregular = (skew > 1e-3) | (mat_det(x) <= 0.0)
-    for _ in range(2):  # quadratic convergence: 1e-3 -> 1e-6 -> 1e-12
-        x = tuple(0.5 * (e + t) for e, t in zip(x, mat_transpose(mat_inv(x)[0])))
-    if irregular.any():
+    if one and irregular:
+        return tuple(_polar(np.array(m).reshape(1, 3, 3))[0].tolist())
+    for _ in range(2):  # X + X^-T, halved; quadratic convergence: 1e-3 -> 1e-6 -> 1e-12
+        i = mat_inv(x)[0]
+        x = (
+            0.5 * (x[0] + i[0]),
+            0.5 * (x[1] + i[3]),
+            0.5 * (x[2] + i[6]),
+            0.5 * (x[3] + i[1]),
+            0.5 * (x[4] + i[4]),
+            0.5 * (x[5] + i[7]),
+            0.5 * (x[6] + i[2]),
+            0.5 * (x[7] + i[5]),
+            0.5 * (x[8] + i[8]),
+        )
+    if not one and irregular.any():
         rows = np.flatnonzero(irregular)
-        u, _, vt = np.linalg.svd(np.stack([e[rows] for e in m], axis=-1).reshape(-1, 3, 3))
-        u[np.linalg.det(u @ vt) < 0.0, :, 2] *= -1.0
-        polar = (u @ vt).reshape(-1, 9)
+        polar = _polar(np.stack([e[rows] for e in m], axis=-1).reshape(-1, 3, 3))
         for i, e in enumerate(x):  # fresh arrays of the Newton steps
             e[rows] = polar[:, i]
     return x
+
+
+def _polar(matrices: np.ndarray) -> np.ndarray:
+    """(n, 9) the rotations nearest to (n, 3, 3) ``matrices``, row-major: the polar factors of their SVDs."""
+    u, _, vt = np.linalg.svd(matrices)
+    u[np.linalg.det(u @ vt) < 0.0, :, 2] *= -1.0
+    return (u @ vt).reshape(-1, 9)
+
+
+def quat_unit(q: Quat) -> Quat:
+    """``q`` at unit length, one quaternion in floats or many in arrays; raises :class:`.SolverError` where it
+    is zero."""
+    square = q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]
+    if isinstance(square, float):  # math.sqrt keeps a float a float: np.sqrt would slow every step after it
+        n = math.sqrt(square)
+        if not n > 0.0:
+            raise SolverError("rotation quaternions must not be zero")
+    else:
+        n = np.sqrt(square)
+        if not (n > 0.0).all():
+            raise SolverError("rotation quaternions must not be zero")
+    return (q[0] / n, q[1] / n, q[2] / n, q[3] / n)
+
+
+def quat_conjugate(q: Quat) -> Quat:
+    """The inverse rotation of the unit quaternion ``q``."""
+    return (q[0], -q[1], -q[2], -q[3])
 
 
 def quat_to_mat(q: Quat) -> Mat:
@@ -257,47 +307,63 @@ def quat_to_mat(q: Quat) -> Mat:
 
 
 def mat_to_quat(m: Mat) -> Quat:
-    """Unit quaternion of the rotation matrix ``m``, by the largest-diagonal branch (Shepperd)."""
+    """Unit quaternion of the rotation matrix ``m``, by the largest-diagonal branch (Shepperd); one matrix in
+    floats, or many in arrays."""
     m00, m01, m02, m10, m11, m12, m20, m21, m22 = m
     trace = m00 + m11 + m22
     # Each branch gives the quaternion times four times its largest component, which keeps it
     # accurate; that factor is normalised away at the end.
     a, b, c = m21 - m12, m02 - m20, m10 - m01
-    if ((trace >= m00) & (trace >= m11) & (trace >= m22)).all():  # w largest: turns up to 120 degrees
-        q = (1.0 + trace, a, b, c)
+    diagonal = (trace, m00, m11, m22)
+    one = isinstance(trace, float)
+    if one:
+        largest = max(diagonal)
+        w_largest = trace == largest
     else:
-        d, e, f = m01 + m10, m02 + m20, m12 + m21
-        pick = np.argmax(np.stack([trace, m00, m11, m22]), axis=0)
-        q = (
-            np.choose(pick, [1.0 + trace, a, b, c]),
-            np.choose(pick, [a, 1.0 + m00 - m11 - m22, d, e]),
-            np.choose(pick, [b, d, 1.0 - m00 + m11 - m22, f]),
-            np.choose(pick, [c, e, f, 1.0 - m00 - m11 + m22]),
-        )
-    n = np.sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3])
-    return (q[0] / n, q[1] / n, q[2] / n, q[3] / n)
+        w_largest = ((trace >= m00) & (trace >= m11) & (trace >= m22)).all()
+    if w_largest:  # turns up to 120 degrees
+        return quat_unit((1.0 + trace, a, b, c))
+    d, e, f = m01 + m10, m02 + m20, m12 + m21
+    # Row i: the branch of diagonal entry i and, the table being symmetric, component i of each branch.
+    table = (
+        (1.0 + trace, a, b, c),
+        (a, 1.0 + m00 - m11 - m22, d, e),
+        (b, d, 1.0 - m00 + m11 - m22, f),
+        (c, e, f, 1.0 - m00 - m11 + m22),
+    )
+    if one:
+        return quat_unit(table[diagonal.index(largest)])  # the first of equals, as np.argmax takes it
+    pick = np.argmax(np.stack(diagonal), axis=0)
+    return quat_unit(tuple(np.choose(pick, row) for row in table))
 
 
 def slerp(a: Quat, b: Quat, t) -> Quat:
     """Spherical interpolation from each unit ``a`` to each unit ``b`` by ``t`` (array or scalar), along the
-    shorter arc, at unit length. ``t`` = 1 (nearly every limb's influence) gives ``b`` on ``a``'s side, and
-    needs ``a`` only for that side: any length will do there."""
+    shorter arc, at unit length; one pair in floats, or many in arrays. ``t`` = 1 (nearly every limb's
+    influence) gives ``b`` on ``a``'s side, and needs ``a`` only for that side: any length will do there."""
     cos_angle = a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3]
+    one = isinstance(cos_angle, float)
     flip = cos_angle < 0.0
-    if flip.any():  # the same rotation on a's side: negation is exact, so the cosine only changes sign
-        b = tuple(np.where(flip, -c, c) for c in b)
-        cos_angle = np.abs(cos_angle)
-    if np.all(t == 1.0):
+    if flip if one else flip.any():  # the same rotation on a's side: negation is exact, so the cosine only changes sign
+        b = (-b[0], -b[1], -b[2], -b[3]) if one else tuple(np.where(flip, -c, c) for c in b)
+        cos_angle = abs(cos_angle)
+    if t == 1.0 if one else np.all(t == 1.0):
         return b
-    angle = np.arccos(np.minimum(cos_angle, 1.0))
-    sin_angle = np.sin(angle)
-    small = sin_angle < 1e-9
-    safe = np.where(small, 1.0, sin_angle)
-    wa = np.where(small, 1.0 - t, np.sin((1.0 - t) * angle) / safe)
-    wb = np.where(small, t, np.sin(t * angle) / safe)
-    out = tuple(wa * x + wb * y for x, y in zip(a, b))
-    n = np.sqrt(out[0] * out[0] + out[1] * out[1] + out[2] * out[2] + out[3] * out[3])
-    return (out[0] / n, out[1] / n, out[2] / n, out[3] / n)
+    if one:  # math's acos, not np.arccos: it keeps a float a float, and the scalar kernel's results as they were
+        angle = math.acos(min(cos_angle, 1.0))
+        sin_angle = math.sin(angle)
+        if sin_angle < 1e-9:
+            wa, wb = 1.0 - t, t
+        else:
+            wa, wb = math.sin((1.0 - t) * angle) / sin_angle, math.sin(t * angle) / sin_angle
+    else:
+        angle = np.arccos(np.minimum(cos_angle, 1.0))
+        sin_angle = np.sin(angle)
+        small = sin_angle < 1e-9
+        safe = np.where(small, 1.0, sin_angle)
+        wa = np.where(small, 1.0 - t, np.sin((1.0 - t) * angle) / safe)
+        wb = np.where(small, t, np.sin(t * angle) / safe)
+    return quat_unit((wa * a[0] + wb * b[0], wa * a[1] + wb * b[1], wa * a[2] + wb * b[2], wa * a[3] + wb * b[3]))
 
 
 def rotation_between(u: Vec, v: Vec) -> Quat:
