@@ -18,16 +18,10 @@ LIMB_CHOICES = (
 )
 
 
-class LIMB_IK_OT_bake(bpy.types.Operator):
-    """Key the solved pose over a frame range on the limb bones' rotation channels only, leaving every
-    other key as it is"""
+class _BakeRange:
+    """The frames a bake keys, for the Bake and Plant operators: the scene's range unless given (the dialog
+    shows it filled in, as Blender's Bake Action does), every ``step``-th frame."""
 
-    bl_idname = "limb_ik.bake"
-    bl_label = "Bake IK to Keys"
-    bl_options = {"REGISTER", "UNDO"}
-
-    limbs: EnumProperty(name="Limbs", description="Which limbs to bake", items=LIMB_CHOICES, default="ENABLED")
-    # The range is the scene's unless given; the dialog shows it filled in, as Blender's Bake Action does.
     frame_start: IntProperty(
         name="Start", description="First frame to bake (default: the scene's)", options={"SKIP_SAVE"}
     )
@@ -40,6 +34,23 @@ class LIMB_IK_OT_bake(bpy.types.Operator):
         soft_min=1,
         soft_max=10,
     )
+
+    def draw_range(self, layout) -> None:
+        column = layout.column(align=True)
+        column.prop(self, "frame_start")
+        column.prop(self, "frame_end")
+        layout.prop(self, "step")
+
+
+class LIMB_IK_OT_bake(_BakeRange, bpy.types.Operator):
+    """Key the solved pose over a frame range on the limb bones' rotation channels only, leaving every
+    other key as it is"""
+
+    bl_idname = "limb_ik.bake"
+    bl_label = "Bake IK to Keys"
+    bl_options = {"REGISTER", "UNDO"}
+
+    limbs: EnumProperty(name="Limbs", description="Which limbs to bake", items=LIMB_CHOICES, default="ENABLED")
     turn_off_live: BoolProperty(
         name="Turn Off Live",
         description="Switch the rig's live solving off afterwards, so the keys play back as baked",
@@ -58,10 +69,7 @@ class LIMB_IK_OT_bake(bpy.types.Operator):
         layout = self.layout
         layout.use_property_split = True
         layout.prop(self, "limbs")
-        column = layout.column(align=True)
-        column.prop(self, "frame_start")
-        column.prop(self, "frame_end")
-        layout.prop(self, "step")
+        self.draw_range(layout)
         layout.prop(self, "turn_off_live")
 
     def execute(self, context):
@@ -88,7 +96,7 @@ LEG_CHOICES = (
 )
 
 
-class LIMB_IK_OT_plant(bpy.types.Operator):
+class LIMB_IK_OT_plant(_BakeRange, bpy.types.Operator):
     """Plant the legs' feet on the ground and bake the result, keying the planted legs and the pelvis only"""
 
     bl_idname = "limb_ik.plant"
@@ -98,17 +106,6 @@ class LIMB_IK_OT_plant(bpy.types.Operator):
     legs: EnumProperty(name="Legs", description="Which legs to plant", items=LEG_CHOICES, default="DEFAULT")
     ground: StringProperty(
         name="Ground", description="Collection to stand on; empty: the rig's Ground setting", options={"SKIP_SAVE"}
-    )
-    frame_start: IntProperty(
-        name="Start", description="First frame to bake (default: the scene's)", options={"SKIP_SAVE"}
-    )
-    frame_end: IntProperty(name="End", description="Last frame to bake (default: the scene's)", options={"SKIP_SAVE"})
-    step: IntProperty(
-        name="Step",
-        description="Key every this many frames (the last frame is always keyed)",
-        default=1,
-        soft_min=1,
-        soft_max=10,
     )
 
     @classmethod
@@ -127,10 +124,7 @@ class LIMB_IK_OT_plant(bpy.types.Operator):
         layout.use_property_split = True
         layout.prop(self, "legs")
         layout.prop_search(self, "ground", bpy.data, "collections")
-        column = layout.column(align=True)
-        column.prop(self, "frame_start")
-        column.prop(self, "frame_end")
-        layout.prop(self, "step")
+        self.draw_range(layout)
 
     def execute(self, context):
         def work(progress):
