@@ -168,7 +168,7 @@ def _bake(obj, depsgraph, planned: plan.Plan, edit: ActionEdit, frames: list[int
     pose = sampled.pose if len(rows) == len(sampled.frames) else sampled.pose.frames(rows)
     groups = solve.assemble(planned, pose, sampled.goals[rows])
     if planting is not None:  # planting reads the whole take
-        ground = Ground(obj.limb_ik.ground, depsgraph)
+        ground = Ground(planting.ground, depsgraph)
         samples = [legs.leg_sample(planting, sampled.pose.frame(row)) for row in sampled.rows(span)]
         analysis = legs.analyse(planting, span, samples, ground, scene, range(frames[0], frames[-1] + 1))
         figures.record(obj, planting, span, samples)  # what the foot report compares with, saved in the file

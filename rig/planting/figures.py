@@ -108,7 +108,7 @@ def foot_report(
     authored, source = recorded(obj, planting, frames), "the take recorded by the last planting bake"
     if authored is None:
         authored, source = _track(depsgraph, planting, frames, paused=True), "the animation"
-    ground = Ground(obj.limb_ik.ground, timeline.evaluated(depsgraph.view_layer))
+    ground = Ground(planting.ground, timeline.evaluated(depsgraph.view_layer))
     fps = scene.render.fps / scene.render.fps_base
     floor = obj.limb_ik.floor_height
     feet = [_figures(f.limb, n, authored, played, ground, fps, floor) for n, f in enumerate(planting.feet)]

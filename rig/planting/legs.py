@@ -53,6 +53,7 @@ class PlantPlan:
     pelvis_mode: str  #: the pelvis bone's rotation mode
     under_pelvis: frozenset[str]  #: limbs whose chains move with the pelvis
     local_location: bool  #: the pelvis' location channel is in its own rest frame (else the armature's)
+    ground: bpy.types.Collection  #: what the legs stand on (the rig's Ground setting), read once
 
 
 def plant_plan(obj: bpy.types.Object, limbs, chains) -> PlantPlan | None:
@@ -90,7 +91,13 @@ def plant_plan(obj: bpy.types.Object, limbs, chains) -> PlantPlan | None:
             )
     pose_bone = obj.pose.bones[pelvis]
     return PlantPlan(
-        obj, feet, obj.pose.bones.find(pelvis), pose_bone.rotation_mode, under, pelvis_bone.use_local_location
+        obj,
+        feet,
+        obj.pose.bones.find(pelvis),
+        pose_bone.rotation_mode,
+        under,
+        pelvis_bone.use_local_location,
+        obj.limb_ik.ground,
     )
 
 
@@ -342,7 +349,7 @@ def analysed(plan: PlantPlan, depsgraph, pose: Pose, read: Callable[[range], Pos
     the take (:func:`.frames.sampling.take`). Raises :class:`LimbIKError` when the take cannot be planted (kept
     too, until something changes)."""
     obj, scene = plan.obj, depsgraph.scene
-    ground = Ground(obj.limb_ik.ground, depsgraph)
+    ground = Ground(plan.ground, depsgraph)
     frame = scene.frame_current_final
     span = take_frames(obj, scene, math.floor(frame), math.ceil(frame))
     forced = contacts.key(obj, plan.feet)

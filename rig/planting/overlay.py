@@ -56,12 +56,12 @@ def footing(obj: bpy.types.Object, depsgraph) -> list[Footing]:
     """Footprints and swings of the planted legs of ``obj`` in the take last planted for it; empty when none
     was planted in this session (or its legs are no longer the rig's)."""
     last = last_planted(obj)
-    if last is None or obj.limb_ik.ground is None:
+    if last is None:
         return []
     plan, analysis = last
     if any(foot.foot >= len(obj.pose.bones) for foot in plan.feet):
         return []
-    ground = Ground(obj.limb_ik.ground, depsgraph)
+    ground = Ground(plan.ground, depsgraph)
     return [_leg(obj, plan, analysis, n, ground) for n in range(len(plan.feet))]
 
 
