@@ -18,9 +18,9 @@ import bpy
 
 from . import arguments, console, files, merge, parallel
 from .commands import Options
+from .json_report import entry as new_entry
+from .json_report import not_done, version
 from .one_file import process_file
-from .report import entry as new_entry
-from .report import not_done, version
 from .stop import Stop
 
 

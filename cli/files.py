@@ -7,7 +7,7 @@ import os
 import bpy
 
 from .commands import SUBCOMMANDS
-from .report import entry
+from .json_report import entry
 
 # Start of a compressed .blend: zstd (Blender 3.0+) or gzip (older files).
 _COMPRESSED_MAGIC = (b"\x28\xb5\x2f\xfd", b"\x1f\x8b")

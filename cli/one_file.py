@@ -13,7 +13,7 @@ from .. import api
 from .commands import SUBCOMMANDS, Options, Subcommand
 from .console import blender_quiet
 from .files import is_compressed, save
-from .report import entry as new_entry
+from .json_report import entry as new_entry
 from .stop import Stopped
 
 #: Called while an armature's frame range is baked: its name, the range, the fraction done.

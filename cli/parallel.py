@@ -14,8 +14,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 import bpy
 
-from .report import entry as new_entry
-from .report import read_json
+from .json_report import entry as new_entry
+from .json_report import read_json
 from .stop import stopped_by
 
 COMMAND = "limb_ik"

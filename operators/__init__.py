@@ -4,4 +4,4 @@
 import bpy
 
 # Imported and registered in this order, unregistered in reverse.
-register, unregister = bpy.utils.register_submodule_factory(__name__, ("limbs", "solve", "bake", "contacts", "report"))
+register, unregister = bpy.utils.register_submodule_factory(__name__, ("limbs", "solve", "bake", "contacts", "check"))
