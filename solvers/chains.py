@@ -34,7 +34,7 @@ from .batch import check_range, limb_inputs, per_limb, solve_block, three_bone_b
 from .constants import REACHED, STRAIGHT
 from .errors import SolverError
 from .forward import posed_block
-from .local_rotation import Knee, block_bones, turn_bones, unscaled_bones
+from .local_rotation import Knee, block_bones, rolls, turn_bones, unscaled_bones
 from .options import Reach
 from .refine import consistent
 
@@ -421,7 +421,9 @@ class Chains:
         first_goal = len(bones) - len(goals)
         if given_hinge is not None and not per_row["use_hinge"].all():
             given_hinge = vectors.where(per_row["use_hinge"], given_hinge, (0.0, 0.0, 0.0))
-        knee = Knee(vectors.mat_vec(rigid, side), given_hinge) if self.rolls_knee else None
+        knee = None
+        if self.rolls_knee:
+            knee = Knee(vectors.mat_vec(rigid, side), given_hinge, rolls(bones[0].frame, self.scales[rows, 0]))
         new_joints = new_points[1 : first_goal + 1]
         turned = list(turn_bones(bones, points[1 : first_goal + 1], new_joints, goals, stretch, knee))
         factors = None if stretch is None else [np.ones(len(stretch)) if f is None else f for _, f in turned[:k]]

@@ -147,6 +147,9 @@ class Knee(NamedTuple):
 
     side: vectors.Vec | None  #: the new knee's swivel in armature space: the side a straight new limb bends to
     hinge: vectors.Vec | None  #: the knee's forward hinge axis in the first bone's rotation frame (zero rows: none)
+    #: the rows that roll (None: all): not one whose first bone is scaled unevenly, itself or by a sheared
+    #: parent, as a roll there changes the lengths of the bones below (see :func:`rolls`)
+    rolls: np.ndarray | None = None
 
 
 def turn_bones(
@@ -189,6 +192,8 @@ def turn_bones(
                     None if knee.side is None else vectors.mat_vec(bone.inverse, knee.side),
                     knee.hinge,
                 )
+                if knee.rolls is not None:
+                    twist = vectors.where(knee.rolls, twist, (1.0, 0.0, 0.0, 0.0))
                 turn = vectors.quat_mul(twist, turn)
             new_rotation = vectors.quat_unit(vectors.quat_mul(bone.rotation, turn))
             if stretch is not None:
@@ -198,6 +203,16 @@ def turn_bones(
         if goals is not None and i + 1 < k:
             # The linear change of the bones above, now through this one too: C F T Y F^-1.
             carried = vectors.mat_mul(vectors.mat_mul(frame, turn_matrix(turn, factor)), bone.inverse)
+
+
+def rolls(frame: vectors.Mat, scale) -> np.ndarray | bool:
+    """Whether a chain's first bone may roll to carry the knee's hinge: its rotation ``frame`` is a rotation
+    times a uniform scale, and so is its own ``scale`` (3,) or (N, 3). Under an uneven scale the bones below
+    change length as it rolls, and the solve keeps the smallest turn there (the refinement finds their lengths
+    for it). One bone in floats, or many."""
+    size = np.abs(np.asarray(scale, dtype=np.float64))
+    uniform = np.ptp(size, axis=-1) <= SHEAR_NOISE * size.max(axis=-1)
+    return (shear(frame) <= SHEAR_NOISE) & uniform
 
 
 def hinge_twist(

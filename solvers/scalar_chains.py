@@ -35,7 +35,7 @@ from .chains import (
 from .constants import COORDINATE_LIMIT, REACHED, STRAIGHT
 from .errors import SolverError
 from .forward import posed_block
-from .local_rotation import SHEAR_NOISE, shear, turn_matrix
+from .local_rotation import SHEAR_NOISE, rolls, shear, turn_matrix
 from .options import Reach, ReachOptions, reach_settings
 from .rotation import quat_multiply, quat_rotate, rotation_between
 from .three_bone import solve_three_bone
@@ -315,7 +315,9 @@ def _solve_chain(
     stretch = settings.mode[row] == Reach.STRETCH
     first_goal = len(bones) - len(goals)
     given = settings.hinge[row] if settings.hinge is not None and settings.use_hinge[row] else None
-    knee = (mat_vec(rigid, side), given if given is not None and norm(given) > 0.0 else None) if rolls_knee else None
+    knee = None
+    if rolls_knee and rolls(bones[0].frame, c["scales"][0]):
+        knee = (mat_vec(rigid, side), given if given is not None and norm(given) > 0.0 else None)
     new_joints = new_points[1 : first_goal + 1]
     turned = _turn_bones(bones, points[1 : first_goal + 1], new_joints, goal_rotations, stretch, knee)
     posed = _posed(bones[:k], [q for q, _ in turned[:k]], [f for _, f in turned[:k]], points)

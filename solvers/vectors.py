@@ -337,6 +337,17 @@ def mat_to_quat(m: Mat) -> Quat:
     return quat_unit(tuple(np.choose(pick, row) for row in table))
 
 
+HALF_TURN = 1e-9  #: a cosine this close to 0 between two quaternions: half a turn apart, either way as short
+
+
+def _largest_component(q: Quat):
+    """Each quaternion's component of largest magnitude, with its sign (floats or arrays)."""
+    if isinstance(q[0], float):
+        return max(q, key=abs)
+    stacked = np.stack(np.broadcast_arrays(*q))
+    return np.take_along_axis(stacked, np.abs(stacked).argmax(axis=0)[None], axis=0)[0]
+
+
 def slerp(a: Quat, b: Quat, t) -> Quat:
     """Spherical interpolation from each unit ``a`` to each unit ``b`` by ``t`` (array or scalar), along the
     shorter arc, at unit length; one pair in floats, or many in arrays. ``t`` = 1 (nearly every limb's
@@ -344,6 +355,13 @@ def slerp(a: Quat, b: Quat, t) -> Quat:
     cos_angle = a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3]
     one = isinstance(cos_angle, float)
     flip = cos_angle < 0.0
+    # At a half turn both arcs are as short, and the sign of a cosine of rounding size (``b`` or ``-b`` from
+    # the same solve) would choose between them: choose by ``b`` itself instead (its largest component
+    # positive), so that either sign of the same rotation blends the same way.
+    tie = (abs(cos_angle) < HALF_TURN) if one else (np.abs(cos_angle) < HALF_TURN)
+    if tie if one else tie.any():
+        largest = _largest_component(b)
+        flip = largest < 0.0 if one else np.where(tie, largest < 0.0, flip)
     if flip if one else flip.any():  # the same rotation on a's side: negation is exact, so the cosine only changes sign
         b = (-b[0], -b[1], -b[2], -b[3]) if one else tuple(np.where(flip, -c, c) for c in b)
         cos_angle = abs(cos_angle)
