@@ -112,7 +112,7 @@ def detect_limbs(obj: bpy.types.Object, depsgraph=None, with_targets: bool = Fal
 
     Returns the added limbs with what found each (``(limb, "name" or "shape")``), and the limbs
     found but not added with the reason for each. With ``depsgraph``, shapes are also read at a few
-    frames of its scene's animation (a limb lifted at rest may reach the ground as it moves).
+    frames of each of the rig's actions (a limb lifted at rest may reach the ground as it moves).
     ``with_targets`` gives each added limb a target Empty at its tip, as Add Limb does. When every limb
     found lies in one plane, at rest and as animated (a 2D cut-out rig), the added ones are held in it
     (:func:`set_plane`).
@@ -135,9 +135,10 @@ def detect_limbs(obj: bpy.types.Object, depsgraph=None, with_targets: bool = Fal
             continue
         if plane is not None:
             set_plane(limb, plane)
-        added.append((limb, found.how))
+        added.append((limb.name, found.how))
         used |= set(bones)
-    return added, skipped
+    # Looked up again at the end: adding to the collection may move the limbs added before it.
+    return [(obj.limb_ik.limbs[name], how) for name, how in added], skipped
 
 
 def set_plane(limb, normal) -> None:
