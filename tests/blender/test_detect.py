@@ -168,3 +168,57 @@ def test_detects_the_legs_and_arms_of_real_skeletons(lik, clip):
     assert feet == {foot for _, _, foot, _ in clips.CLIPS[clip].legs.values()}
     toes = {rig.limb_ik.limbs[name].toe_bone for name in legs}
     assert toes == {toe or "" for *_, toe in clips.CLIPS[clip].legs.values()}
+
+
+#: The glTF rigs of the shared folder and how many legs each has: the same whichever way the importer
+#: made the bones and whichever clip is active. Trex's small forelimbs are named legs (FrontUpLeg).
+GLTF_LEGS = {
+    "khronos-cesiumman/CesiumMan": 2,
+    "quaternius-showcase/Horse": 4,
+    "quaternius-showcase/KnightCharacter": 2,
+    "quaternius-showcase/Leela": 2,
+    "quaternius-showcase/Stag": 4,
+    "quaternius-showcase/Trex": 4,
+    "quaternius-showcase/Triceratops": 4,
+    "quaternius-showcase/Wolf": 4,
+}
+
+
+@pytest.mark.parametrize("path", GLTF_LEGS)
+def test_same_legs_whatever_the_import_and_the_active_action(lik, path):
+    """Each bone option of the glTF importer, each of the rig's clips active in turn: the same legs, from the
+    rest pose and every clip the rig has; the active clip, its slot and the frame are left as they were."""
+    from takes import clips
+
+    found = {}
+    for heuristic in ("BLENDER", "TEMPERANCE", "FORTUNE"):
+        bpy.ops.wm.read_homefile(app_template="")
+        scene = bpy.context.scene
+        assert "FINISHED" in bpy.ops.import_scene.gltf(
+            filepath=str(clips.SHARED / "mocap" / f"{path}.glb"), bone_heuristic=heuristic
+        )
+        rig = next(obj for obj in scene.objects if obj.type == "ARMATURE")
+        data = rig.animation_data
+        actions = sorted({strip.action for track in data.nla_tracks for strip in track.strips}, key=lambda a: a.name)
+        assert actions
+        for track in list(data.nla_tracks):
+            data.nla_tracks.remove(track)
+        for action in actions:
+            data.action, data.action_slot = action, action.slots[0]
+            scene.frame_set(int(action.frame_range[0]) + 1)
+            detected = lik.api.detect_limbs(rig)
+            assert (data.action, data.action_slot, scene.frame_current) == (
+                action,
+                action.slots[0],
+                int(action.frame_range[0]) + 1,
+            )
+            legs = {
+                name: (rig.limb_ik.limbs[name].upper_bone, rig.limb_ik.limbs[name].lower_bone)
+                for name in detected
+                if "leg" in name
+            }
+            found.setdefault(tuple(sorted(legs.items())), []).append(f"{heuristic} {action.name}")
+            for name in detected:
+                lik.api.remove_limb(rig, name)
+    assert len(found) == 1, {legs: runs[:3] for legs, runs in found.items()}
+    assert len(next(iter(found))) == GLTF_LEGS[path], found
