@@ -233,8 +233,7 @@ class _Shape:
         """Whether the chain of bone names hangs downwards, at rest or posed."""
         for pose in self.poses:
             start, end = pose[chain[0]][0], pose[chain[-1]][1]
-            length = sum(np.linalg.norm(pose[n][1] - pose[n][0]) for n in chain)
-            if (start - end) @ self.up >= self.HANGS * length:
+            if (start - end) @ self.up >= self.HANGS * self.span(chain, pose):
                 return True
         return False
 
@@ -269,19 +268,25 @@ class _Shape:
         return found
 
     def length(self, limb: FoundLimb) -> float:
-        return sum(self.bones[n].length for n in (limb.upper, limb.lower, limb.end) if n)
+        return self.span([n for n in (limb.upper, limb.lower, limb.end) if n])
+
+    def span(self, chain, pose=None) -> float:
+        """How long the chain of bone names is from joint to joint (at rest unless ``pose``): from each head to
+        the next, then along the last bone. Not the sum of the bones' lengths, which an importer makes up
+        where the file has joints only (glTF: Blender's bone option leaves them a hair long, apart)."""
+        pose = pose or self.poses[0]
+        heads = [pose[n][0] for n in chain]
+        joints = sum(float(np.linalg.norm(b - a)) for a, b in zip(heads, heads[1:]))
+        return joints + float(np.linalg.norm(pose[chain[-1]][1] - pose[chain[-1]][0]))
 
     def _pairs(self, group: list[list[str]]) -> list[tuple[list[str], list[str]]]:
         """Mirror pairs (left, right) among chains of one branch and length: alike in length, apart sideways."""
 
-        def length(chain):
-            return sum(self.bones[n].length for n in chain)
-
         pairs, free = [], list(group)
         while len(free) >= 2:
             first = free.pop(0)
-            match = min(free, key=lambda c: abs(length(c) - length(first)))
-            if abs(length(match) - length(first)) > 0.15 * length(first):
+            match = min(free, key=lambda c: abs(self.span(c) - self.span(first)))
+            if abs(self.span(match) - self.span(first)) > 0.15 * self.span(first):
                 continue
             free.remove(match)
             pairs.append(self._sides(first, match))
