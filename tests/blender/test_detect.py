@@ -220,3 +220,23 @@ def test_same_limbs_whatever_the_import_and_the_active_action(lik, path):
     assert len(found) == 1, {limbs: runs[:3] for limbs, runs in found.items()}
     names = [name for name, _ in next(iter(found))]
     assert (sum("leg" in n for n in names), sum("arm" in n for n in names)) == GLTF_LIMBS[path], names
+
+
+@pytest.mark.parametrize("clip", ["boxing", "walk", "run", "jump", "turn_left", "turn_right", "horse_walk", "wolf"])
+def test_same_limbs_with_the_clip_active_or_not(lik, clip):
+    """A BVH rig has one action: the limbs found with it active at the first frame are those found with
+    it unassigned (still the rig's: it moves this rig's bones) at another frame."""
+    from takes import clips
+
+    rig, frames = clips.load(clip)
+    detected = lik.api.detect_limbs(rig)
+    with_action = limb_bones(rig)
+    assert with_action and set(with_action) == set(detected)
+    for name in detected:
+        lik.api.remove_limb(rig, name)
+    action = rig.animation_data.action
+    rig.animation_data.action = None
+    bpy.context.scene.frame_set(frames[len(frames) // 2])
+    lik.api.detect_limbs(rig)
+    assert limb_bones(rig) == with_action
+    assert rig.animation_data.action is None and action.users == 0
