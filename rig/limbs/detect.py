@@ -180,10 +180,11 @@ def toe_of(obj: bpy.types.Object, end: str) -> str:
     return ""
 
 
-def reaches_ground(obj: bpy.types.Object, bone: str, depsgraph=None) -> bool:
-    """Whether the tail of ``bone`` is near the rig's lowest point at rest or usually in the rig's actions,
-    read at a few frames of each in the scene ``depsgraph`` evaluates: a foot, not a hand."""
-    return _Shape(obj, depsgraph).reaches_ground([bone])
+def reach_ground(obj: bpy.types.Object, bones, depsgraph=None) -> list[bool]:
+    """Whether the tail of each of ``bones`` is near the rig's lowest point at rest or usually in the rig's
+    actions, read at a few frames of each in the scene ``depsgraph`` evaluates: a foot, not a hand."""
+    shape = _Shape(obj, depsgraph)  # once for all: it plays every action
+    return [shape.reaches_ground([bone]) for bone in bones]
 
 
 class _Shape:

@@ -195,9 +195,8 @@ def legs(obj: bpy.types.Object) -> list:
 
 def to_plant(obj: bpy.types.Object, names=None, depsgraph=None) -> list:
     """The legs to plant: those ``names``, else the enabled limbs marked planted, else every enabled
-    leg (:func:`is_leg`). Refuses none at all, a limb without a foot, and one whose foot never comes
-    near the rig's lowest point, at rest or at a few frames of the animation of the scene
-    ``depsgraph`` evaluates (an arm)."""
+    leg (:func:`is_leg`). Refuses none at all, a limb without a foot, and one whose foot is not near the
+    rig's lowest point at rest or usually in the rig's actions (an arm: :func:`detect.reach_ground`)."""
     if names is not None:
         planted = chosen(obj, names)
     else:
@@ -209,7 +208,9 @@ def to_plant(obj: bpy.types.Object, names=None, depsgraph=None) -> list:
         if not limb.end_bone:
             raise LimbIKError(f"Limb '{limb.name}' has no foot to plant; planting needs thigh, shin and foot.")
         chain_of(obj, limb, planted=True)  # its bones, toe included, exist before they are measured
-        if not detect.reaches_ground(obj, limb.toe_bone or limb.end_bone, depsgraph):
+    grounded = detect.reach_ground(obj, [limb.toe_bone or limb.end_bone for limb in planted], depsgraph)
+    for limb, on_ground in zip(planted, grounded):
+        if not on_ground:
             raise LimbIKError(
                 f"Limb '{limb.name}' has no foot on the ground side: its end bone '{limb.end_bone}' never comes "
                 "near the rig's lowest point; plant legs only."
