@@ -9,9 +9,11 @@ humanoids and most hand-made rigs. A limb is only proposed when its bones really
 each one below the previous, at most a couple of helper bones (twist, offset) apart.
 
 By shape, for the bones no name claims: mirrored pairs of chains of two or more bones that
-branch off the same bone and hang downwards, at rest or in the pose shown. Those that reach down
-to the lowest part of the rig are legs (a quadruped's front limbs too), the others arms; a short
-last bone below a foot of comparable length is its toe.
+branch off the same bone and hang downwards, at rest or as animated (IK controls excepted). Those
+that reach down to the lowest part of the rig, at rest or in most frames of all the rig's actions,
+are legs (a quadruped's front limbs too), the others arms; a short last bone below a foot of
+comparable length is its toe. Every action counts, whichever is active: how the rig was imported
+and which clip plays do not change what is found.
 
 Limbs whose bones all lie in one plane, at rest and as animated, belong to a 2D cut-out rig
 (:func:`flat_plane`): they are held in that plane.
@@ -22,6 +24,7 @@ from dataclasses import dataclass
 
 import bpy
 import numpy as np
+from bpy_extras import anim_utils
 
 from ..errors import LimbIKError
 from ..frames import timeline
@@ -42,6 +45,7 @@ _ROLE_OF = {spelling: role for role, spellings in ROLE_NAMES.items() for spellin
 
 # Rigify's deform, original and mechanism copies, and widget bones, are never what an animator poses.
 _HELPER_PREFIX = re.compile(r"^(DEF|ORG|MCH|VIS|WGT)[-_.]", re.IGNORECASE)
+_BONE_PATH = re.compile(r'^pose\.bones\["((?:[^"\\]|\\.)*)"\]')
 _SEPARATORS = re.compile(r"[\s._:\-]+")
 _WORDS = re.compile(r"[A-Z]+(?=[A-Z][a-z]|\d|$)|[A-Z]?[a-z]+|\d+")  # camelCase and digits
 _SIDES = {"l": "L", "left": "L", "r": "R", "right": "R"}
@@ -94,7 +98,7 @@ def find_limbs(obj: bpy.types.Object, depsgraph=None) -> list[FoundLimb]:
     An arm found by name that reaches the ground is a front leg (a horse's foreleg). Several
     chains on one side are told apart by the words their names do not share, ``front_leg.L`` and
     ``leg.L``, or by which hangs further along the body. With ``depsgraph``, the shape is also read
-    at a few frames of its scene's animation.
+    at a few frames of each of the rig's actions (:func:`_every_action`).
     """
     shape = _Shape(obj, depsgraph)
     found = []
@@ -176,15 +180,16 @@ def toe_of(obj: bpy.types.Object, end: str) -> str:
     return ""
 
 
-def reaches_ground(obj: bpy.types.Object, bone: str, depsgraph=None) -> bool:
-    """Whether the tail of ``bone`` is usually near the rig's lowest point, at rest, in the pose
-    shown and at a few frames of the animation of the scene ``depsgraph`` evaluates: a foot, not a hand."""
-    return _Shape(obj, depsgraph).reaches_ground([bone])
+def reach_ground(obj: bpy.types.Object, bones, depsgraph=None) -> list[bool]:
+    """Whether the tail of each of ``bones`` is near the rig's lowest point at rest or usually in the rig's
+    actions, read at a few frames of each in the scene ``depsgraph`` evaluates: a foot, not a hand."""
+    shape = _Shape(obj, depsgraph)  # once for all: it plays every action
+    return [shape.reaches_ground([bone]) for bone in bones]
 
 
 class _Shape:
-    """The armature's bones at rest, in the pose shown and at a few frames of the scene's animation,
-    heights measured along the world's up."""
+    """The armature's bones at rest, then at a few frames of each of its actions (in the pose shown
+    if it has none, or no ``depsgraph``), heights measured along the world's up."""
 
     #: A limb reaches the ground when its lowest point is within this fraction of the rig's height
     #: of the rig's lowest point.
@@ -210,29 +215,26 @@ class _Shape:
             return {pb.name: (np.array(pb.head), np.array(pb.tail)) for pb in obj.pose.bones}
 
         rest = {b.name: (np.array(b.head_local), np.array(b.tail_local)) for b in self.bones}
-        self.poses = [rest, posed()]
-        if depsgraph is not None and obj.animation_data is not None:
-            scene = depsgraph.scene
-            frames = np.linspace(scene.frame_start, scene.frame_end, self.SAMPLES).round().astype(int)
-            self.poses += timeline.step(depsgraph, sorted(set(frames.tolist())), posed)
+        animated = _every_action(obj, depsgraph, posed, self.SAMPLES) if depsgraph is not None else []
+        # The pose shown depends on the action and frame that happen to be current: read only without animation.
+        self.poses = [rest, *(animated or [posed()])]
         self.low = [min(min(h @ self.up, t @ self.up) for h, t in pose.values()) for pose in self.poses]
         self.high = [max(max(h @ self.up, t @ self.up) for h, t in pose.values()) for pose in self.poses]
 
     def reaches_ground(self, names) -> bool:
-        """Whether the tail of the last of ``names`` is usually near the rig's lowest point: in at
-        least half of the poses read (a leg, a foreleg), not just once (a boxer's hand in a fall)."""
+        """Whether the tail of the last of ``names`` carries the body: near the rig's lowest point at rest,
+        or in at least half of the poses read (a leg, a foreleg), not just once (a boxer's hand in a fall)."""
         near = [
             pose[names[-1]][1] @ self.up <= low + self.GROUND * (high - low)
             for pose, low, high in zip(self.poses, self.low, self.high)
         ]
-        return 2 * sum(near) >= len(near)
+        return near[0] or 2 * sum(near[1:]) >= len(near) - 1
 
     def hangs(self, chain) -> bool:
         """Whether the chain of bone names hangs downwards, at rest or posed."""
         for pose in self.poses:
             start, end = pose[chain[0]][0], pose[chain[-1]][1]
-            length = sum(np.linalg.norm(pose[n][1] - pose[n][0]) for n in chain)
-            if (start - end) @ self.up >= self.HANGS * length:
+            if (start - end) @ self.up >= self.HANGS * self.span(chain, pose):
                 return True
         return False
 
@@ -245,7 +247,7 @@ class _Shape:
             while bone.parent is not None and len(bone.parent.children) == 1:
                 bone = bone.parent
                 chain.insert(0, bone.name)
-            if len(chain) >= 2 and not used & set(chain) and self.hangs(chain):
+            if len(chain) >= 2 and not used & set(chain) and not _controls(chain) and self.hangs(chain):
                 key = (bone.parent.name if bone.parent else "", len(chain))
                 chains.setdefault(key, []).append(chain)
         found = []
@@ -267,19 +269,25 @@ class _Shape:
         return found
 
     def length(self, limb: FoundLimb) -> float:
-        return sum(self.bones[n].length for n in (limb.upper, limb.lower, limb.end) if n)
+        return self.span([n for n in (limb.upper, limb.lower, limb.end) if n])
+
+    def span(self, chain, pose=None) -> float:
+        """How long the chain of bone names is from joint to joint (at rest unless ``pose``): from each head to
+        the next, then along the last bone. Not the sum of the bones' lengths, which an importer makes up
+        where the file has joints only (glTF: Blender's bone option leaves them a hair long, apart)."""
+        pose = pose or self.poses[0]
+        heads = [pose[n][0] for n in chain]
+        joints = sum(float(np.linalg.norm(b - a)) for a, b in zip(heads, heads[1:]))
+        return joints + float(np.linalg.norm(pose[chain[-1]][1] - pose[chain[-1]][0]))
 
     def _pairs(self, group: list[list[str]]) -> list[tuple[list[str], list[str]]]:
         """Mirror pairs (left, right) among chains of one branch and length: alike in length, apart sideways."""
 
-        def length(chain):
-            return sum(self.bones[n].length for n in chain)
-
         pairs, free = [], list(group)
         while len(free) >= 2:
             first = free.pop(0)
-            match = min(free, key=lambda c: abs(length(c) - length(first)))
-            if abs(length(match) - length(first)) > 0.15 * length(first):
+            match = min(free, key=lambda c: abs(self.span(c) - self.span(first)))
+            if abs(self.span(match) - self.span(first)) > 0.15 * self.span(first):
                 continue
             free.remove(match)
             pairs.append(self._sides(first, match))
@@ -306,9 +314,64 @@ class _Shape:
         return FoundLimb(f"{kind}.{side}", chain[0], chain[1], "", "", "shape")
 
 
+def _controls(chain) -> bool:
+    """Whether a bone of the chain is named as an IK control ("IKBackLeg.L"): it moves the limb, it is not one."""
+    return any(w.lower() == "ik" for n in chain for part in _SEPARATORS.split(n) for w in _WORDS.findall(part))
+
+
+def _every_action(obj: bpy.types.Object, depsgraph, read, samples: int) -> list:
+    """``read()`` at ``samples`` frames over the range of every action of ``obj`` (:func:`_actions`), each
+    played in turn as its action: which of them is active, and which frame is current, change nothing.
+    The action, its slot and the frame are put back as they were."""
+    data = obj.animation_data
+    if data is None:
+        return []
+    if data.use_tweak_mode:  # the action cannot be swapped while a strip is edited: only what plays
+        scene = depsgraph.scene
+        return timeline.step(depsgraph, _frames(scene.frame_start, scene.frame_end, samples), read)
+    actions = _actions(obj)
+    if not actions:
+        return []
+    action, slot = data.action, data.action_slot
+    poses = []
+    try:
+        for other, other_slot in actions:
+            data.action, data.action_slot = other, other_slot
+            poses += timeline.step(depsgraph, _frames(*other.frame_range, samples), read)
+    finally:
+        data.action = action
+        if action is not None:
+            data.action_slot = slot
+        timeline.step(depsgraph, [], read)  # the current frame evaluated again, with its own action
+    return poses
+
+
+def _frames(start: float, end: float, samples: int) -> list[int]:
+    return sorted(set(np.linspace(start, end, samples).round().astype(int).tolist()))
+
+
+def _actions(obj: bpy.types.Object) -> list:
+    """``(action, slot)`` of every action of ``obj``: the active one, those of its NLA strips, and every other
+    action that only moves bones this armature has (the clips an importer left beside the rig)."""
+    data = obj.animation_data
+    found = {data.action: data.action_slot} if data.action is not None and data.action_slot is not None else {}
+    for strip in (strip for track in data.nla_tracks for strip in track.strips):
+        if strip.action is not None and strip.action_slot is not None:
+            found.setdefault(strip.action, strip.action_slot)
+    for action in bpy.data.actions:
+        for slot in () if action in found else action.slots:
+            bag = anim_utils.action_get_channelbag_for_slot(action, slot)
+            if slot.target_id_type in {"OBJECT", "UNSPECIFIED"} and bag is not None:
+                bones = {m.group(1) for m in (_BONE_PATH.match(c.data_path) for c in bag.fcurves) if m}
+                if bones and all(name in obj.data.bones for name in bones):
+                    found[action] = slot
+                    break
+    return list(found.items())
+
+
 def flat_plane(obj: bpy.types.Object, limbs: list[FoundLimb], depsgraph=None):
     """The unit normal (armature space) of the one plane that the bones of two or more ``limbs`` lie in, at
-    rest, in the pose shown and at a few frames of the animation of the scene ``depsgraph`` evaluates: a 2D
+    rest and at a few frames of each of the rig's actions in the scene ``depsgraph`` evaluates: a 2D
     cut-out rig. The armature's XZ
     or YZ plane where they lie in that, else the plane that fits them best, its largest component positive.
     None where they do not lie in one plane, or a limb is straight in every pose read (on a line, it says

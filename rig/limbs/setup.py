@@ -112,7 +112,7 @@ def detect_limbs(obj: bpy.types.Object, depsgraph=None, with_targets: bool = Fal
 
     Returns the added limbs with what found each (``(limb, "name" or "shape")``), and the limbs
     found but not added with the reason for each. With ``depsgraph``, shapes are also read at a few
-    frames of its scene's animation (a limb lifted at rest may reach the ground as it moves).
+    frames of each of the rig's actions (a limb lifted at rest may reach the ground as it moves).
     ``with_targets`` gives each added limb a target Empty at its tip, as Add Limb does. When every limb
     found lies in one plane, at rest and as animated (a 2D cut-out rig), the added ones are held in it
     (:func:`set_plane`).
@@ -135,9 +135,10 @@ def detect_limbs(obj: bpy.types.Object, depsgraph=None, with_targets: bool = Fal
             continue
         if plane is not None:
             set_plane(limb, plane)
-        added.append((limb, found.how))
+        added.append((limb.name, found.how))
         used |= set(bones)
-    return added, skipped
+    # Looked up again at the end: adding to the collection may move the limbs added before it.
+    return [(obj.limb_ik.limbs[name], how) for name, how in added], skipped
 
 
 def set_plane(limb, normal) -> None:
@@ -194,9 +195,8 @@ def legs(obj: bpy.types.Object) -> list:
 
 def to_plant(obj: bpy.types.Object, names=None, depsgraph=None) -> list:
     """The legs to plant: those ``names``, else the enabled limbs marked planted, else every enabled
-    leg (:func:`is_leg`). Refuses none at all, a limb without a foot, and one whose foot never comes
-    near the rig's lowest point, at rest or at a few frames of the animation of the scene
-    ``depsgraph`` evaluates (an arm)."""
+    leg (:func:`is_leg`). Refuses none at all, a limb without a foot, and one whose foot is not near the
+    rig's lowest point at rest or usually in the rig's actions (an arm: :func:`detect.reach_ground`)."""
     if names is not None:
         planted = chosen(obj, names)
     else:
@@ -208,7 +208,9 @@ def to_plant(obj: bpy.types.Object, names=None, depsgraph=None) -> list:
         if not limb.end_bone:
             raise LimbIKError(f"Limb '{limb.name}' has no foot to plant; planting needs thigh, shin and foot.")
         chain_of(obj, limb, planted=True)  # its bones, toe included, exist before they are measured
-        if not detect.reaches_ground(obj, limb.toe_bone or limb.end_bone, depsgraph):
+    grounded = detect.reach_ground(obj, [limb.toe_bone or limb.end_bone for limb in planted], depsgraph)
+    for limb, on_ground in zip(planted, grounded):
+        if not on_ground:
             raise LimbIKError(
                 f"Limb '{limb.name}' has no foot on the ground side: its end bone '{limb.end_bone}' never comes "
                 "near the rig's lowest point; plant legs only."

@@ -168,3 +168,92 @@ def test_detects_the_legs_and_arms_of_real_skeletons(lik, clip):
     assert feet == {foot for _, _, foot, _ in clips.CLIPS[clip].legs.values()}
     toes = {rig.limb_ik.limbs[name].toe_bone for name in legs}
     assert toes == {toe or "" for *_, toe in clips.CLIPS[clip].legs.values()}
+
+
+#: The glTF rigs of the shared folder and how many legs and arms each has: the same whichever way the
+#: importer made the bones and whichever clip is active. None: not right yet, see the test below it.
+GLTF_LIMBS = {
+    "khronos-cesiumman/CesiumMan": (2, 2),
+    "quaternius-showcase/Horse": (4, 0),
+    "quaternius-showcase/KnightCharacter": (2, 2),
+    "quaternius-showcase/Leela": (2, 0),
+    "quaternius-showcase/Stag": (4, 0),
+    "quaternius-showcase/Trex": None,
+    "quaternius-showcase/Triceratops": (4, 0),
+    "quaternius-showcase/Wolf": (4, 0),
+}
+
+
+@pytest.mark.parametrize("path", GLTF_LIMBS)
+def test_same_limbs_whatever_the_import_and_the_active_action(lik, path):
+    """Each bone option of the glTF importer, each of the rig's clips active in turn: the same legs and arms,
+    from the rest pose and every clip the rig has; the active clip, its slot and the frame are left as they
+    were. The importer makes up the bones' lengths, so shapes are measured from joint to joint."""
+    from takes import clips
+
+    found = {}
+    for heuristic in ("BLENDER", "TEMPERANCE", "FORTUNE"):
+        bpy.ops.wm.read_homefile(app_template="")
+        scene = bpy.context.scene
+        assert "FINISHED" in bpy.ops.import_scene.gltf(
+            filepath=str(clips.SHARED / "mocap" / f"{path}.glb"), bone_heuristic=heuristic
+        )
+        rig = next(obj for obj in scene.objects if obj.type == "ARMATURE")
+        data = rig.animation_data
+        actions = sorted({strip.action for track in data.nla_tracks for strip in track.strips}, key=lambda a: a.name)
+        assert actions
+        for track in list(data.nla_tracks):
+            data.nla_tracks.remove(track)
+        for action in actions:
+            data.action, data.action_slot = action, action.slots[0]
+            scene.frame_set(int(action.frame_range[0]) + 1)
+            detected = lik.api.detect_limbs(rig)
+            assert (data.action, data.action_slot, scene.frame_current) == (
+                action,
+                action.slots[0],
+                int(action.frame_range[0]) + 1,
+            )
+            limbs = {name: limb_bones(rig)[name] for name in detected}
+            found.setdefault(tuple(sorted(limbs.items())), []).append(f"{heuristic} {action.name}")
+            for name in detected:
+                lik.api.remove_limb(rig, name)
+    assert len(found) == 1, {limbs: runs[:3] for limbs, runs in found.items()}
+    if GLTF_LIMBS[path] is not None:
+        names = [name for name, _ in next(iter(found))]
+        assert (sum("leg" in n for n in names), sum("arm" in n for n in names)) == GLTF_LIMBS[path], names
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="Trex's small forelimbs are named legs (FrontUpLeg.L) and taken for legs by name. Overruling a name "
+    "needs 'never reaches the ground', read from bone tails the importer makes up: with bone_heuristic "
+    "'BLENDER' the tail of the Horse's FrontLowerLeg.L comes near the ground in 4 of 104 poses read, "
+    "with 'TEMPERANCE' in 54.",
+)
+def test_trex_forelimbs_are_arms(lik):
+    from takes import clips
+
+    bpy.ops.import_scene.gltf(filepath=str(clips.SHARED / "mocap" / "quaternius-showcase" / "Trex.glb"))
+    rig = next(obj for obj in bpy.context.scene.objects if obj.type == "ARMATURE")
+    names = list(lik.api.detect_limbs(rig))
+    assert (sum("leg" in n for n in names), sum("arm" in n for n in names)) == (2, 2), names
+
+
+@pytest.mark.parametrize("clip", ["boxing", "walk", "run", "jump", "turn_left", "turn_right", "horse_walk", "wolf"])
+def test_same_limbs_with_the_clip_active_or_not(lik, clip):
+    """A BVH rig has one action: the limbs found with it active at the first frame are those found with
+    it unassigned (still the rig's: it moves this rig's bones) at another frame."""
+    from takes import clips
+
+    rig, frames = clips.load(clip)
+    detected = lik.api.detect_limbs(rig)
+    with_action = limb_bones(rig)
+    assert with_action and set(with_action) == set(detected)
+    for name in detected:
+        lik.api.remove_limb(rig, name)
+    action = rig.animation_data.action
+    rig.animation_data.action = None
+    bpy.context.scene.frame_set(frames[len(frames) // 2])
+    lik.api.detect_limbs(rig)
+    assert limb_bones(rig) == with_action
+    assert rig.animation_data.action is None and action.users == 0
