@@ -4,7 +4,7 @@ animator forces down or up. Drawing only: the buttons are operators, the list ed
 
 import bpy
 
-from ..rig.planting import contacts
+from ..rig.planting import legs
 
 #: How each kind of stance is shown: its icon, and the states its row's buttons force it to.
 _KINDS = {
@@ -51,7 +51,7 @@ class LIMB_IK_PT_contacts(bpy.types.Panel):
         for state, text in (("DOWN", "Down Here"), ("UP", "Up Here"), ("AUTO", "Automatic Here")):
             button = row.operator("limb_ik.force_contact", text=text, icon=_STATE_ICONS[state])
             button.limb, button.state = limb.name, state
-        found = contacts.seen(obj).get(limb.name)
+        found = legs.stances_found(obj).get(limb.name)
         if found is None:
             layout.label(text="Plant, Check or switch on Live to list the stances", icon="INFO")
             return

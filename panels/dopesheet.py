@@ -8,7 +8,7 @@ import bpy
 import gpu
 from gpu_extras.batch import batch_for_shader
 
-from ..rig.planting import contacts
+from ..rig.planting import legs
 
 #: Pixels (at a UI scale of 1): a leg's bar, the space between two (its label's), under the first (the markers').
 ROW, GAP, BOTTOM = 5.0, 11.0, 26.0
@@ -40,7 +40,7 @@ def _draw() -> None:
     obj = context.object
     if obj is None or obj.type != "ARMATURE":
         return
-    found = contacts.seen(obj)
+    found = legs.stances_found(obj)
     region = context.region
     if not found or region is None:
         return

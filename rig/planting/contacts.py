@@ -132,16 +132,3 @@ def stances(feet, frames: range, standing: np.ndarray, forced_states: np.ndarray
         found += [(frames[a], frames[b], "up") for a, b in intervals(forced_states[:, n] == UP)]
         out[foot.limb] = sorted(found)
     return out
-
-
-_seen: dict[int, dict[str, list]] = {}  # by Object.session_uid: the stances of the rig's last analysis
-
-
-def seen(obj: bpy.types.Object) -> dict[str, list]:
-    """The stances of ``obj``'s last planting analysis (a bake's, live's, a check's), for the sidebar; empty
-    before one."""
-    return _seen.get(obj.session_uid, {})
-
-
-def remember(obj: bpy.types.Object, found: dict[str, list]) -> None:
-    _seen[obj.session_uid] = found

@@ -281,7 +281,6 @@ def analyse(
     pelvis = track.pelvis
     lift = np.einsum("fij,fj->fi", planted.body[:, :3, :3], pelvis)[:, 2] + planted.body[:, 2, 3] - pelvis[:, 2]
     stances = contacts.stances(plan.feet, frames, planted.contacts.stance.any(axis=2), forced)
-    contacts.remember(plan.obj, stances)
     analysis = Analysis(frames, planted, lift, float((legs.thigh + legs.shin).max()), ground.name, stances)
     _last[plan.obj.session_uid] = (plan, analysis)
     return analysis
@@ -340,6 +339,13 @@ def last_planted(obj: bpy.types.Object) -> tuple[PlantPlan, Analysis] | None:
     """The legs and the analysis of the take last planted for ``obj`` (live, a bake or a check), or None:
     what the viewport overlay draws."""
     return _last.get(obj.session_uid)
+
+
+def stances_found(obj: bpy.types.Object) -> dict[str, list]:
+    """The stances of the take last planted for ``obj`` (:func:`last_planted`), per leg, for the sidebar and
+    the Dope Sheet; empty before one."""
+    last = _last.get(obj.session_uid)
+    return last[1].stances if last is not None else {}
 
 
 def analysed(plan: PlantPlan, depsgraph, pose: Pose, read: Callable[[range], Pose]) -> Analysis:

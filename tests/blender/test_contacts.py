@@ -179,7 +179,7 @@ def test_the_dope_sheet_draws_a_bar_per_stance_in_a_row_per_leg(lik, walk):
     dopesheet = lik.panels.dopesheet
     lik.api.force_contact(rig, LEG, first, last)
     found = lik.api.contacts(rig)
-    assert lik.rig.planting.contacts.seen(rig) == found
+    assert lik.rig.planting.legs.stances_found(rig) == found
 
     def to_x(frame):  # frames 0 to 100 across 1000 pixels
         return 10.0 * frame
