@@ -92,15 +92,14 @@ def _parse(bone_name: str) -> tuple[str, str, tuple[str, ...]] | None:
     return None
 
 
-def find_limbs(obj: bpy.types.Object, depsgraph=None) -> list[FoundLimb]:
+def find_limbs(obj: bpy.types.Object, shape: "Shape") -> list[FoundLimb]:
     """Every arm and leg of the armature ``obj``: by name, then by shape among the bones left.
 
     An arm found by name that reaches the ground is a front leg (a horse's foreleg). Several
     chains on one side are told apart by the words their names do not share, ``front_leg.L`` and
-    ``leg.L``, or by which hangs further along the body. With ``depsgraph``, the shape is also read
-    at a few frames of each of the rig's actions (:func:`_every_action`).
+    ``leg.L``, or by which hangs further along the body. ``shape``: the rig's bones as :class:`Shape` read
+    them (at rest, and at a few frames of each of its actions given a depsgraph).
     """
-    shape = _Shape(obj, depsgraph)
     found = []
     for limb in _by_name(obj.data):
         if limb.name.startswith("arm") and shape.reaches_ground([limb.toe or limb.end or limb.lower]):
@@ -160,7 +159,7 @@ def toe_of(obj: bpy.types.Object, end: str) -> str:
     """The toe below the foot ``end`` by the rules Detect Limbs follows: for a foot named as one, a
     bone named as a toe on its side a couple of bones below it; for an unnamed foot that comes down
     to the ground, its only child when that ends the chain and is long enough beside the foot
-    (:attr:`_Shape.TOE`). Empty if none."""
+    (:attr:`Shape.TOE`). Empty if none."""
     bones = obj.data.bones
     foot = bones.get(end)
     if foot is None:
@@ -175,7 +174,7 @@ def toe_of(obj: bpy.types.Object, end: str) -> str:
         return min(toes, key=lambda bone: _gap(foot, bone)).name if toes else ""
     if len(foot.children) == 1 and not foot.children[0].children:
         toe = foot.children[0]
-        if foot.length <= _Shape.TOE * toe.length and _Shape(obj, None).reaches_ground([end]):
+        if foot.length <= Shape.TOE * toe.length and Shape(obj, None).reaches_ground([end]):
             return toe.name
     return ""
 
@@ -183,11 +182,11 @@ def toe_of(obj: bpy.types.Object, end: str) -> str:
 def reach_ground(obj: bpy.types.Object, bones, depsgraph=None) -> list[bool]:
     """Whether the tail of each of ``bones`` is near the rig's lowest point at rest or usually in the rig's
     actions, read at a few frames of each in the scene ``depsgraph`` evaluates: a foot, not a hand."""
-    shape = _Shape(obj, depsgraph)  # once for all: it plays every action
+    shape = Shape(obj, depsgraph)  # once for all: it plays every action
     return [shape.reaches_ground([bone]) for bone in bones]
 
 
-class _Shape:
+class Shape:
     """The armature's bones at rest, then at a few frames of each of its actions (in the pose shown
     if it has none, or no ``depsgraph``), heights measured along the world's up."""
 
@@ -369,16 +368,16 @@ def _actions(obj: bpy.types.Object) -> list:
     return list(found.items())
 
 
-def flat_plane(obj: bpy.types.Object, limbs: list[FoundLimb], depsgraph=None):
-    """The unit normal (armature space) of the one plane that the bones of two or more ``limbs`` lie in, at
-    rest and at a few frames of each of the rig's actions in the scene ``depsgraph`` evaluates: a 2D
-    cut-out rig. The armature's XZ
-    or YZ plane where they lie in that, else the plane that fits them best, its largest component positive.
+def flat_plane(limbs: list[FoundLimb], shape: "Shape"):
+    """The unit normal (armature space) of the one plane that the bones of two or more ``limbs`` lie in, in
+    every pose ``shape`` read (at rest and at a few frames of each of the rig's actions): a 2D cut-out rig.
+    The armature's XZ or YZ plane where they lie in that, else the plane that fits them best, its largest
+    component positive.
     None where they do not lie in one plane, or a limb is straight in every pose read (on a line, it says
     nothing about a plane: two straight legs always lie in one)."""
     if len(limbs) < 2:
         return None
-    poses = _Shape(obj, depsgraph).poses
+    poses = shape.poses
     chains = [[n for n in (limb.upper, limb.lower, limb.end) if n] for limb in limbs]
     points = [np.array([end for pose in poses for name in chain for end in pose[name]]) for chain in chains]
     if not all(_spread(p, _main_axes(p))[1] > FLAT * _extent(p) for p in points):

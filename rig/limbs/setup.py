@@ -121,8 +121,9 @@ def detect_limbs(obj: bpy.types.Object, depsgraph=None, with_targets: bool = Fal
     added, skipped = [], {}
     used = {b for limb in obj.limb_ik.limbs for b in (limb.upper_bone, limb.lower_bone, limb.end_bone) if b}
     names = {limb.name for limb in obj.limb_ik.limbs}
-    found_limbs = detect.find_limbs(obj, depsgraph)
-    plane = detect.flat_plane(obj, found_limbs, depsgraph)
+    shape = detect.Shape(obj, depsgraph)  # the rest pose and every action, read once for both
+    found_limbs = detect.find_limbs(obj, shape)
+    plane = detect.flat_plane(found_limbs, shape)
     for found in found_limbs:
         bones = [b for b in (found.upper, found.lower, found.end) if b]
         if found.name in names or used & set(bones):
