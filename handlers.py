@@ -30,17 +30,14 @@ def _solve_moved():
 
 @persistent
 def limb_ik_frame_change_pre(scene, depsgraph=None):
-    if not animator.is_suspended():
-        live.before_frame_change(scene)
+    live.before_frame_change(scene)
 
 
 @persistent
 def limb_ik_frame_change_post(scene, depsgraph):
-    if animator.is_suspended():
-        return
     # Never step the scene inside a frame change, but where nothing else can: a render without a window.
-    again = [live.solve_live(obj, depsgraph, may_step=bpy.app.background) for obj in live.live_rigs(scene)]
-    if any(again) and not bpy.app.timers.is_registered(_solve_moved):
+    again = live.frame_changed(scene, depsgraph, may_step=bpy.app.background)
+    if again and not bpy.app.timers.is_registered(_solve_moved):
         bpy.app.timers.register(_solve_moved, first_interval=0.0)
 
 

@@ -36,8 +36,7 @@ def check(obj: bpy.types.Object, depsgraph) -> dict[str, str]:
             raise LimbIKError(blended)
         if planned.planting is not None:
             with source.playing(obj):
-                moved = legs.analysed(planned.planting, depsgraph, pose, take_reader(planned, depsgraph, pose))
-                moved = moved.body_moved(obj)
+                moved = legs.analysed(planned.planting, depsgraph, pose, take_reader(planned, depsgraph, pose)).moved
             if moved:
                 problems.update({foot.limb: moved for foot in planned.planting.feet})
     except LimbIKError as error:

@@ -26,8 +26,10 @@ class Plan:
     problems: dict[str, str] = field(default_factory=dict)  #: limb name -> sentence
     planting: legs.PlantPlan | None = None  #: the planted legs' set-up, when some are planted
     modes: list[str] = field(default_factory=list)  #: rotation mode of every pose bone
-    refs: list[tuple] = field(default_factory=list)  #: every target and pole once: :func:`goal_refs`
+    refs: list[tuple] = field(default_factory=list)  #: every target and pole once, as (object, bone name)
     layouts: list["Layout"] = field(default_factory=list)  #: the chains by size, as :func:`.solve.assemble` reads them
+    written: np.ndarray = field(default_factory=lambda: np.zeros(0, int))  #: every layout's written bones, in order
+    written_modes: list[str] = field(default_factory=list)  #: the rotation mode of each of them
     tree: compose.Tree | None = None  #: the armature's bones as :func:`.live.compose.compose` walks them, once needed
     composes: bool = True  #: False once :func:`.live.compose.compose` could not compose the animator's pose for it
 
@@ -52,9 +54,9 @@ class Layout:
     tip_length: np.ndarray  #: (n, 1)
     hinge: np.ndarray  #: (n, 3)
     aimed: list[int]  #: rows with a target
-    aims: list[int]  #: their targets' positions in :func:`goal_refs`
+    aims: list[int]  #: their targets' positions in :attr:`Plan.refs`
     poled: list[int]  #: rows with a pole
-    poles: list[int]  #: their poles' positions in :func:`goal_refs`
+    poles: list[int]  #: their poles' positions in :attr:`Plan.refs`
 
 
 def _layouts(planned: "Plan") -> list[Layout]:
@@ -129,6 +131,9 @@ def make(obj: bpy.types.Object, limbs=None, from_source: bool = False) -> Plan:
     for chain in result.chains:
         result.refs += [goal for goal in (chain.target, chain.pole) if goal and goal not in result.refs]
     result.layouts = _layouts(result)
+    if result.layouts:
+        result.written = np.concatenate([layout.written.ravel() for layout in result.layouts])
+        result.written_modes = [mode for layout in result.layouts for mode in layout.modes]
     return result
 
 
@@ -192,9 +197,3 @@ def signature(obj: bpy.types.Object) -> tuple:
         driven,
         *arrays,
     )
-
-
-def goal_refs(planned: Plan) -> list[tuple]:
-    """Every target and pole of the planned chains once, as (object, bone name), in the order
-    :func:`.solve.assemble` takes their world matrices."""
-    return planned.refs

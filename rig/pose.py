@@ -38,26 +38,25 @@ class Pose:
 _FIELDS = tuple(f.name for f in fields(Pose))
 
 
-def over_frames(poses: list[Pose]) -> Pose:
-    """One pose over frames from a pose per frame (a single frame's as views of it)."""
-    if len(poses) == 1:
-        return Pose(*(getattr(poses[0], name)[None] for name in _FIELDS))
-    return Pose(*(np.stack([getattr(p, name) for p in poses]) for name in _FIELDS))
+def joined(poses: list[Pose]) -> Pose:
+    """One pose over all the frames of ``poses``, each over frames of its own, in order."""
+    return Pose(*(np.concatenate([getattr(p, name) for p in poses]) for name in _FIELDS))
 
 
 def read_pose(obj: bpy.types.Object, obj_eval: bpy.types.Object) -> Pose:
+    """The pose of ``obj`` as the depsgraph of ``obj_eval`` shows it now: a pose over one frame."""
     bones = obj.pose.bones
     count = len(bones)
 
     def channel(collection, name, width):
         buffer = np.empty(count * width, np.float32)
         collection.foreach_get(name, buffer)
-        return buffer.astype(np.float64).reshape(count, width)
+        return buffer.astype(np.float64).reshape(1, count, width)
 
     # Blender hands matrices over column by column.
-    matrices = channel(obj_eval.pose.bones, "matrix", 16).reshape(count, 4, 4).transpose(0, 2, 1)
+    matrices = channel(obj_eval.pose.bones, "matrix", 16).reshape(1, count, 4, 4).transpose(0, 1, 3, 2)
     return Pose(
-        np.array(obj_eval.matrix_world, dtype=np.float64),
+        np.array(obj_eval.matrix_world, dtype=np.float64)[None],
         np.ascontiguousarray(matrices),
         channel(bones, "location", 3),
         channel(bones, "scale", 3),
@@ -77,27 +76,14 @@ def by_mode(modes) -> dict[str, np.ndarray]:
 
 def local_quaternions(pose: Pose, indices, modes) -> np.ndarray:
     """(n, 4) local rotations of the bones ``indices`` whose rotation modes are ``modes``; (F, n, 4) for a
-    pose over F frames."""
+    pose over F frames. A channel that is not a number gives NaN: the solve refuses it, naming the limb."""
     indices = np.asarray(indices)
-    leading = pose.quaternion.shape[:-2]
-    out = np.empty((*leading, len(indices), 4))
+    out = np.empty((*pose.quaternion.shape[:-2], len(indices), 4))
     for mode, rows in by_mode(modes).items():
         bones = indices[rows]
-        if mode == QUATERNION:
-            q = pose.quaternion[..., bones, :]
-            n = np.linalg.norm(q, axis=-1, keepdims=True)
-            out[..., rows, :] = np.where(n > 0.0, q / np.where(n > 0.0, n, 1.0), [1.0, 0.0, 0.0, 0.0])
-        else:
-            channels = pose.axis_angle[..., bones, :] if mode == AXIS_ANGLE else pose.euler[..., bones, :]
-            channels = channels.reshape(-1, channels.shape[-1])
-            # A channel that is not a number stays one: the solve refuses it, naming the limb.
-            finite = np.isfinite(channels).all(axis=1)
-            converted = np.full((len(channels), 4), np.nan)
-            if mode == AXIS_ANGLE:
-                converted[finite] = rotation_modes.axis_angle_to_quat(channels[finite])
-            else:
-                converted[finite] = rotation_modes.euler_to_quat(channels[finite], mode)
-            out[..., rows, :] = converted.reshape(*leading, len(bones), 4)
+        out[..., rows, :] = rotation_modes.channels_to_quat(
+            mode, pose.quaternion[..., bones, :], pose.euler[..., bones, :], pose.axis_angle[..., bones, :]
+        )
     return out
 
 
@@ -121,9 +107,10 @@ def write_rotations(
     and ``locations`` ({bone index: location}) to other bones.
 
     Euler and axis-angle values stay nearest to the bone's current ones and quaternions on their
-    hemisphere, so nothing flips between frames. ``pose`` is updated to what was written. Only the
-    channels written are set, or with ``every``, every channel as ``pose`` holds it.
+    hemisphere, so nothing flips between frames. ``pose``, over one frame, is updated to what was written.
+    Only the channels written are set, or with ``every``, every channel as ``pose`` holds it.
     """
+    pose = pose.frame(0)  # views: what is written below updates the caller's pose
     indices = np.asarray(indices)
     quaternions = np.asarray(quaternions, dtype=np.float64)
     channels = {}  # only the kinds of rotation written: the others are as read

@@ -22,7 +22,7 @@ from .limbs import goals
 from .limbs.chain import check_scale_inheritance
 from .live import animator, compose
 from .planting import legs
-from .pose import Pose, local_quaternions, over_frames, read_pose, write_rotations
+from .pose import Pose, local_quaternions, read_pose, write_rotations
 
 
 @dataclass
@@ -32,20 +32,6 @@ class Gathered:
 
     layout: plan.Layout
     batch: ChainBatch
-
-    @property
-    def limbs(self) -> list:
-        return self.layout.limbs
-
-    @property
-    def modes(self) -> list[str]:
-        """Rotation mode of every written bone, row-major."""
-        return self.layout.modes
-
-    @property
-    def bones(self) -> np.ndarray:
-        """(n, bones) pose bone indices written: each chain's bones, and its toe when it has one."""
-        return self.layout.written
 
 
 @dataclass
@@ -57,17 +43,17 @@ class Report:
 
 
 def gather(planned: plan.Plan, depsgraph, last_write: animator.Written | None = None) -> tuple[list[Gathered], Pose]:
-    """Read the pose and the goals of every planned limb at the current frame. ``last_write``: the last live
-    write, whose values the channels may still hold; the animator's pose under it is composed here
-    (:mod:`.live.compose`), or :class:`.live.compose.Uncomposed` raised."""
+    """Read the pose (over one frame) and the goals of every planned limb at the current frame. ``last_write``:
+    the last live write, whose values the channels may still hold; the animator's pose under it is composed
+    here (:mod:`.live.compose`), or :class:`.live.compose.Uncomposed` raised."""
     goals.check_evaluated(planned.obj, planned.limbs, planned.chains, depsgraph)
     obj = planned.obj
     pose = read_pose(obj, obj.evaluated_get(depsgraph))
-    check_numbers(planned, over_frames([pose]), [depsgraph.scene.frame_current_final])
+    check_numbers(planned, pose, [depsgraph.scene.frame_current_final])
     if last_write is not None and not compose.compose(planned, pose, last_write):
         raise compose.Uncomposed
-    goal_world = goals.world_matrices(plan.goal_refs(planned), depsgraph)
-    return assemble(planned, over_frames([pose]), goal_world[None]), pose
+    goal_world = goals.world_matrices(planned.refs, depsgraph)
+    return assemble(planned, pose, goal_world[None]), pose
 
 
 #: Each rotation mode's pose channel, its name as Blender's channel list shows it, and its components' letters.
@@ -84,8 +70,7 @@ def check_numbers(planned: plan.Plan, pose: Pose, frames) -> None:
     infinite key or driver) at one of ``frames`` (those of ``pose``'s leading axis), naming the limb, the first
     such frame and the bone and channel at fault: that bone or one above it. The solvers would only say that
     some matrix is not finite."""
-    written = [layout.written.ravel() for layout in planned.layouts]
-    if not written or np.isfinite(pose.matrices[:, np.concatenate(written)]).all():
+    if np.isfinite(pose.matrices[:, planned.written]).all():
         return
     bones = planned.obj.pose.bones
     for limb, chain in zip(planned.limbs, planned.chains):
@@ -113,18 +98,20 @@ def check_numbers(planned: plan.Plan, pose: Pose, frames) -> None:
 
 def assemble(planned: plan.Plan, pose: Pose, goal_world: np.ndarray) -> list[Gathered]:
     """The planned chains over F frames, from the pose over those frames (arrays with a leading axis of F)
-    and the world matrices ``goal_world`` (F, G, 4, 4) of :func:`.plan.goal_refs` there. Each group's rows are
+    and the world matrices ``goal_world`` (F, G, 4, 4) of :attr:`.plan.Plan.refs` there. Each group's rows are
     its limbs frame after frame."""
     count = len(pose.world)
     check_scale_inheritance(planned.limbs, planned.chains, pose.matrices)
     unit = world_length(pose)
     goal = np.linalg.inv(pose.world)[:, None] @ goal_world  # armature space
     settings = _limb_settings(planned.obj.limb_ik.limbs)
+    rotations = local_quaternions(pose, planned.written, planned.written_modes)  # every layout's, in order
+    starts = np.cumsum([0] + [layout.written.size for layout in planned.layouts])
     groups = []
-    for layout in planned.layouts:
+    for layout, start in zip(planned.layouts, starts):
         size, limbs, written, aimed, poled = layout.size, layout.limbs, layout.written, layout.aimed, layout.poled
         per_limb = {name: values[layout.settings] for name, values in settings.items()}
-        local = local_quaternions(pose, written.ravel(), layout.modes).reshape(count, *written.shape, 4)
+        local = rotations[:, start : start + written.size].reshape(count, *written.shape, 4)
         matrices = pose.matrices[:, layout.index]
         last = matrices[:, :, -1]
         tip = last[..., :3, 3] + last[..., :3, 1] * layout.tip_length
@@ -241,12 +228,7 @@ class Solved:
     groups: list[Gathered]
     results: list[ChainResult]
     carried: list[legs.Carried]  #: the pelvis' channels at each frame when planting moves it; else empty
-
-    @property
-    def bones(self) -> np.ndarray:
-        """Pose bone indices written at each frame: every chain's bones, and the pelvis planting carries."""
-        carried = self.carried[:1]
-        return np.concatenate([g.bones.ravel() for g in self.groups] + [np.array([c.index for c in carried], int)])
+    bones: np.ndarray  #: pose bone indices written at each frame: every chain's bones, and the pelvis planting carries
 
 
 def solve_frames(planned: plan.Plan, groups: list[Gathered], pose: Pose, frames, analysis=None) -> Solved:
@@ -254,26 +236,24 @@ def solve_frames(planned: plan.Plan, groups: list[Gathered], pose: Pose, frames,
     and ``pose`` with a leading axis of F), all frames in one solve per group. Where legs are planted,
     ``analysis`` (:func:`.planting.legs.analyse` of a take holding the frames) first puts the ground into
     their goals. Raises :class:`LimbIKError` naming the limbs the solvers refuse."""
-    carried = []
-    if planned.planting is not None:
-        over = legs.set_goals(planned.planting, groups, pose, analysis, frames)
-        carried = [over.at(n) for n in range(len(frames))]
+    carried = [] if planned.planting is None else legs.set_goals(planned.planting, groups, pose, analysis, frames)
     results = []
     for group in groups:
         try:
             results.append(solve_by_count(group.batch))
         except SolverError as error:
-            names = ", ".join(f"'{limb.name}'" for limb in group.limbs)
+            names = ", ".join(f"'{limb.name}'" for limb in group.layout.limbs)
             raise LimbIKError(f"Limbs {names} could not be solved: {error}.") from error
-    return Solved(groups, results, carried)
+    pelvis = [carried[0].index] if carried else []
+    return Solved(groups, results, carried, np.concatenate([planned.written, pelvis]).astype(int))
 
 
 def write(obj: bpy.types.Object, pose: Pose, solved: Solved, every: bool = False) -> None:
     """Write the solved rotations (and stretch) of one frame, and the pelvis channels planting
     carries, into the pose; with ``every``, every channel as ``pose`` holds it (:func:`.pose.write_rotations`)."""
     groups, results, carried = solved.groups, solved.results, solved.carried
-    indices = [g.bones.ravel() for g in groups]
-    modes = [mode for g in groups for mode in g.modes]
+    indices = [g.layout.written.ravel() for g in groups]
+    modes = [mode for g in groups for mode in g.layout.modes]
     quaternions = [r.rotations.reshape(-1, 4) for r in results]
     y_scale = np.concatenate([r.y_scale.ravel() for r in results])
     turned = [c for c in carried if c.rotation is not None]
@@ -297,7 +277,7 @@ def write(obj: bpy.types.Object, pose: Pose, solved: Solved, every: bool = False
 class Here:
     """The planned limbs solved at the current frame, not written yet: what Solve and live solving write."""
 
-    pose: Pose  #: the rig's pose at the frame, as read (the animator's)
+    pose: Pose  #: the rig's pose at the frame, over one frame, as read (the animator's)
     solved: Solved
     frame: float
     problems: dict[str, str]  #: limb -> sentence: the plan's, and a body planting moved too far
@@ -314,11 +294,10 @@ def solve_here(
     if planned.planting is not None:
         read = take_reader(planned, depsgraph, pose, progress, may_step)
         analysis = legs.analysed(planned.planting, depsgraph, pose, read)
-        moved = analysis.body_moved(planned.obj)
-        if moved:  # solved all the same: the pose is what planting on that ground gives
-            problems.update({foot.limb: moved for foot in planned.planting.feet})
+        if analysis.moved:  # solved all the same: the pose is what planting on that ground gives
+            problems.update({foot.limb: analysis.moved for foot in planned.planting.feet})
     frame = depsgraph.scene.frame_current_final
-    return Here(pose, solve_frames(planned, groups, over_frames([pose]), [frame], analysis), frame, problems)
+    return Here(pose, solve_frames(planned, groups, pose, [frame], analysis), frame, problems)
 
 
 def solve_rig(obj: bpy.types.Object, depsgraph, limbs=None) -> Report:
@@ -333,12 +312,12 @@ def solve_rig(obj: bpy.types.Object, depsgraph, limbs=None) -> Report:
     write(obj, here.pose, here.solved)
     report = Report(problems=here.problems)
     for group, result in zip(here.solved.groups, here.solved.results):
-        for limb, reached, off_plane in zip(group.limbs, result.reached, result.off_plane):
+        for limb, reached, off_plane in zip(group.layout.limbs, result.reached, result.off_plane):
             report.solved.append(limb.name)
             if not reached:
                 report.unreached.append(limb.name)
             if off_plane:
-                report.off_plane[limb.name] = float(off_plane) * world_length(here.pose)
+                report.off_plane[limb.name] = float(off_plane * world_length(here.pose)[0])
     return report
 
 

@@ -159,6 +159,22 @@ def axis_angle_to_quat(axis_angle) -> np.ndarray:
     return np.column_stack([np.cos(half), vectors.join(unit) * np.sin(half)[:, None]])
 
 
+def channels_to_quat(mode: str, quaternion, euler, axis_angle) -> np.ndarray:
+    """(..., 4) unit quaternions of bones in rotation ``mode`` (``'QUATERNION'``, ``'AXIS_ANGLE'`` or an Euler
+    order) from their channels, each (..., width) as Blender stores them. A zero quaternion stands for no
+    rotation; a channel that is not a number gives NaN (not an error), so the caller can name what holds it."""
+    if mode == "QUATERNION":
+        q = np.asarray(quaternion, dtype=np.float64)
+        length = np.linalg.norm(q, axis=-1, keepdims=True)
+        return np.where(length > 0.0, q / np.where(length > 0.0, length, 1.0), [1.0, 0.0, 0.0, 0.0])
+    channels = np.asarray(axis_angle if mode == "AXIS_ANGLE" else euler, dtype=np.float64)
+    flat = channels.reshape(-1, channels.shape[-1])
+    finite = np.isfinite(flat).all(axis=1)
+    out = np.full((len(flat), 4), np.nan)
+    out[finite] = axis_angle_to_quat(flat[finite]) if mode == "AXIS_ANGLE" else euler_to_quat(flat[finite], mode)
+    return out.reshape(*channels.shape[:-1], 4)
+
+
 def same_hemisphere(q, reference) -> np.ndarray:
     """Each quaternion of ``q``, negated where that brings it nearer to ``reference`` (same rotation). A zero
     reference, as a pose channel may hold, keeps the sign."""

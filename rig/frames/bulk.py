@@ -58,7 +58,7 @@ class _Animated:
 
 def evaluate(planned: plan.Plan, scene: bpy.types.Scene, frames) -> tuple[Pose, np.ndarray, np.ndarray]:
     """The pose of the planned rig over ``frames`` (the channels of every bone, the matrices of the bones
-    the limbs need), the world matrices (F, G, 4, 4) of :func:`.plan.goal_refs` there, and the pose bone
+    the limbs need), the world matrices (F, G, 4, 4) of :attr:`.plan.Plan.refs` there, and the pose bone
     indices whose matrices were composed. Raises :class:`NotBulk` saying why Blender must evaluate instead."""
     render = scene.render
     if render.frame_map_old != render.frame_map_new:
@@ -66,7 +66,7 @@ def evaluate(planned: plan.Plan, scene: bpy.types.Scene, frames) -> tuple[Pose, 
     frames = np.asarray(frames, dtype=np.float64)
     things: list[_Animated] = []
     rig = _need(things, planned.obj, _limb_bones(planned))
-    refs = plan.goal_refs(planned)
+    refs = planned.refs
     goal_things = [
         _need(things, obj, _with_ancestors(obj, [obj.pose.bones.find(bone)]) if obj.type == "ARMATURE" and bone else ())
         for obj, bone in refs

@@ -16,7 +16,7 @@ import numpy as np
 from .. import plan
 from ..limbs import goals
 from ..live import animator
-from ..pose import Pose, over_frames, read_pose
+from ..pose import Pose, joined, read_pose
 from . import bulk, timeline
 
 AGREEMENT = 1e-5  #: how closely, relative to the rig's size, the bulk evaluation must match Blender's
@@ -28,7 +28,7 @@ BULK, STEPPED = "bulk", "stepped"
 class Sampled:
     frames: np.ndarray  #: (F,) the frames sampled, ascending
     pose: Pose  #: the rig's animated pose over them (leading axis F)
-    goals: np.ndarray  #: (F, G, 4, 4) world matrices of :func:`.plan.goal_refs` (NaN where not read)
+    goals: np.ndarray  #: (F, G, 4, 4) world matrices of :attr:`.plan.Plan.refs` (NaN where not read)
     path: str  #: :data:`BULK` or :data:`STEPPED`
     why: str  #: a sentence: why this path
 
@@ -91,10 +91,10 @@ def take(
 ) -> Pose:
     """The rig's animated pose at each of ``frames``, for planting's analysis of the take during a frame
     change (live solving, Solve): read from the F-curves in bulk and checked against ``shown``, the pose
-    Blender evaluated at the current frame, so that no other frame is evaluated. Stepped through the scene
-    only where the F-curves do not tell the pose alone (:mod:`.frames.bulk` says why) or disagree with Blender.
-    ``progress`` is called with the fraction read. Without ``may_step`` (inside a frame change, where the
-    scene must not be stepped) a take that needs stepping raises :class:`NotHere`."""
+    Blender evaluated at the current frame (over one frame), so that no other frame is evaluated. Stepped
+    through the scene only where the F-curves do not tell the pose alone (:mod:`.frames.bulk` says why) or
+    disagree with Blender. ``progress`` is called with the fraction read. Without ``may_step`` (inside a frame
+    change, where the scene must not be stepped) a take that needs stepping raises :class:`NotHere`."""
     scene = depsgraph.scene
     frames = np.array(list(frames), dtype=int)
     current = scene.frame_current
@@ -108,7 +108,7 @@ def take(
     else:
         row = int(np.searchsorted(frames, current))
         none = np.zeros((1, 0, 4, 4))
-        if _difference(planned, pose.frames([row]), none, over_frames([shown]), none, bones)[0] <= AGREEMENT:
+        if _difference(planned, pose.frames([row]), none, shown, none, bones)[0] <= AGREEMENT:
             if progress is not None:
                 progress(1.0)
             return pose
@@ -126,7 +126,7 @@ def _check_frames(frames: np.ndarray, goal_frames: set) -> list[int]:
 
 def _step(depsgraph, planned, frames, goal_frames: set, progress=None) -> tuple[Pose, np.ndarray]:
     """Blender's evaluation at each of ``frames``: the rig's pose, and its goals at ``goal_frames``."""
-    obj, refs = planned.obj, plan.goal_refs(planned)
+    obj, refs = planned.obj, planned.refs
 
     def read(depsgraph):
         pose = read_pose(obj, obj.evaluated_get(depsgraph))
@@ -136,7 +136,7 @@ def _step(depsgraph, planned, frames, goal_frames: set, progress=None) -> tuple[
         return pose, goals.world_matrices(refs, depsgraph)
 
     poses, goal_world = zip(*timeline.step(depsgraph, [int(f) for f in frames], read, progress))
-    return over_frames(list(poses)), np.stack(goal_world)
+    return joined(list(poses)), np.stack(goal_world)
 
 
 def _difference(planned, pose: Pose, goal_world, blender_pose: Pose, blender_goals, bones) -> tuple[float, str]:

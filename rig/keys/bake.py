@@ -92,8 +92,7 @@ def bake(
     kept = None
     try:
         if planting is not None:  # from the animator's keys, however often planted
-            written = np.concatenate([layout.written.ravel() for layout in planned.layouts])
-            kept = source.Planting(obj, edit, source.channels(obj, written, planting.pelvis))
+            kept = source.Planting(obj, edit, source.channels(obj, planned.written, planting.pelvis))
             kept.start()
         report = _bake(obj, depsgraph, planned, edit, frames, progress)
         if kept is not None:
@@ -169,7 +168,7 @@ def _bake(obj, depsgraph, planned: plan.Plan, edit: ActionEdit, frames: list[int
     groups = solve.assemble(planned, pose, sampled.goals[rows])
     if planting is not None:  # planting reads the whole take
         ground = Ground(planting.ground, depsgraph)
-        samples = [legs.leg_sample(planting, sampled.pose.frame(row)) for row in sampled.rows(span)]
+        samples = [legs.leg_sample(planting, sampled.pose, row) for row in sampled.rows(span)]
         analysis = legs.analyse(planting, span, samples, ground, scene, range(frames[0], frames[-1] + 1))
         figures.record(obj, planting, span, samples)  # what the foot report compares with, saved in the file
     solved = solve.solve_frames(planned, groups, pose, frames, analysis)
@@ -177,15 +176,14 @@ def _bake(obj, depsgraph, planned: plan.Plan, edit: ActionEdit, frames: list[int
     report = BakeReport(len(frames), [limb.name for limb in planned.limbs], path=sampled.path, why=sampled.why)
     if analysis is not None:
         report.lift = analysis.least_lift
-        moved = analysis.body_moved(obj)
-        if moved:
-            report.problems.update({foot.limb: moved for foot in planting.feet})
+        if analysis.moved:
+            report.problems.update({foot.limb: analysis.moved for foot in planting.feet})
     count = len(frames)
     lengths = solve.world_length(pose)[:, None]
     for group, result in zip(solved.groups, solved.results):
-        reached = result.reached.reshape(count, len(group.limbs))
-        away = result.off_plane.reshape(count, len(group.limbs)) * lengths
-        for limb, column, off in zip(group.limbs, reached.T, away.T):
+        reached = result.reached.reshape(count, len(group.layout.limbs))
+        away = result.off_plane.reshape(count, len(group.layout.limbs)) * lengths
+        for limb, column, off in zip(group.layout.limbs, reached.T, away.T):
             if not column.all():
                 report.unreached[limb.name] = int((~column).sum())
             if off.any():
@@ -199,8 +197,8 @@ def _write(obj, edit: ActionEdit, solved: solve.Solved, frames, first_pose) -> i
     the body, over ``frames``; returns the number of keys."""
     groups, results, carried = solved.groups, solved.results, solved.carried
     count = len(frames)
-    indices = np.concatenate([g.bones.ravel() for g in groups])
-    modes = [mode for g in groups for mode in g.modes]
+    indices = np.concatenate([g.layout.written.ravel() for g in groups])
+    modes = [mode for g in groups for mode in g.layout.modes]
     rotations = np.concatenate([r.rotations.reshape(count, -1, 4) for r in results], axis=1)  # (frames, bones, 4)
     y_scale = np.concatenate([r.y_scale.reshape(count, -1) for r in results], axis=1)
     locations = {}

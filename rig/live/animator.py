@@ -18,6 +18,7 @@ animator's values back with :func:`restore` and steps the scene inside :func:`su
 """
 
 from collections import OrderedDict
+from collections.abc import Callable
 from contextlib import contextmanager
 from dataclasses import dataclass
 
@@ -80,22 +81,25 @@ def read_channels(obj: bpy.types.Object, indices) -> dict[str, np.ndarray]:
     return out
 
 
-def channels(pose, indices) -> dict[str, np.ndarray]:
-    """The transform channels of the bones ``indices`` in ``pose`` (a :class:`.pose.Pose`, which holds them as
-    read or written), as stored (float32): what :func:`read_channels` would read."""
-    return {name: getattr(pose, POSE_FIELDS[name])[indices].astype(np.float32) for name, _ in CHANNELS}
-
-
-def remember(obj: bpy.types.Object, frame: float, indices: np.ndarray, before: dict, after: dict) -> None:
-    """Note that the live solve has just written ``after`` into the bones ``indices`` of ``obj`` at ``frame``,
-    where ``before`` held the animator's values (both as :func:`channels` gives them)."""
-    written = Written(indices, before, after)
+def overwrite(obj: bpy.types.Object, frame: float, indices: np.ndarray, pose, write: Callable[[], None]) -> None:
+    """Run ``write``, the live solve writing ``pose`` (a :class:`.pose.Pose` over one frame, holding the
+    animator's values until then) into the bones ``indices`` of ``obj`` at ``frame``, and keep what it
+    overwrote so it can be put back."""
+    before = _channels(pose, indices)
+    write()
+    written = Written(indices, before, _channels(pose, indices))
     _written[obj.session_uid] = written
     history = _recent.setdefault(obj.session_uid, OrderedDict())
     history.pop(frame, None)
     history[frame] = written
     while len(history) > RECENT_FRAMES:
         history.popitem(last=False)
+
+
+def _channels(pose, indices) -> dict[str, np.ndarray]:
+    """The transform channels of the bones ``indices`` in ``pose`` (over one frame), as stored (float32): what
+    :func:`read_channels` would read once they are written."""
+    return {name: getattr(pose, POSE_FIELDS[name])[0, indices].astype(np.float32) for name, _ in CHANNELS}
 
 
 def pending(obj: bpy.types.Object) -> Written | None:
@@ -125,9 +129,10 @@ def restore(obj: bpy.types.Object) -> None:
         obj.update_tag()
 
 
-def restore_scene(scene: bpy.types.Scene) -> None:
+def restore_scene(scene: bpy.types.Scene, keep=()) -> None:
+    """:func:`restore` every armature of ``scene`` but those whose ``session_uid`` is in ``keep``."""
     for obj in scene.objects:
-        if obj.session_uid in _written:
+        if obj.session_uid in _written and obj.session_uid not in keep:
             restore(obj)
 
 

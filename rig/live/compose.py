@@ -137,7 +137,7 @@ def goals_apart(planned) -> bool:
 
 
 def compose(planned, pose: Pose, written: Written) -> bool:
-    """Put into ``pose``, read at this frame with the channels as they are, the animator's pose under
+    """Put into ``pose`` (over one frame), read at this frame with the channels as they are, the animator's pose under
     ``written``, the last live write: the animator's values where the channels still hold the write's,
     and the bones below them composed from those values. False, with ``pose`` unchanged, where that
     cannot be done here: Blender's matrices are not what the values it evaluated compose to (an IK
@@ -145,7 +145,7 @@ def compose(planned, pose: Pose, written: Written) -> bool:
     rows = written.indices
     values, held = {}, np.zeros(len(rows), bool)
     for name, _ in CHANNELS:
-        current = getattr(pose, POSE_FIELDS[name])[rows].astype(np.float32)
+        current = getattr(pose, POSE_FIELDS[name])[0, rows].astype(np.float32)
         same = current == written.after[name]
         values[name] = np.where(same, written.before[name], current)
         held |= (same & (written.before[name] != written.after[name])).any(axis=1)
@@ -166,16 +166,16 @@ def compose(planned, pose: Pose, written: Written) -> bool:
         channels = {}
         for name, _ in CHANNELS:
             field = POSE_FIELDS[name]
-            both = np.repeat(getattr(pose, field)[composed][None], 2, axis=0)
+            both = np.repeat(getattr(pose, field)[:, composed], 2, axis=0)
             both[1, at[inside]] = values[name][inside]
             channels[field] = both
-        as_evaluated, animated = _matrices(planned, bones, pose.matrices, channels, composed)
-        size = max(1.0, float(np.abs(pose.matrices[composed]).max()))
-        if not np.abs(as_evaluated - pose.matrices[composed]).max() <= MATCH * size:
+        as_evaluated, animated = _matrices(planned, bones, pose.matrices[0], channels, composed)
+        size = max(1.0, float(np.abs(pose.matrices[0, composed]).max()))
+        if not np.abs(as_evaluated - pose.matrices[0, composed]).max() <= MATCH * size:
             return False
-        pose.matrices[composed] = animated
+        pose.matrices[0, composed] = animated
     for name, _ in CHANNELS:
-        getattr(pose, POSE_FIELDS[name])[rows] = values[name]
+        getattr(pose, POSE_FIELDS[name])[0, rows] = values[name]
     return True
 
 

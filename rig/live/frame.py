@@ -21,6 +21,15 @@ def live_rigs(scene: bpy.types.Scene):
     return [obj for obj in scene.objects if obj.type == "ARMATURE" and obj.limb_ik.live and obj.limb_ik.limbs]
 
 
+def frame_changed(scene: bpy.types.Scene, depsgraph, may_step: bool) -> bool:
+    """Solve every live rig of ``scene`` at the frame just changed to, unless live solving is paused. True
+    when some rig must be solved again once evaluated (:func:`solve_moved`); see :func:`solve_live`."""
+    if animator.is_suspended():
+        return False
+    again = [solve_live(obj, depsgraph, may_step=may_step) for obj in live_rigs(scene)]
+    return any(again)
+
+
 def forget_all() -> None:
     """Forget everything kept between solves (on loading a file and on unregistering): plans, the
     animator's values, planting analyses and ground trees."""
@@ -79,16 +88,16 @@ def forget_plans() -> None:
 
 def before_frame_change(scene: bpy.types.Scene) -> None:
     """Put back the animator's values under the live writes in ``scene``, except on live rigs whose solve
-    composes the animator's pose itself (:mod:`.live.compose`): their armatures are then evaluated once this frame."""
+    composes the animator's pose itself (:mod:`.live.compose`): their armatures are then evaluated once this
+    frame. Nothing while live solving is paused."""
+    if animator.is_suspended():
+        return
     _composing.clear()
-    for obj in scene.objects:
-        if animator.pending(obj) is None:
-            continue
+    for obj in live_rigs(scene):
         cached = _plans.get(obj.session_uid)
-        if obj.limb_ik.live and obj.limb_ik.limbs and cached is not None and _composable(cached[1]):
+        if cached is not None and _composable(cached[1]):
             _composing[obj.session_uid] = cached[1]
-        else:
-            animator.restore(obj)
+    animator.restore_scene(scene, keep=_composing)
 
 
 def _composable(planned: plan.Plan) -> bool:
@@ -141,19 +150,20 @@ def solve_live(obj: bpy.types.Object, depsgraph, progress=None, may_step: bool =
     last_write = animator.pending(obj)  # left in place by before_frame_change
     try:
         planned = _plan(obj)
-        written = np.concatenate([layout.written.ravel() for layout in planned.layouts]) if planned.layouts else []
         if last_write is not None and not (
             (_composing.get(obj.session_uid) is planned or _composable(planned))
-            and np.isin(last_write.indices, written).all()
+            and np.isin(last_write.indices, planned.written).all()
         ):
             return _solve_again(obj)
         problems = dict(planned.problems)
         if planned.limbs:
             here = solve.solve_here(planned, depsgraph, last_write, progress, may_step)
-            bones = here.solved.bones
-            before = animator.channels(here.pose, bones)
-            solve.write(obj, here.pose, here.solved, every=last_write is not None)  # under the last write too
-            animator.remember(obj, here.frame, bones, before, animator.channels(here.pose, bones))
+            every = last_write is not None  # what is under the last write too
+
+            def write():
+                solve.write(obj, here.pose, here.solved, every)
+
+            animator.overwrite(obj, here.frame, here.solved.bones, here.pose, write)
             problems = here.problems
     except compose.Uncomposed:
         planned.composes = False  # restored before the frame changes from now on

@@ -122,7 +122,7 @@ def _track(depsgraph, planting: legs.PlantPlan, frames, paused: bool) -> dict[st
     obj = planting.obj
 
     def read(depsgraph):
-        sample = legs.leg_sample(planting, read_pose(obj, obj.evaluated_get(depsgraph)))
+        sample = legs.leg_sample(planting, read_pose(obj, obj.evaluated_get(depsgraph)), 0)
         return sample.feet[:, :3, 3], sample.balls, _knees(sample), sample.pelvis
 
     ankles, balls, knees, pelvis = (np.array(c) for c in zip(*timeline.step(depsgraph, frames, read, paused=paused)))

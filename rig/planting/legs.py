@@ -21,7 +21,7 @@ from ...solvers import SolverError, rotation_modes
 from ...solvers.planting import Legs, Planted, PlantSettings, plant
 from ..errors import LimbIKError
 from ..keys import actions
-from ..pose import Pose, local_quaternions
+from ..pose import Pose
 from . import contacts
 from .ground import Ground
 
@@ -192,10 +192,10 @@ class LegSample(NamedTuple):
     pelvis: np.ndarray  #: (3,)
 
 
-def leg_sample(plan: PlantPlan, pose: Pose) -> LegSample:
-    """The planted legs of ``pose`` in world space."""
+def leg_sample(plan: PlantPlan, pose: Pose, row: int) -> LegSample:
+    """The planted legs of ``pose`` (over frames) at its ``row``-th frame, in world space."""
     bones = [plan.pelvis] + [b for f in plan.feet for b in (f.upper, f.lower, f.foot, f.toe_or_foot)]
-    matrices = pose.world @ pose.matrices[bones]
+    matrices = pose.world[row] @ pose.matrices[row, bones]
     hips, knees, feet, toes = (matrices[1 + k :: 4] for k in range(4))
     balls, tips = np.empty((len(plan.feet), 3)), np.empty((len(plan.feet), 3))
     for n, f in enumerate(plan.feet):
@@ -216,29 +216,8 @@ class Analysis:
     reach: float  #: the longest planted leg, hip to ankle (world units)
     ground: str  #: the ground collection's name
     stances: dict[str, list]  #: per planted limb, its stances and forced ranges (:func:`.contacts.stances`)
-
-    @cached_property
-    def least_lift(self) -> float:
-        """The lift at the frame where planting moves the body least (world units; negative: down)."""
-        return float(self.lift[np.argmin(np.abs(self.lift))])
-
-    def body_moved(self, obj: bpy.types.Object) -> str | None:
-        """A sentence when planting moves the body of ``obj`` further than the take explains, else None.
-
-        The rule: the pelvis is raised or lowered by more than the longest planted leg (hip to ankle)
-        at every frame of the take. A leg bends or stretches by less than its length, so a ground that
-        far from the authored floor everywhere is not the ground the take was made on; a slope or
-        stairs climbing further over the take pass, as the body is near its authored height somewhere.
-        """
-        lift = self.least_lift
-        if abs(lift) <= self.reach:
-            return None
-        return (
-            f"Planting moves the body of '{obj.name}' {abs(lift):.2f} m {'up' if lift > 0 else 'down'} or more on "
-            f"every frame of the take it plants ({self.frames[0]} to {self.frames[-1]}), further than its legs reach "
-            f"({self.reach:.2f} m): the ground collection '{self.ground}' is not where the take was made; move it "
-            "under the feet, or set the Floor Height to the floor the take stands on."
-        )
+    least_lift: float  #: the lift at the frame where planting moves the body least (world units; negative: down)
+    moved: str | None  #: a sentence when planting moves the body further than the take explains (:func:`_moved`)
 
     @cached_property
     def pitches(self) -> bool:
@@ -281,9 +260,31 @@ def analyse(
     pelvis = track.pelvis
     lift = np.einsum("fij,fj->fi", planted.body[:, :3, :3], pelvis)[:, 2] + planted.body[:, 2, 3] - pelvis[:, 2]
     stances = contacts.stances(plan.feet, frames, planted.contacts.stance.any(axis=2), forced)
-    analysis = Analysis(frames, planted, lift, float((legs.thigh + legs.shin).max()), ground.name, stances)
+    reach = float((legs.thigh + legs.shin).max())
+    least = float(lift[np.argmin(np.abs(lift))])
+    moved = _moved(plan.obj, frames, least, reach, ground.name)
+    analysis = Analysis(frames, planted, lift, reach, ground.name, stances, least, moved)
     _last[plan.obj.session_uid] = (plan, analysis)
     return analysis
+
+
+def _moved(obj: bpy.types.Object, frames: range, least: float, reach: float, ground: str) -> str | None:
+    """A sentence when planting moves the body of ``obj`` further than the take explains, else None.
+
+    The rule: the pelvis is raised or lowered by more than the longest planted leg (hip to ankle,
+    ``reach``) at every frame of the take (``least``: where it moves least). A leg bends or stretches by
+    less than its length, so a ground that far from the authored floor everywhere is not the ground the
+    take was made on; a slope or stairs climbing further over the take pass, as the body is near its
+    authored height somewhere.
+    """
+    if abs(least) <= reach:
+        return None
+    return (
+        f"Planting moves the body of '{obj.name}' {abs(least):.2f} m {'up' if least > 0 else 'down'} or more on "
+        f"every frame of the take it plants ({frames[0]} to {frames[-1]}), further than its legs reach "
+        f"({reach:.2f} m): the ground collection '{ground}' is not where the take was made; move it "
+        "under the feet, or set the Floor Height to the floor the take stands on."
+    )
 
 
 def girdles(plan: PlantPlan) -> np.ndarray | None:
@@ -351,9 +352,9 @@ def stances_found(obj: bpy.types.Object) -> dict[str, list]:
 def analysed(plan: PlantPlan, depsgraph, pose: Pose, read: Callable[[range], Pose]) -> Analysis:
     """The planting analysis of the take around the current frame, for solving one frame (live, the
     Solve operator): kept while the take, the ground, the settings, the forced contacts and the animated
-    legs at this frame are as they were analysed; else made anew from ``read(frames)``, the rig's animated pose over
-    the take (:func:`.frames.sampling.take`). Raises :class:`LimbIKError` when the take cannot be planted (kept
-    too, until something changes)."""
+    legs at this frame (``pose``, over one frame) are as they were analysed; else made anew from
+    ``read(frames)``, the rig's animated pose over the take (:func:`.frames.sampling.take`). Raises
+    :class:`LimbIKError` when the take cannot be planted (kept too, until something changes)."""
     obj, scene = plan.obj, depsgraph.scene
     ground = Ground(plan.ground, depsgraph)
     frame = scene.frame_current_final
@@ -361,9 +362,9 @@ def analysed(plan: PlantPlan, depsgraph, pose: Pose, read: Callable[[range], Pos
     forced = contacts.key(obj, plan.feet)
     key = (plant_settings(obj, scene), tuple(plan.feet), plan.pelvis, ground.fingerprint, span, forced)
     cached = _cache.get(obj.session_uid)
-    if cached is None or cached.key != key or not _unchanged(cached, leg_sample(plan, pose), frame):
+    if cached is None or cached.key != key or not _unchanged(cached, leg_sample(plan, pose, 0), frame):
         poses = read(span)
-        samples = [leg_sample(plan, poses.frame(row)) for row in range(len(span))]
+        samples = [leg_sample(plan, poses, row) for row in range(len(span))]
         try:
             result = analyse(plan, span, samples, ground, scene)
         except LimbIKError as error:
@@ -396,14 +397,11 @@ class Carried(NamedTuple):
     location: np.ndarray  #: (3,) location channel
     rotation: np.ndarray | None  #: (4,) local rotation quaternion; None when the body does not pitch
 
-    def at(self, frame: int) -> "Carried":
-        return Carried(self.index, self.location[frame], None if self.rotation is None else self.rotation[frame])
 
-
-def set_goals(plan: PlantPlan, groups, pose: Pose, analysis: Analysis, frames) -> Carried:
+def set_goals(plan: PlantPlan, groups, pose: Pose, analysis: Analysis, frames) -> list[Carried]:
     """Put the planting of ``frames`` into chains gathered over them (:func:`.solve.assemble`, ``pose``
     with a leading axis of F): feet goals, and every chain below the pelvis carried by the body's motion.
-    Returns the pelvis' new channels over the frames."""
+    Returns the pelvis' new channels at each frame."""
     planted, at = analysis.planted, _between(analysis, frames)
     count = len(frames)
     to_armature = np.linalg.inv(pose.world)
@@ -419,7 +417,7 @@ def set_goals(plan: PlantPlan, groups, pose: Pose, analysis: Analysis, frames) -
 
         matrices, points, target = rows(batch.matrices), rows(batch.points), rows(batch.target)
         end_rotation, toe_matrices, toe_goal = rows(batch.end_rotation), rows(batch.toe_matrices), rows(batch.toe_goal)
-        for column, limb in enumerate(group.limbs):
+        for column, limb in enumerate(group.layout.limbs):
             if limb.name in plan.under_pelvis:
                 matrices[:, column] = motion[:, None] @ matrices[:, column]
                 points[:, column] = points[:, column] @ np.swapaxes(turn, 1, 2) + move[:, None]
@@ -439,17 +437,18 @@ def set_goals(plan: PlantPlan, groups, pose: Pose, analysis: Analysis, frames) -
     return _carried(plan, pose, motion, analysis.pitches)
 
 
-def _carried(plan: PlantPlan, pose: Pose, motion: np.ndarray, pitches: bool) -> Carried:
-    """The pelvis' channels that move it (and all it carries) by ``motion`` (F, 4, 4; armature space); its
-    rotation only when the body ``pitches`` somewhere in the take."""
+def _carried(plan: PlantPlan, pose: Pose, motion: np.ndarray, pitches: bool) -> list[Carried]:
+    """The pelvis' channels at each frame that move it (and all it carries) by ``motion`` (F, 4, 4; armature
+    space); its rotation only when the body ``pitches`` somewhere in the take."""
     index = plan.pelvis
     head = pose.matrices[:, index, :3, 3]
     location = _pelvis_location(plan, pose, np.einsum("fij,fj->fi", motion[:, :3, :3], head) + motion[:, :3, 3] - head)
     if not pitches:
-        return Carried(index, location, None)
+        return [Carried(index, at, None) for at in location]
     frame, local = _pelvis_frame(plan, pose)  # the turn, seen from that frame
     turned = np.linalg.solve(frame, motion[:, :3, :3] @ frame) @ local
-    return Carried(index, location, rotation_modes.matrix_to_quat(rotation_modes.nearest_rotation(turned)))
+    rotation = rotation_modes.matrix_to_quat(rotation_modes.nearest_rotation(turned))
+    return [Carried(index, at, turn) for at, turn in zip(location, rotation)]
 
 
 def _between(analysis: Analysis, frames):
@@ -481,5 +480,8 @@ def _pelvis_frame(plan: PlantPlan, pose: Pose) -> tuple[np.ndarray, np.ndarray]:
     """(F, 3, 3) the frame the pelvis' own rotation and location sit in (its armature-space matrix without
     its own scale and rotation; see solvers.local_rotation for the model), and that rotation."""
     index = plan.pelvis
-    local = rotation_modes.quat_to_matrix(local_quaternions(pose, [index], [plan.pelvis_mode])[:, 0])
+    rotation = rotation_modes.channels_to_quat(
+        plan.pelvis_mode, pose.quaternion[:, index], pose.euler[:, index], pose.axis_angle[:, index]
+    )
+    local = rotation_modes.quat_to_matrix(rotation)
     return pose.matrices[:, index, :3, :3] / pose.scale[:, index, None, :] @ np.swapaxes(local, 1, 2), local

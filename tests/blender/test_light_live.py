@@ -51,7 +51,7 @@ def test_the_light_path_poses_real_rigs_as_the_batch_kernel(lik, tmp_path, monke
     groups, pose = lik.rig.solve.gather(planned, depsgraph)
     scalar = lik.solvers.scalar_chains
     for group in groups:
-        assert len(group.limbs) <= scalar.SCALAR_LIMIT
+        assert len(group.layout.limbs) <= scalar.SCALAR_LIMIT
         light, batch = scalar.solve_by_count(group.batch), lik.solvers.solve_chains(group.batch)
         for name in ("rotations", "y_scale", "points", "off_plane"):
             np.testing.assert_allclose(getattr(light, name), getattr(batch, name), rtol=0.0, atol=SAME, err_msg=name)
