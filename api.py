@@ -27,11 +27,11 @@ from collections.abc import Callable
 
 import bpy
 
+from .rig import bake as _bake
 from .rig import check as _check
 from .rig import solve as _solve
+from .rig import timeline as _timeline
 from .rig.errors import LimbIKError
-from .rig.frames import timeline as _timeline
-from .rig.keys import bake as _bake
 from .rig.limbs import setup as _limbs
 from .rig.limbs import switch as _switch
 from .rig.limbs.chain import check_armature

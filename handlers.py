@@ -11,7 +11,7 @@ import bpy
 from bpy.app.handlers import persistent
 
 from . import properties
-from .rig.live import animator
+from .rig import animator
 from .rig.live import frame as live
 
 

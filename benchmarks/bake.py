@@ -4,7 +4,7 @@
     ~/.cache/limb_ik/venv-blender-5.2/bin/python benchmarks/bake.py [--rounds 3] [--profile]
 
 1. For 2, 20 and 100 legs over 250 frames and 20 legs over 2500 (``scene.py``): Limb IK's bake
-   (``rig.keys.bake.bake``, what the Bake operator runs) of a rig with one limb per leg, with the way it
+   (``rig.bake.bake``, what the Bake operator runs) of a rig with one limb per leg, with the way it
    read the animation (F-curves in bulk, or the scene stepped), and Blender's Bake Action
    (``bpy.ops.nla.bake``, visual keying, selected bones, pose only) of the same motion driven by
    Blender's IK constraints (Legacy solver). Also timed: playing the frames with no IK, which any
@@ -42,7 +42,7 @@ BOXING = ("boxing", "step")  #: clip and ground of ``takes/clips.py`` and ``take
 BAKES = ("PLAY", "LIMB_IK", "BLENDER")
 LABELS = {
     "PLAY": "scene evaluation only (`frame_set` each frame, no IK, no keys)",
-    "LIMB_IK": "Limb IK bake (`rig.keys.bake.bake`)",
+    "LIMB_IK": "Limb IK bake (`rig.bake.bake`)",
     "BLENDER": "Blender `nla.bake`, Legacy IK constraints, visual keying",
 }
 SETUP = {"PLAY": "FK", "LIMB_IK": "LIMB_IK", "BLENDER": "LEGACY"}
@@ -71,7 +71,7 @@ def play_all(frames: tuple[int, int]) -> None:
 def limb_ik_bake(lik, legs: scene.LegScene, frames: tuple[int, int]):
     """Limb IK's bake of the frames, as the Bake operator runs it; its report."""
     depsgraph = bpy.context.evaluated_depsgraph_get()
-    return lik.rig.keys.bake.bake(legs.rig, depsgraph, frame_start=frames[0], frame_end=frames[1])
+    return lik.rig.bake.bake(legs.rig, depsgraph, frame_start=frames[0], frame_end=frames[1])
 
 
 def prepare_blender_bake(legs: scene.LegScene) -> None:

@@ -5,8 +5,8 @@ the animator's keys back."""
 import bpy
 from bpy.props import BoolProperty, EnumProperty, IntProperty, StringProperty
 
-from ..rig.frames import timeline
-from ..rig.keys.bake import bake, plant
+from ..rig import timeline
+from ..rig.bake import bake, plant
 from ..rig.limbs.setup import chosen
 from ..rig.planting import source
 from .common import length, names, poll_armature, run

@@ -4,7 +4,7 @@
 import bpy
 from bpy.props import BoolProperty
 
-from ..rig.keys.bake import match_fk
+from ..rig.bake import match_fk
 from ..rig.limbs.setup import chosen
 from ..rig.solve import solve_rig
 from .common import counted, length, names, poll_armature, run

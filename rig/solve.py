@@ -14,13 +14,13 @@ import bpy
 import numpy as np
 
 from ..solvers import ChainBatch, ChainResult, Reach, SolverError, solve_by_count
-from . import plan
+from . import animator, plan
 from .choices import END_ROTATION_ITEMS, PLANE_ITEMS, PLANE_NORMALS, REACH_ITEMS, SWIVEL_ITEMS
 from .errors import LimbIKError
 from .frames import sampling
 from .limbs import goals
 from .limbs.chain import check_scale_inheritance
-from .live import animator, compose
+from .live import compose
 from .planting import legs
 from .pose import Pose, local_quaternions, read_pose, write_rotations
 

@@ -13,11 +13,10 @@ from dataclasses import dataclass
 import bpy
 import numpy as np
 
-from .. import plan
+from .. import animator, plan, timeline
 from ..limbs import goals
-from ..live import animator
 from ..pose import Pose, joined, read_pose
-from . import bulk, timeline
+from . import bulk
 
 AGREEMENT = 1e-5  #: how closely, relative to the rig's size, the bulk evaluation must match Blender's
 CHECKS = 5  #: frames at which they are compared: the first, the last and some between

@@ -26,8 +26,8 @@ import bpy
 import numpy as np
 from bpy_extras import anim_utils
 
+from .. import timeline
 from ..errors import LimbIKError
-from ..frames import timeline
 from .chain import check_scale
 
 #: Role of each spelling, after lower-casing and dropping separators.

@@ -2,7 +2,7 @@
 """The animator's pose under the last live write, composed in the add-on.
 
 Between frames the bones a live solve wrote hold its values. Putting the animator's values back before
-the frame change (:func:`.live.animator.restore`) has Blender evaluate the armature for them, and once more
+the frame change (:func:`.animator.restore`) has Blender evaluate the armature for them, and once more
 after the new solve is written. Instead, the live solve reads the frame as Blender evaluated it, takes
 the animator's values wherever the channels still hold the write's, and composes the bones below them
 from their parents' evaluated matrices (:func:`compose`): one evaluation of the armature per frame.
@@ -20,8 +20,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...solvers import posing
+from ..animator import CHANNELS, POSE_FIELDS, Written
 from ..pose import AXIS_ANGLE, QUATERNION, Pose
-from .animator import CHANNELS, POSE_FIELDS, Written
 
 #: Composing here pays from about this many bones in the armature: with fewer, putting the animator's values
 #: back and having Blender evaluate the armature once more costs less (measured on the benchmark's rigs:

@@ -1,16 +1,16 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """Live solving on frame change: the enabled limbs of every live rig solved from the animator's pose
-(:mod:`.live.animator` keeps that pose), their plans checked anew only when the set-up changes, and
+(:mod:`.animator` keeps that pose), their plans checked anew only when the set-up changes, and
 rigs whose targets were dragged by hand solved again."""
 
 import bpy
 import numpy as np
 
-from .. import plan, solve
+from .. import animator, plan, solve
 from ..errors import LimbIKError
 from ..frames import sampling
 from ..planting import ground, legs
-from . import animator, compose
+from . import compose
 
 _plans: dict[int, tuple[tuple, plan.Plan]] = {}  # by Object.session_uid: (signature, plan)
 _moved: set[int] = set()  # live rigs whose targets or poles were moved since they were solved, or to solve again

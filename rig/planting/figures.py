@@ -31,9 +31,8 @@ from dataclasses import asdict, dataclass
 import bpy
 import numpy as np
 
-from .. import plan
+from .. import plan, timeline
 from ..errors import LimbIKError
-from ..frames import timeline
 from ..pose import read_pose
 from . import legs
 from .ground import Ground

@@ -16,6 +16,7 @@ import bpy
 import numpy as np
 from bpy_extras import anim_utils
 
+from .. import animator
 from ..errors import LimbIKError
 from ..keys.actions import (
     KEY_FIELDS,
@@ -28,7 +29,6 @@ from ..keys.actions import (
     write_keys,
 )
 from ..keys.bones import rotation_path
-from ..live import animator
 
 UNKEYED = "limb_ik_unkeyed"  #: the source action's ID property: the values of channels that had no F-curve
 

@@ -181,7 +181,7 @@ def test_failure_while_writing_leaves_the_action_as_it_was(lik, monkeypatch):
 
     monkeypatch.setattr(actions.ActionEdit, "replace_range", failing)
     with pytest.raises(RuntimeError, match="disk full"):
-        lik.rig.keys.bake.bake(rig, bpy.context.evaluated_depsgraph_get())
+        lik.rig.bake.bake(rig, bpy.context.evaluated_depsgraph_get())
     after = key_table(lik, rig)
     assert before.keys() == after.keys()
     for key, keys in before.items():

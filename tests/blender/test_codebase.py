@@ -222,7 +222,7 @@ def test_the_readme_picture_names_every_folder_and_module_of_the_layers():
 def test_only_the_orchestrators_import_the_solve():
     """The rig layer's data (the plan, poses, chains, keys, frames, planting) does not reach up into the
     solve for a type: only what runs a whole job does (the diagnostic, the bake, a live frame)."""
-    orchestrators = {"rig/check.py", "rig/keys/bake.py", "rig/live/frame.py"}
+    orchestrators = {"rig/check.py", "rig/bake.py", "rig/live/frame.py"}
     importers = set()
     for path in (ROOT / "rig").rglob("*.py"):
         for node in ast.walk(ast.parse(path.read_text())):
@@ -231,3 +231,32 @@ def test_only_the_orchestrators_import_the_solve():
                 if (node.module or "").split(".")[-1] == "solve" or (not node.module and "solve" in names):
                     importers.add(path.relative_to(ROOT).as_posix())
     assert importers == orchestrators
+
+
+def test_the_rig_layers_role_folders_depend_one_way():
+    """Each role folder of rig/ (limbs, frames, planting, keys, live) imports from others in one direction
+    only: no two folders import from each other, directly or round a loop, so each can be read knowing only
+    those below it. What uses them all (plan, solve, check, bake) sits at rig/'s top."""
+    rig = ROOT / "rig"
+    folders = {p.name for p in rig.iterdir() if (p / "__init__.py").is_file()}
+    uses = {folder: set() for folder in folders}
+    for folder in folders:
+        for path in (rig / folder).glob("*.py"):
+            for node in ast.walk(ast.parse(path.read_text())):
+                if isinstance(node, ast.ImportFrom) and node.level == 2:
+                    target = (node.module or "").split(".")[0] or None
+                    names = [target] if target else [alias.name for alias in node.names]
+                    uses[folder] |= {name for name in names if name in folders and name != folder}
+    order, done = [], set()
+
+    def visit(folder, path):
+        assert folder not in path, f"role folders import each other: {' → '.join([*path, folder])}"
+        if folder not in done:
+            for used in sorted(uses[folder]):
+                visit(used, [*path, folder])
+            done.add(folder)
+            order.append(folder)
+
+    for folder in sorted(folders):
+        visit(folder, [])
+    assert len(order) == len(folders) >= 5

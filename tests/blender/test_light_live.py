@@ -62,7 +62,7 @@ def test_the_light_path_poses_real_rigs_as_the_batch_kernel(lik, tmp_path, monke
     lik.rig.live.frame.solve_live(rig, depsgraph)
     light_pose = rigs.channels(rig)
     assert not np.array_equal(light_pose, before)
-    lik.rig.live.animator.restore(rig)
+    lik.rig.animator.restore(rig)
     np.testing.assert_array_equal(rigs.channels(rig), before)
     monkeypatch.setattr(scalar, "SCALAR_LIMIT", 0)  # every rig to the batch kernel
     lik.rig.live.frame.solve_live(rig, bpy.context.evaluated_depsgraph_get())

@@ -11,6 +11,7 @@ import sys
 import bpy
 import pytest
 import rigs
+
 from takes import clips
 
 MOST = 3  #: entries into one module on one live frame

@@ -220,7 +220,7 @@ def test_a_take_that_must_be_stepped_is_read_after_the_frame_change_not_inside_i
     try:
         bpy.context.scene.frame_set(20)
         rig.limb_ik.smoothing_time *= 2  # the take is to be read again
-        lik.rig.live.animator.restore(rig)  # as before a frame change, for a rig whose pose is not composed
+        lik.rig.animator.restore(rig)  # as before a frame change, for a rig whose pose is not composed
         changes.clear()
         frame = lik.rig.live.frame
         assert frame.solve_live(rig, bpy.context.evaluated_depsgraph_get(), may_step=False)  # again, later

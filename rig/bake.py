@@ -16,16 +16,16 @@ from dataclasses import dataclass, field
 import bpy
 import numpy as np
 
-from ...solvers import rotation_modes
-from .. import plan, solve
-from ..errors import LimbIKError
-from ..frames import overrides, sampling, timeline
-from ..limbs import setup
-from ..planting import figures, legs, source
-from ..planting.ground import Ground
-from ..pose import AXIS_ANGLE, QUATERNION, by_mode
-from .actions import ActionEdit, check_editable
-from .bones import key_bone, key_rotations, rotation_path
+from ..solvers import rotation_modes
+from . import plan, solve, timeline
+from .errors import LimbIKError
+from .frames import overrides, sampling
+from .keys.actions import ActionEdit, check_editable
+from .keys.bones import key_bone, key_rotations, rotation_path
+from .limbs import setup
+from .planting import figures, legs, source
+from .planting.ground import Ground
+from .pose import AXIS_ANGLE, QUATERNION, by_mode
 
 
 @dataclass

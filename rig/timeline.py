@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 import bpy
 
-from ..live import animator
+from . import animator
 
 
 def evaluated(view_layer: bpy.types.ViewLayer):
