@@ -12,7 +12,6 @@ import numpy as np
 from .errors import LimbIKError
 from .frames import overrides
 from .limbs.chain import Chain, chain_of, check_armature, check_choices
-from .live import compose
 from .planting import legs, source
 
 
@@ -30,8 +29,6 @@ class Plan:
     layouts: list["Layout"] = field(default_factory=list)  #: the chains by size, as :func:`.solve.assemble` reads them
     written: np.ndarray = field(default_factory=lambda: np.zeros(0, int))  #: every layout's written bones, in order
     written_modes: list[str] = field(default_factory=list)  #: the rotation mode of each of them
-    tree: compose.Tree | None = None  #: the armature's bones as :func:`.live.compose.compose` walks them, once needed
-    composes: bool = True  #: False once :func:`.live.compose.compose` could not compose the animator's pose for it
 
     def raise_first_problem(self) -> None:
         if self.problems:

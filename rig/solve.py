@@ -8,19 +8,19 @@ Match FK operators and the API; live solving writes it its per_limb way (:mod:`.
 many frames (:mod:`.frames.sampling`), solves them through :func:`solve_frames` and keys the result.
 """
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import bpy
 import numpy as np
 
 from ..solvers import ChainBatch, ChainResult, Reach, SolverError, solve_by_count
-from . import animator, plan
+from . import plan
 from .choices import END_ROTATION_ITEMS, PLANE_ITEMS, PLANE_NORMALS, REACH_ITEMS, SWIVEL_ITEMS
 from .errors import LimbIKError
 from .frames import sampling
 from .limbs import goals
 from .limbs.chain import check_scale_inheritance
-from .live import compose
 from .planting import legs
 from .pose import Pose, local_quaternions, read_pose, write_rotations
 
@@ -42,16 +42,18 @@ class Report:
     off_plane: dict[str, float] = field(default_factory=dict)  #: limb -> how far its goal lay off its plane (world)
 
 
-def gather(planned: plan.Plan, depsgraph, last_write: animator.Written | None = None) -> tuple[list[Gathered], Pose]:
-    """Read the pose (over one frame) and the goals of every planned limb at the current frame. ``last_write``:
-    the last live write, whose values the channels may still hold; the animator's pose under it is composed
-    here (:mod:`.live.compose`), or :class:`.live.compose.Uncomposed` raised."""
+def gather(
+    planned: plan.Plan, depsgraph, composing: Callable[[Pose], None] | None = None
+) -> tuple[list[Gathered], Pose]:
+    """Read the pose (over one frame) and the goals of every planned limb at the current frame. ``composing``,
+    given, changes the pose read before anything else reads it: live solving puts there the animator's pose
+    under its last write (:mod:`.live.compose`)."""
     goals.check_evaluated(planned.obj, planned.limbs, planned.chains, depsgraph)
     obj = planned.obj
     pose = read_pose(obj, obj.evaluated_get(depsgraph))
     check_numbers(planned, pose, [depsgraph.scene.frame_current_final])
-    if last_write is not None and not compose.compose(planned, pose, last_write):
-        raise compose.Uncomposed
+    if composing is not None:
+        composing(pose)
     goal_world = goals.world_matrices(planned.refs, depsgraph)
     return assemble(planned, pose, goal_world[None]), pose
 
@@ -284,12 +286,16 @@ class Here:
 
 
 def solve_here(
-    planned: plan.Plan, depsgraph, last_write: animator.Written | None = None, progress=None, may_step: bool = True
+    planned: plan.Plan,
+    depsgraph,
+    composing: Callable[[Pose], None] | None = None,
+    progress: Callable[[float], None] | None = None,
+    may_step: bool = True,
 ) -> Here:
-    """Gather, plant and solve the planned limbs at the current frame (``last_write``: see :func:`gather`);
+    """Gather, plant and solve the planned limbs at the current frame (``composing``: see :func:`gather`);
     ``progress`` is called with the fraction of the take read, where planting reads it anew, and
     ``may_step``: whether the scene may be stepped through the take to read it (see :func:`.frames.sampling.take`)."""
-    groups, pose = gather(planned, depsgraph, last_write)
+    groups, pose = gather(planned, depsgraph, composing)
     analysis, problems = None, dict(planned.problems)
     if planned.planting is not None:
         read = take_reader(planned, depsgraph, pose, progress, may_step)

@@ -99,11 +99,19 @@ def _tree(planned) -> Tree:
     )
 
 
+_trees: dict[int, tuple] = {}  # by Object.session_uid: (the plan, its Tree)
+
+
 def tree(planned) -> Tree:
     """The plan's :class:`Tree`, made on first use."""
-    if planned.tree is None:
-        planned.tree = _tree(planned)
-    return planned.tree
+    cached = _trees.get(planned.obj.session_uid)
+    if cached is None or cached[0] is not planned:
+        cached = _trees[planned.obj.session_uid] = (planned, _tree(planned))
+    return cached[1]
+
+
+def forget_all() -> None:
+    _trees.clear()
 
 
 def may_compose(planned) -> bool:

@@ -15,6 +15,7 @@ from . import compose
 _plans: dict[int, tuple[tuple, plan.Plan]] = {}  # by Object.session_uid: (signature, plan)
 _moved: set[int] = set()  # live rigs whose targets or poles were moved since they were solved, or to solve again
 _composing: dict[int, plan.Plan] = {}  # rigs not restored before this frame change: the plan that allowed it
+_uncomposable: set[int] = set()  # rigs whose plan's animator's pose could not be composed: restored from then on
 
 
 def live_rigs(scene: bpy.types.Scene):
@@ -36,6 +37,8 @@ def forget_all() -> None:
     _plans.clear()
     _moved.clear()
     _composing.clear()
+    _uncomposable.clear()
+    compose.forget_all()
     animator.forget_all()
     legs.forget_all()
     ground.forget_all()
@@ -84,6 +87,7 @@ def forget_plans() -> None:
     """Forget the cached plans: undo may have reallocated the limbs and bones they refer to."""
     _plans.clear()
     _composing.clear()
+    _uncomposable.clear()
 
 
 def before_frame_change(scene: bpy.types.Scene) -> None:
@@ -102,7 +106,7 @@ def before_frame_change(scene: bpy.types.Scene) -> None:
 
 def _composable(planned: plan.Plan) -> bool:
     return (
-        planned.composes
+        planned.obj.session_uid not in _uncomposable
         and bool(planned.limbs)
         and planned.planting is None
         and len(planned.obj.pose.bones) >= compose.COMPOSE_FROM
@@ -134,6 +138,7 @@ def _plan(obj: bpy.types.Object) -> plan.Plan:
         return cached[1]
     planned = plan.make(obj)
     _plans[obj.session_uid] = (key, planned)
+    _uncomposable.discard(obj.session_uid)
     return planned
 
 
@@ -157,7 +162,12 @@ def solve_live(obj: bpy.types.Object, depsgraph, progress=None, may_step: bool =
             return _solve_again(obj)
         problems = dict(planned.problems)
         if planned.limbs:
-            here = solve.solve_here(planned, depsgraph, last_write, progress, may_step)
+
+            def composing(pose):  # the animator's pose under the last write, left in place
+                if not compose.compose(planned, pose, last_write):
+                    raise compose.Uncomposed
+
+            here = solve.solve_here(planned, depsgraph, composing if last_write else None, progress, may_step)
             every = last_write is not None  # what is under the last write too
 
             def write():
@@ -166,7 +176,7 @@ def solve_live(obj: bpy.types.Object, depsgraph, progress=None, may_step: bool =
             animator.overwrite(obj, here.frame, here.solved.bones, here.pose, write)
             problems = here.problems
     except compose.Uncomposed:
-        planned.composes = False  # restored before the frame changes from now on
+        _uncomposable.add(obj.session_uid)  # restored before the frame changes, while this plan holds
         return _solve_again(obj)
     except sampling.NotHere:
         reading = "Reading the take to plant it: shown as animated until then."
