@@ -97,7 +97,11 @@ def _lower_root(chains, end=None, near=None):
     positive, negative = _lower_range(chains)  # h >= 0 at the first, <= 0 at the second
     _, _, posed = h(current)  # the end bones' direction and lengths for the goal's distance
     distance, upper = chains.goal_distance(lengths), lengths[:, 0]
-    probes = np.linspace(np.maximum(np.abs(distance - upper), positive), np.minimum(distance + upper, negative), 5)
+    low, high = np.maximum(np.abs(distance - upper), positive), np.minimum(distance + upper, negative)
+    # Just inside: at either end the limb lies straight or folded onto the goal, where whether it reaches
+    # is decided by the last bit of rounding, and kernels that round differently would bracket other roots.
+    margin = np.minimum(ROUNDING * chains.size, 0.25 * np.abs(high - low))
+    probes = np.linspace(low + margin, high - margin, 5)
     signs = np.array([np.sign(h(x)[0]) for x in probes])
     nearest = np.full(len(current), np.inf)
     for i in range(len(probes) - 1):

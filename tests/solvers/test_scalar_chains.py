@@ -36,6 +36,61 @@ def test_the_scalar_kernel_gives_the_batch_kernels_results(batch):
     assert_results_agree(result, expected, batch, 1e-7)
 
 
+def test_the_kernels_bracket_the_same_root_when_a_probe_would_fold_the_limb_onto_its_goal():
+    """Found by the thorough profile: a thigh scaled (0.86, 2.0, 1.1) held out of reach. The refinement's last
+    probe of the shin's length folded the limb exactly onto its goal, where one kernel's rounding reached it
+    and the other's held the pose, so the two bracketed different roots: knees 0.81 apart (as a quaternion).
+    The probes now stay just inside that span."""
+    batch = ChainBatch(
+        matrices=np.array(
+            [
+                [
+                    [
+                        [1.4858121376284485, -0.9624374671542933, -1.3169380455887085, -2.4610570342945985],
+                        [-0.17198201404481483, -1.9810211962448043, 1.2501127500464313, -2.698687965340424],
+                        [-0.23160400084011645, -0.3551193176467043, -0.6787524854543964, -3.087069612348447],
+                        [0.0, 0.0, 0.0, 1.0],
+                    ],
+                    [
+                        [-1.3959839039335278, 0.33534513941140837, -1.8845892964437925, -4.367796037850572],
+                        [2.7812589168977015, -4.398369286257053, -0.43273573397503057, -6.377493614184817],
+                        [-1.5985016403138226, -0.7070711574354077, -0.2177893002785231, -3.8469355219182697],
+                        [0.0, 0.0, 0.0, 1.0],
+                    ],
+                ]
+            ]
+        ),
+        scales=np.array(
+            [
+                [
+                    [0.8594161538187033, 2.001243539420426, 1.1050403447750468],
+                    [2.302743036187192, 2.2498449819837174, 0.8905316463357724],
+                ]
+            ]
+        ),
+        rotations=np.array(
+            [
+                [
+                    [0.8856993267209122, -0.14673673225225004, -0.37184750979834796, 0.236081476424606],
+                    [0.6076618840639639, -0.014748215751655122, 0.029777364180009362, -0.793500367593152],
+                ]
+            ]
+        ),
+        points=np.array(
+            [
+                [
+                    [-2.4610570342945985, -2.698687965340424, -3.087069612348447],
+                    [-4.367796037850572, -6.377493614184817, -3.8469355219182697],
+                    [-3.723503773370653, -14.827997213060225, -5.205417943855523],
+                ]
+            ]
+        ),
+        target=np.array([[-8.851515552550566, -3.1246500245752262, -4.823039945731555]]),
+        options={"mode": np.array([1])},  # hold the pose out of reach
+    )
+    assert_results_agree(solve_scalar(batch), solve_chains(batch), batch, 1e-7)
+
+
 @pytest.mark.parametrize("rows", [1, SCALAR_LIMIT, SCALAR_LIMIT + 1, 40])
 def test_one_entry_solves_any_number_of_chains(rows):
     rng = np.random.default_rng(rows)
