@@ -177,6 +177,7 @@ def _bake(obj, depsgraph, planned: plan.Plan, edit: ActionEdit, frames: list[int
     report = BakeReport(len(frames), [limb.name for limb in planned.limbs], path=sampled.path, why=sampled.why)
     if analysis is not None:
         report.lift = analysis.least_lift
+        report.problems.update(planting.outside)
         moved = analysis.body_moved(obj)
         if moved:
             report.problems.update({foot.limb: moved for foot in planting.feet})
