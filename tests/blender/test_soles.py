@@ -85,3 +85,28 @@ def test_at_rest_the_ball_and_tip_lie_on_the_sole(lik):
         )
         assert abs(sample.balls[n, 2] - lowest) <= 0.001, (foot.limb, sample.balls[n, 2], lowest)
         assert -1e-6 <= sample.tips[n, 2] - lowest <= 0.02, (foot.limb, sample.tips[n, 2], lowest)
+
+
+def test_the_overlay_draws_footprints_as_long_as_the_mesh_sole(lik):
+    """CesiumMan's footprints in the viewport overlay span its mesh's sole (the lowest 2 cm of the vertices its
+    foot and toe bones carry, at rest), not its bones' (10 to 13 cm long where the sole spans 26)."""
+    rig, frames, ground = clips.stage("cesium_man", "flat")
+    mesh = bpy.data.objects["Cesium_Man"]
+    groups = {g.index for g in mesh.vertex_groups if g.name in {"leg_joint_L_3", "leg_joint_L_5"}}
+    carried = np.array(
+        [
+            mesh.matrix_world @ v.co
+            for v in mesh.data.vertices
+            if sum(g.weight for g in v.groups if g.group in groups) >= 0.5
+        ]
+    )
+    sole = carried[carried[:, 2] <= carried[:, 2].min() + 0.02, :2]
+    length = np.linalg.norm(sole[:, None] - sole[None], axis=-1).max()
+    lik.api.detect_limbs(rig)
+    lik.api.plant(rig, ground)
+    footing = lik.rig.planting.overlay.footing(rig, bpy.context.evaluated_depsgraph_get())
+    left = next(f for f in footing if f.limb == "leg.L")
+    assert left.footprints
+    for outline in left.footprints:
+        span = np.linalg.norm(outline[:, None, :2] - outline[None, :, :2], axis=-1).max()
+        assert 0.75 * length <= span <= 1.5 * length, (span, length)
