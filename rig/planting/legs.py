@@ -114,7 +114,6 @@ def plant_plan(obj: bpy.types.Object, limbs, chains) -> PlantPlan | None:
     )
 
 
-
 def _pelvis(obj, limbs, chains, planted_chains) -> str:
     """The rig's pelvis bone: as set, or the nearest common parent of the planted legs that can move
     (a bone connected to its parent ignores its location: its parent carries it)."""
