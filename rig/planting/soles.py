@@ -35,12 +35,23 @@ class Sole:
 
 @dataclass
 class _Skin:
-    """The rest-pose vertices (armature space) of the meshes deformed by a rig, and their weights."""
+    """The rest-pose vertices (armature space) of the meshes deformed by a rig, and their weights: one entry per
+    vertex and deforming bone weighting it (most vertices have a few of a rig's many bones)."""
 
     points: np.ndarray  #: (V, 3)
-    weights: np.ndarray  #: (V, B) per deforming bone of the rig (columns: ``bones``)
-    bones: list[str]
+    vertex: np.ndarray  #: (K,) the vertex of each weight
+    column: np.ndarray  #: (K,) its bone, by index in ``bones``
+    weight: np.ndarray  #: (K,) positive
+    bones: list[str]  #: the rig's deforming bones
     edges: np.ndarray  #: (E, 2) vertex pairs
+
+    @property
+    def dominant(self) -> np.ndarray:
+        """(V,) each vertex's bone with the largest weight (index in ``bones``), -1 for none."""
+        dominant = np.full(len(self.points), -1)
+        order = np.lexsort((self.weight, self.vertex))  # by vertex, the largest weight last
+        dominant[self.vertex[order]] = self.column[order]
+        return dominant
 
 
 def skinned_meshes(obj: bpy.types.Object) -> list[bpy.types.Object]:
@@ -58,39 +69,53 @@ def skinned_meshes(obj: bpy.types.Object) -> list[bpy.types.Object]:
 def read_skin(obj: bpy.types.Object) -> _Skin | None:
     """The skin of ``obj`` at rest, or None when no mesh with vertex groups follows it."""
     bones = [b.name for b in obj.data.bones if b.use_deform]
-    column = {name: i for i, name in enumerate(bones)}
+    index = {name: i for i, name in enumerate(bones)}
     to_armature = np.linalg.inv(np.array(obj.matrix_world, dtype=np.float64))
-    points, weights, edges, offset = [], [], [], 0
+    points, entries, edges, offset = [], [], [], 0
     for mesh in skinned_meshes(obj):
         data = mesh.data
-        groups = {g.index: column.get(g.name, -1) for g in mesh.vertex_groups}
+        groups = {g.index: index.get(g.name, -1) for g in mesh.vertex_groups}
         if not groups or not len(data.vertices):
             continue
         co = np.empty(len(data.vertices) * 3)
         data.vertices.foreach_get("co", co)
         matrix = to_armature @ np.array(mesh.matrix_world, dtype=np.float64)
         points.append(co.reshape(-1, 3) @ matrix[:3, :3].T + matrix[:3, 3])
-        weight = np.zeros((len(data.vertices), len(bones)))
-        for v in data.vertices:
-            for g in v.groups:
-                c = groups.get(g.group, -1)
-                if c >= 0:
-                    weight[v.index, c] += g.weight
-        weights.append(weight)
+        entries += [
+            (offset + v.index, groups.get(g.group, -1), g.weight)
+            for v in data.vertices
+            for g in v.groups
+            if g.weight > 0
+        ]
         pairs = np.empty(len(data.edges) * 2, dtype=np.int64)
         data.edges.foreach_get("vertices", pairs)
         edges.append(pairs.reshape(-1, 2) + offset)
         offset += len(data.vertices)
     if not points:
         return None
-    return _Skin(np.concatenate(points), np.concatenate(weights), bones, np.concatenate(edges))
+    vertex, column, weight = (np.array(values) for values in zip(*entries)) if entries else (np.empty(0),) * 3
+    kept = column >= 0  # groups of the rig's deforming bones only
+    return _Skin(
+        np.concatenate(points),
+        vertex[kept].astype(int),
+        column[kept].astype(int),
+        weight[kept].astype(np.float64),
+        bones,
+        np.concatenate(edges),
+    )
+
+
+def _columns(skin: _Skin, bones) -> list[int]:
+    return [skin.bones.index(b) for b in bones if b in skin.bones]
 
 
 def _carried(skin: _Skin, bones) -> np.ndarray:
     """(V,) which vertices ``bones`` carry: at least :data:`CARRIED` of their weight."""
-    columns = [skin.bones.index(b) for b in bones if b in skin.bones]
-    total = skin.weights.sum(axis=1)
-    return (total > 0.0) & (skin.weights[:, columns].sum(axis=1) >= CARRIED * np.maximum(total, 1e-12))
+    count = len(skin.points)
+    total = np.bincount(skin.vertex, skin.weight, minlength=count)
+    mine = np.isin(skin.column, _columns(skin, bones))
+    part = np.bincount(skin.vertex[mine], skin.weight[mine], minlength=count)
+    return (total > 0.0) & (part >= CARRIED * total)
 
 
 def _foot_bones(obj: bpy.types.Object, foot: str, toe: str | None) -> list[str]:
@@ -160,19 +185,19 @@ def outside(obj: bpy.types.Object, skin: _Skin | None, chain: list[str], toe: st
     up = np.linalg.solve(np.array(obj.matrix_world, dtype=np.float64)[:3, :3], [0.0, 0.0, 1.0])
     scale = np.linalg.norm(np.array(obj.matrix_world, dtype=np.float64)[:3, :3] @ (up / np.linalg.norm(up)))
     height = skin.points @ (up / np.linalg.norm(up))
-    dominant = np.where(skin.weights.max(axis=1) > 0.0, skin.weights.argmax(axis=1), -1)
+    dominant = skin.dominant
     carried = _carried(skin, own)
     if not carried.any():
         return []
     lowest = height[carried].min() - BAND / scale
     ends = dominant[skin.edges]
     touching = set(map(tuple, ends[(ends >= 0).all(axis=1)].tolist()))
-    shared = skin.weights > 0.0
     found: list[str] = []
     reached = set(own)
     while True:
-        columns = [skin.bones.index(b) for b in reached if b in skin.bones]
-        near = set(np.flatnonzero(shared[shared[:, columns].any(axis=1)].any(axis=0)).tolist())
+        columns = _columns(skin, reached)
+        sharing = np.isin(skin.vertex, skin.vertex[np.isin(skin.column, columns)])  # weights on their vertices
+        near = set(skin.column[sharing].tolist())
         near |= {b for a, b in touching if a in columns} | {a for a, b in touching if b in columns}
         more = [
             skin.bones[c]
