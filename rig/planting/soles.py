@@ -126,6 +126,14 @@ def _foot_bones(obj: bpy.types.Object, foot: str, toe: str | None) -> list[str]:
     return list(dict.fromkeys(names))
 
 
+def _up(obj: bpy.types.Object) -> tuple[np.ndarray, float]:
+    """The world's up in the armature's space (a unit vector), and how many metres an armature unit is."""
+    world = np.array(obj.matrix_world, dtype=np.float64)[:3, :3]
+    up = np.linalg.solve(world, [0.0, 0.0, 1.0])
+    up /= np.linalg.norm(up)
+    return up, float(np.linalg.norm(world @ up))
+
+
 def sole(obj: bpy.types.Object, skin: _Skin | None, foot: str, toe: str | None) -> Sole | None:
     """The heel, ball and tip of the foot bone ``foot`` (and its ``toe``) on the mesh, or None where no
     vertex is carried by them.
@@ -139,10 +147,7 @@ def sole(obj: bpy.types.Object, skin: _Skin | None, foot: str, toe: str | None) 
     carried = np.flatnonzero(_carried(skin, _foot_bones(obj, foot, toe)))
     if not len(carried):
         return None
-    world = np.array(obj.matrix_world, dtype=np.float64)
-    up = np.linalg.solve(world[:3, :3], [0.0, 0.0, 1.0])  # the world's up, in armature space
-    scale = np.linalg.norm(world[:3, :3] @ (up / np.linalg.norm(up)))
-    up /= np.linalg.norm(up)
+    up, scale = _up(obj)
     points = skin.points[carried]
     height = points @ up
     low = points[height <= height.min() + BAND / scale]
@@ -150,7 +155,7 @@ def sole(obj: bpy.types.Object, skin: _Skin | None, foot: str, toe: str | None) 
     ankle = np.array(bones[foot].head_local, dtype=np.float64)
     ahead = np.array((bones[toe].head_local if toe else bones[foot].tail_local), dtype=np.float64) - ankle
     forward = ahead - (ahead @ up) * up
-    if np.linalg.norm(forward) < 0.1 * np.linalg.norm(ahead) or not np.linalg.norm(forward):
+    if np.linalg.norm(forward) <= 0.1 * np.linalg.norm(ahead):  # the foot points down: the sole's long way
         spread = low - low.mean(axis=0)
         spread -= np.outer(spread @ up, up)
         forward = np.linalg.svd(spread, full_matrices=False)[2][0] if len(low) > 1 else np.zeros(3)
@@ -182,9 +187,8 @@ def outside(obj: bpy.types.Object, skin: _Skin | None, chain: list[str], toe: st
     end = chain[-1]
     own = _foot_bones(obj, end, toe)
     barred = set(chain) | set(own) | {b.name for b in bones[chain[0]].parent_recursive}
-    up = np.linalg.solve(np.array(obj.matrix_world, dtype=np.float64)[:3, :3], [0.0, 0.0, 1.0])
-    scale = np.linalg.norm(np.array(obj.matrix_world, dtype=np.float64)[:3, :3] @ (up / np.linalg.norm(up)))
-    height = skin.points @ (up / np.linalg.norm(up))
+    up, scale = _up(obj)
+    height = skin.points @ up
     dominant = skin.dominant
     carried = _carried(skin, own)
     if not carried.any():
