@@ -63,6 +63,7 @@ def test_a_leg_whose_hoof_hangs_outside_its_chain_is_planted_with_a_warning(lik)
     assert report.keys > 0
     assert "'IKBackLeg.L', 'FFB.L', outside its chain" in report.problems["hind_leg.L"], report.problems
     assert "'BackLowerLeg.L'" in report.problems["hind_leg.L"]
+    assert "'IKBackLeg.R', 'FFB.R', outside its chain" in lik.api.check(rig)["hind_leg.R"]
 
 
 def test_at_rest_the_ball_and_tip_lie_on_the_sole(lik):
