@@ -176,6 +176,7 @@ def _bake(obj, depsgraph, planned: plan.Plan, edit: ActionEdit, frames: list[int
     report = BakeReport(len(frames), [limb.name for limb in planned.limbs], path=sampled.path, why=sampled.why)
     if analysis is not None:
         report.lift = analysis.least_lift
+        report.problems.update(planting.outside)
         if analysis.moved:
             report.problems.update({foot.limb: analysis.moved for foot in planting.feet})
     count = len(frames)

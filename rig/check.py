@@ -35,6 +35,7 @@ def check(obj: bpy.types.Object, depsgraph) -> dict[str, str]:
         if blended:
             raise LimbIKError(blended)
         if planned.planting is not None:
+            problems.update(planned.planting.outside)
             with source.playing(obj):
                 moved = legs.analysed(planned.planting, depsgraph, pose, take_reader(planned, depsgraph, pose)).moved
             if moved:

@@ -2,18 +2,23 @@
 """Real motion to plant: motion capture and keyed animals that nobody on this project made.
 
 The demo's walk is bundled in ``demo/clips/`` with its licence; the others are read from the
-shared folder (:func:`_shared`), which tests and benchmarks may use. Each clip names its legs as
+shared folder (:func:`_shared`), which tests and benchmarks may use (the Bandai Namco clips are
+CC BY-NC: read from there for tests and evaluation, never bundled). Each clip names its legs as
 (thigh, shin, foot, toe or None), the bones the planting figures are measured on: written here by
-hand, not found by the detection being tested.
+hand, not found by the detection being tested. The shared folder's README has two sets: the first
+(BVH mocap and keyed animals) and the second (more mocap, and skinned glTF characters, whose soles
+are measured on their meshes). The second set's uneven-terrain walks (CMU 03_02 and its iClone
+retarget 003_02) are not here: their authored ground is not flat.
 """
 
 import os
 import subprocess
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import bpy
 import numpy as np
+from bpy_extras import anim_utils
 
 ROOT = Path(__file__).resolve().parent.parent
 BUNDLED = ROOT / "demo" / "clips"
@@ -60,6 +65,14 @@ class Clip:
     kind: str = "human"  #: or "quadruped"
     floor: float = 0.0  #: the authored floor's height, metres
     in_place: bool = False  #: a cycle that does not travel: standing feet slide at walking speed
+    part: str = "first"  #: which set of the shared folder's README: "first" or "second"
+    start: int | None = None  #: the first frame to plant (default: the action's): skips a prepended T-pose
+    action: str = ""  #: glTF: the action to play (the importer activates another)
+
+    @property
+    def skinned(self) -> bool:
+        """A glTF character: its soles are on its skinned mesh, not its bones."""
+        return self.file.endswith(".glb")
 
 
 CLIPS = {
@@ -122,8 +135,92 @@ CLIPS = {
         in_place=True,
     ),
 }
-HUMANS = [name for name, clip in CLIPS.items() if clip.kind == "human"]
-QUADRUPEDS = [name for name, clip in CLIPS.items() if clip.kind == "quadruped"]
+_CMU131 = _pair(("{side}Hip", "{side}Knee", "{side}Ankle", "{side}Toe"), ("Left", "Right"))
+_ICLONE = _pair(("CC_Base_{side}_Thigh", "CC_Base_{side}_Calf", "CC_Base_{side}_Foot", "CC_Base_{side}_ToeBase"), "LR")
+_BANDAI = _pair(("UpperLeg_{side}", "LowerLeg_{side}", "Foot_{side}", "Toes_{side}"), "LR")
+#: Quaternius' animals: hooves and paws hang from baked IK bones under the root, outside the leg chains.
+_QUATERNIUS = {
+    **{f"front.{s}": (f"FrontUpperLeg.{s}", f"FrontLowerLeg.{s}", f"IKFrontLeg.{s}", f"FF.{s}") for s in "LR"},
+    **{f"hind.{s}": (f"BackUpperLeg.{s}", f"BackLowerLeg.{s}", f"IKBackLeg.{s}", f"FFB.{s}") for s in "LR"},
+}
+_SECOND = {
+    "cmu_131_01": Clip("bvh11-cmu131/131_01.bvh", 0.056444, _CMU131, "Hips"),
+    "cmu_131_03": Clip("bvh11-cmu131/131_03.bvh", 0.056444, _CMU131, "Hips"),
+    "iclone_run": Clip("iclone-cmu-mocap/002_03.bvh", 0.01, _ICLONE, "CC_Base_Hip"),
+    "iclone_brisk_walk": Clip("iclone-cmu-mocap/007_12.bvh", 0.01, _ICLONE, "CC_Base_Hip", floor=-1.027, start=2),
+    **{
+        f"bandai_{name}": Clip(f"bandai-namco-motiondataset/dataset-{n}_{name}_001.bvh", 0.01, _BANDAI, "Hips")
+        for n, name in (
+            (1, "dash_active"),
+            (1, "walk_giant"),
+            (2, "run_youthful"),
+            (2, "walk_elderly"),
+            (2, "walk_exhausted"),
+        )
+    },
+    "cesium_man": Clip(
+        "khronos-cesiumman/CesiumMan.glb",
+        1.0,
+        _pair(("leg_joint_{side}_1", "leg_joint_{side}_2", "leg_joint_{side}_3", "leg_joint_{side}_5"), "LR", "LR"),
+        "Skeleton_torso_joint_1",
+        in_place=True,
+        action="Anim_0",
+    ),
+    "knight": Clip(
+        "quaternius-showcase/KnightCharacter.glb",
+        1.0,
+        _pair(("UpperLeg.{side}", "LowerLeg.{side}", "Foot.{side}", None), "LR"),
+        "Body",
+        in_place=True,
+        action="HumanArmature|Walking",
+    ),
+    "leela": Clip(
+        "quaternius-showcase/Leela.glb",
+        1.0,
+        _pair(("MidLeg.{side}", "LowerLeg.{side}", "FootBack.{side}", None), "LR"),
+        "Body",
+        in_place=True,
+        action="Walk",
+    ),
+    "trex": Clip(
+        "quaternius-showcase/Trex.glb",
+        1.0,
+        _pair(("BackUpLeg.{side}", "BackLowLeg.{side}", "BackFoot.{side}", None), "LR"),
+        "Body",
+        in_place=True,
+        action="Armature|TRex_Walk",
+    ),
+    "triceratops": Clip(
+        "quaternius-showcase/Triceratops.glb",
+        1.0,
+        {
+            f"{end}.{s}": (f"{part}UpLeg.{s}", f"{part}LowLeg.{s}", f"{part}Foot.{s}", None)
+            for end, part in (("front", "Front"), ("hind", "Back"))
+            for s in "LR"
+        },
+        "Body",
+        "quadruped",
+        in_place=True,
+        action="Armature|Triceratops_Walk",
+    ),
+    **{
+        f"quaternius_{animal.lower()}": Clip(
+            f"quaternius-showcase/{animal}.glb",
+            1.0,
+            _QUATERNIUS,
+            "Body",
+            "quadruped",
+            in_place=True,
+            action="AnimalArmature|Walk",
+        )
+        for animal in ("Horse", "Wolf", "Stag")
+    },
+}
+assert not CLIPS.keys() & _SECOND.keys(), "a second-set clip takes a first-set clip's name"
+CLIPS.update({name: replace(clip, part="second") for name, clip in _SECOND.items()})
+#: The first set's clips, by kind.
+HUMANS = [name for name, clip in CLIPS.items() if clip.kind == "human" and clip.part == "first"]
+QUADRUPEDS = [name for name, clip in CLIPS.items() if clip.kind == "quadruped" and clip.part == "first"]
 
 
 def path(clip: Clip) -> Path:
@@ -132,22 +229,51 @@ def path(clip: Clip) -> Path:
     return bundled if bundled.exists() else SHARED / "mocap" / clip.file
 
 
-def load(name: str) -> tuple[bpy.types.Object, range]:
+def load(name: str, bone_heuristic: str = "BLENDER") -> tuple[bpy.types.Object, range]:
     """Import the clip ``name`` into the current scene (its frame rate and range become the scene's);
-    returns the armature and the clip's frames."""
+    returns the armature and the clip's frames. ``bone_heuristic``: the glTF importer's option of that name."""
     clip = CLIPS[name]
-    bpy.ops.import_anim.bvh(
-        filepath=str(path(clip)),
-        global_scale=clip.scale,
-        rotate_mode="NATIVE",
-        update_scene_fps=True,
-        update_scene_duration=True,
-    )
-    rig = bpy.context.object
+    if clip.skinned:
+        rig = _gltf(clip, bone_heuristic)
+    else:
+        bpy.ops.import_anim.bvh(
+            filepath=str(path(clip)),
+            global_scale=clip.scale,
+            rotate_mode="NATIVE",
+            update_scene_fps=True,
+            update_scene_duration=True,
+        )
+        rig = bpy.context.object
+    if clip.start is not None:
+        _cut_before(rig, clip.start)
     first, last = (int(round(f)) for f in rig.animation_data.action.frame_range)
     scene = bpy.context.scene
     scene.frame_start, scene.frame_end = first, last
     return rig, range(first, last + 1)
+
+
+def _cut_before(rig: bpy.types.Object, start: int) -> None:
+    """Delete the keys before ``start`` (a T-pose the capture prepended), as an animator would before planting."""
+    data = rig.animation_data
+    for curve in anim_utils.action_get_channelbag_for_slot(data.action, data.action_slot).fcurves:
+        for key in [k for k in curve.keyframe_points if k.co.x < start - 0.5][::-1]:
+            curve.keyframe_points.remove(key, fast=True)
+        curve.update()
+
+
+def _gltf(clip: Clip, bone_heuristic: str) -> bpy.types.Object:
+    """Import a glTF character and play the clip's action: the importer puts every action in a muted NLA
+    track and activates another."""
+    bpy.ops.import_scene.gltf(filepath=str(path(clip)), bone_heuristic=bone_heuristic)
+    rig = next(obj for obj in bpy.context.scene.objects if obj.type == "ARMATURE")
+    data = rig.animation_data
+    for track in list(data.nla_tracks):
+        data.nla_tracks.remove(track)
+    data.action = bpy.data.actions[clip.action]
+    if hasattr(data, "action_slot"):
+        data.action_slot = data.action.slots[0]
+    bpy.context.view_layer.objects.active = rig
+    return rig
 
 
 def footprint(rig: bpy.types.Object, name: str, frames: range) -> tuple[np.ndarray, np.ndarray]:
@@ -161,7 +287,9 @@ def footprint(rig: bpy.types.Object, name: str, frames: range) -> tuple[np.ndarr
     return feet.mean(axis=1), feet.reshape(-1, 3)
 
 
-def stage(name: str, ground: str) -> tuple[bpy.types.Object, range, bpy.types.Collection]:
+def stage(
+    name: str, ground: str, bone_heuristic: str = "BLENDER"
+) -> tuple[bpy.types.Object, range, bpy.types.Collection]:
     """A fresh scene holding only the clip ``name`` and a ground of kind ``ground`` (see
     :mod:`takes.grounds`) in a collection "Ground"; the rig's Authored Floor is the clip's.
     Returns the rig, its frames and the ground collection."""
@@ -170,7 +298,7 @@ def stage(name: str, ground: str) -> tuple[bpy.types.Object, range, bpy.types.Co
     bpy.ops.wm.read_homefile(app_template="")
     for obj in list(bpy.data.objects):
         bpy.data.objects.remove(obj)
-    rig, frames = load(name)
+    rig, frames = load(name, bone_heuristic)
     collection = bpy.data.collections.new("Ground")
     bpy.context.scene.collection.children.link(collection)
     grounds.build(ground, *footprint(rig, name, frames), collection, CLIPS[name].floor)

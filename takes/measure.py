@@ -2,9 +2,10 @@
 """Real clips planted and measured by the shared, independent measure, for tests and benchmarks.
 
 ``../shared/tools/plant_metrics.py`` measures with nothing of Limb IK's: contacts from the source
-motion (the ball low and slow), positions from bone heads and tails, the ground by ray cast. The
-clips and their legs come from :mod:`takes.clips`, the grounds from :mod:`takes.grounds`. (The
-demo itself reports with Limb IK's own foot report, which follows the same definitions.)
+motion (the ball low and slow), positions from bone heads and tails (a glTF character's ball: the
+lowest vertex of its skinned foot, ``sample_sole``), the ground by ray cast. The clips and their legs
+come from :mod:`takes.clips`, the grounds from :mod:`takes.grounds`. (The demo itself reports with
+Limb IK's own foot report, which follows the same definitions.) :func:`jump` adds a figure of its own.
 """
 
 import contextlib
@@ -32,6 +33,11 @@ LIMITS = {
 }
 #: What holds for the quadrupeds' in-place cycles: height and sinking.
 QUADRUPED_LIMITS = {key: LIMITS[key] for key in ("ball_height_p95", "ball_height_median", "deepest")}
+
+
+def limits(name: str) -> dict:
+    """The human limits for clip ``name``, animals too; an in-place cycle's stance slide is by design."""
+    return {key: value for key, value in LIMITS.items() if key != "stance_slide" or not clips.CLIPS[name].in_place}
 
 
 def extension():
@@ -71,6 +77,31 @@ def play(rig: bpy.types.Object, frames) -> np.ndarray:
     return np.array(out)
 
 
+def foot_points(rig: bpy.types.Object, legs: dict, frames) -> np.ndarray:
+    """(F, legs, 4, 3) the world heads and tails of each leg's foot and toe bones (the foot's twice without a toe)
+    at every frame, as it plays."""
+    scene, out = bpy.context.scene, []
+    for frame in frames:
+        scene.frame_set(frame)
+        evaluated = rig.evaluated_get(bpy.context.evaluated_depsgraph_get())
+        world, bones = evaluated.matrix_world, evaluated.pose.bones
+        out.append(
+            [
+                [world @ p for b in (foot, toe or foot) for p in (bones[b].head, bones[b].tail)]
+                for _, _, foot, toe in legs.values()
+            ]
+        )
+    return np.array(out, dtype=np.float64)
+
+
+def jump(source: np.ndarray, result: np.ndarray) -> float:
+    """The per-frame jump: the most any foot point (:func:`foot_points`) moves in one frame beyond what it moves
+    in the source that frame (metres; 0 when none moves further). A ground that rises under a foot moves it
+    legitimately (a 10° slope under a walking foot, a step eased over a few frames): the figure includes that."""
+    moved = np.linalg.norm(np.diff(result, axis=0), axis=-1) - np.linalg.norm(np.diff(source, axis=0), axis=-1)
+    return float(max(moved.max(initial=0.0), 0.0))
+
+
 def pelvis_heights(rig: bpy.types.Object, name: str, frames, ground=None) -> np.ndarray:
     """(F,) the pelvis bone's head: height above the ground under it (by ray cast), or above the
     authored floor without ``ground``."""
@@ -90,19 +121,29 @@ def planted(name: str, ground: str, lock: bool = True) -> dict:
     before and after. Cached: plain data survives the scene resets between tests."""
     lik = extension()
     rig, frames, collection = clips.stage(name, ground)
-    legs = clips.CLIPS[name].legs
-    source = plant_metrics.sample(rig, legs, frames)
+    clip = clips.CLIPS[name]
+    legs, objects = clip.legs, list(collection.objects)
+    if clip.skinned:  # its mesh stands on the ground, not its bones
+        feet = plant_metrics.foot_bones(rig, legs, frames)
+        source = plant_metrics.sample_sole(rig, legs, frames, feet=feet, floor=clip.floor)
+    else:
+        source = plant_metrics.sample(rig, legs, frames)
+    authored_points = foot_points(rig, legs, frames)
     authored_pelvis = pelvis_heights(rig, name, frames)
     lik.api.detect_limbs(rig)
     rig.limb_ik.use_foot_lock = lock
     began = time.perf_counter()
     bake = lik.api.plant(rig, collection)
     seconds = time.perf_counter() - began
-    result = plant_metrics.sample(rig, legs, frames)
-    with contacts_by_height(clips.CLIPS[name].in_place):
-        figures = plant_metrics.figures(source, result, list(collection.objects), fps(), clips.CLIPS[name].floor)
-    planted_pelvis = pelvis_heights(rig, name, frames, plant_metrics.Ground(list(collection.objects)))
+    if clip.skinned:
+        result = plant_metrics.sample_sole(rig, legs, frames, feet=feet, ground=objects, like=source)
+    else:
+        result = plant_metrics.sample(rig, legs, frames)
+    with contacts_by_height(clip.in_place):
+        figures = plant_metrics.figures(source, result, objects, fps(), clip.floor)
+    planted_pelvis = pelvis_heights(rig, name, frames, plant_metrics.Ground(objects))
     figures["pelvis_drop"] = float(max((authored_pelvis - planted_pelvis).max(), 0.0))
+    figures["jump"] = jump(authored_points, foot_points(rig, legs, frames))
     return {"figures": figures, "seconds": seconds, "bake": bake, "frames": frames}
 
 

@@ -11,7 +11,7 @@ from mathutils import Matrix
 from ...solvers.constants import IDENTITY
 from .. import choices
 from ..errors import LimbIKError
-from . import detect, switch
+from . import detect, soles, switch
 from .chain import chain_of, check_armature
 
 
@@ -204,7 +204,9 @@ def to_plant(obj: bpy.types.Object, names=None, depsgraph=None) -> list:
         enabled = [limb for limb in legs(obj) if limb.enabled]
         planted = [limb for limb in enabled if limb.plant] or enabled
         if not planted:
-            raise LimbIKError(f"Armature '{obj.name}' has no legs with a foot to plant; add or detect them first.")
+            raise LimbIKError(
+                f"Armature '{obj.name}' has no legs with a foot to plant; add or detect them first{_hung_feet(obj)}."
+            )
     for limb in planted:
         if not limb.end_bone:
             raise LimbIKError(f"Limb '{limb.name}' has no foot to plant; planting needs thigh, shin and foot.")
@@ -217,6 +219,17 @@ def to_plant(obj: bpy.types.Object, names=None, depsgraph=None) -> list:
                 "near the rig's lowest point; plant legs only."
             )
     return planted
+
+
+def _hung_feet(obj: bpy.types.Object) -> str:
+    """Why legs found without a foot have none, where their mesh's feet hang from bones outside their chains."""
+    footless = [limb for limb in obj.limb_ik.limbs if limb.enabled and not limb.end_bone and "leg" in limb.name.lower()]
+    skin = soles.read_skin(obj) if footless else None
+    hung = [(limb.name, soles.outside(obj, skin, [limb.upper_bone, limb.lower_bone], None)) for limb in footless]
+    hung = [f"'{name}' to {', '.join(repr(b) for b in bones)}" for name, bones in hung if bones]
+    if not hung:
+        return ""
+    return f" (their feet are skinned to bones outside their chains, which planting does not move: {'; '.join(hung)})"
 
 
 def remove_limb(obj: bpy.types.Object, index: int) -> None:

@@ -10,7 +10,7 @@ analyse the same take, so they show the same pose.
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from typing import NamedTuple
 
@@ -18,9 +18,10 @@ import bpy
 import numpy as np
 
 from ...solvers import SolverError, rotation_modes
-from ...solvers.planting import Legs, Planted, PlantSettings, plant
+from ...solvers.planting import Legs, Planted, PlantSettings, heel_points, plant
 from ..errors import LimbIKError
 from ..keys import actions
+from ..limbs import soles
 from ..pose import Pose
 from . import contacts
 from .ground import Ground
@@ -39,6 +40,7 @@ class Foot:
     shin: float  #: knee to ankle, at rest
     foot_length: float  #: the chain's tip is the foot's tail
     toe_length: float
+    sole: soles.Sole | None = None  #: heel, ball and tip on the skinned mesh; None: the bones'
 
     @property
     def toe_or_foot(self) -> int:
@@ -54,6 +56,8 @@ class PlantPlan:
     under_pelvis: frozenset[str]  #: limbs whose chains move with the pelvis
     local_location: bool  #: the pelvis' location channel is in its own rest frame (else the armature's)
     ground: bpy.types.Collection  #: what the legs stand on (the rig's Ground setting), read once
+    #: limb -> a sentence: its foot's skin hangs from bones planting does not move (:func:`..limbs.soles.outside`)
+    outside: dict[str, str] = field(default_factory=dict)
 
 
 def plant_plan(obj: bpy.types.Object, limbs, chains) -> PlantPlan | None:
@@ -67,15 +71,24 @@ def plant_plan(obj: bpy.types.Object, limbs, chains) -> PlantPlan | None:
     if obj.limb_ik.ground is None:
         raise LimbIKError(f"Armature '{obj.name}' has planted limbs but no ground collection to plant them on.")
     bones = obj.data.bones
-    feet = []
+    skin = soles.read_skin(obj)
+    feet, outside = [], {}
     for limb, chain in planted:
         if chain.size != 3:
+            hung = soles.hung_foot(obj, skin, limb.name, chain.bones)
             raise LimbIKError(
-                f"Limb '{limb.name}' is planted but has no end bone; planting needs thigh, shin and foot."
+                f"Limb '{limb.name}' is planted but has no end bone; planting needs thigh, shin and foot"
+                + (f" ({hung})." if hung else ".")
             )
         if limb.toe_bone and limb.toe_bone not in bones:
             raise LimbIKError(f"Limb '{limb.name}': toe bone '{limb.toe_bone}' does not exist in '{obj.name}'.")
-        feet.append(_foot(obj, limb, chain))
+        hung = soles.hung_foot(obj, skin, limb.name, chain.bones, limb.toe_bone or None)
+        if hung:
+            outside[limb.name] = (
+                f"{hung[0].upper()}{hung[1:]}: planting plants the chain's end bone '{chain.bones[2]}' by its own "
+                "skin or its tail, and that foot stays where the animation has it."
+            )
+        feet.append(_foot(obj, limb, chain, skin))
     pelvis = _pelvis(obj, limbs, chains, [chain for _, chain in planted])
     pelvis_bone = bones[pelvis]
     if any(obj.pose.bones[pelvis].lock_location):
@@ -98,6 +111,7 @@ def plant_plan(obj: bpy.types.Object, limbs, chains) -> PlantPlan | None:
         under,
         pelvis_bone.use_local_location,
         obj.limb_ik.ground,
+        outside,
     )
 
 
@@ -129,7 +143,7 @@ def _pelvis(obj, limbs, chains, planted_chains) -> str:
     return pelvis.name
 
 
-def _foot(obj, limb, chain) -> Foot:
+def _foot(obj, limb, chain, skin) -> Foot:
     bones = obj.data.bones
     index = obj.pose.bones.find
     heads = [np.array(bones[n].head_local) for n in chain.bones]
@@ -142,6 +156,7 @@ def _foot(obj, limb, chain) -> Foot:
         float(np.linalg.norm(heads[2] - heads[1])),
         bones[chain.bones[2]].length,
         toe.length if toe is not None else 0.0,
+        soles.sole(obj, skin, chain.bones[2], toe.name if toe is not None else None),
     )
 
 
@@ -199,11 +214,24 @@ def leg_sample(plan: PlantPlan, pose: Pose, row: int) -> LegSample:
     hips, knees, feet, toes = (matrices[1 + k :: 4] for k in range(4))
     balls, tips = np.empty((len(plan.feet), 3)), np.empty((len(plan.feet), 3))
     for n, f in enumerate(plan.feet):
-        if f.toe is None:  # the foot bends at its tip
+        if f.sole is not None:  # on the mesh
+            balls[n], tips[n] = (feet[n] @ f.sole.ball)[:3], (toes[n] @ f.sole.tip)[:3]
+        elif f.toe is None:  # the foot bends at its tip
             balls[n] = tips[n] = feet[n, :3, 3] + feet[n, :3, 1] * f.foot_length
         else:
             balls[n], tips[n] = toes[n, :3, 3], toes[n, :3, 3] + toes[n, :3, 1] * f.toe_length
     return LegSample(feet, balls, tips, toes[:, :3, :3], hips[:, :3, 3], knees[:, :3, 3], matrices[0, :3, 3])
+
+
+def sole_points(plan: PlantPlan, track: LegSample) -> np.ndarray:
+    """(F, n, 3, 3) heel, ball and tip of each planted foot over a take (``track``: the frames' samples stacked):
+    on the skinned mesh where one follows the foot; else the bones', the heel found in the motion
+    (:func:`..solvers.planting.heel_points`)."""
+    heel = heel_points(track.feet, track.balls)
+    for n, foot in enumerate(plan.feet):
+        if foot.sole is not None:
+            heel[:, n] = (track.feet[:, n] @ foot.sole.heel)[:, :3]
+    return np.stack([heel, track.balls, track.tips], axis=2)
 
 
 @dataclass(frozen=True)
@@ -233,6 +261,7 @@ def analyse(
     ground under it, counting the frames of ``asked`` (default: all) that have none."""
     track = LegSample(*(np.array(column) for column in zip(*samples)))
     legs = Legs(
+        heel=sole_points(plan, track)[:, :, 0],
         foot=track.feet,
         ball=track.balls,
         tip=track.tips,
@@ -242,6 +271,7 @@ def analyse(
         thigh=np.linalg.norm(track.knees - track.hips, axis=2),
         shin=np.linalg.norm(track.feet[..., :3, 3] - track.knees, axis=2),
         girdle=girdles(plan),
+        solid=np.array([foot.sole is not None for foot in plan.feet]),
     )
     forced = contacts.forced(plan.obj, plan.feet, frames)
     try:

@@ -69,16 +69,23 @@ def _sole(obj: bpy.types.Object, plan: PlantPlan, analysis: Analysis, n: int) ->
     """(F, 3, 3) ankle, ball and tip of the planted foot ``n`` at every frame of the take, world space."""
     foot, planted = plan.feet[n], analysis.planted
     matrices, turns = planted.foot[:, n], planted.toe[:, n]
-    if foot.toe is None:  # as :func:`.legs.leg_sample` reads it: the foot bends at its tip
-        ball = matrices[:, :3, 3] + matrices[:, :3, 1] * foot.foot_length
-        tip = ball
-    else:  # the toe's head, held in the foot's own frame as at rest
+    if foot.toe is not None:  # the toe's head, held in the foot's own frame as at rest
         bones = obj.data.bones
         rest = np.array(bones[obj.pose.bones[foot.foot].name].matrix_local, dtype=np.float64)
         head = np.array(bones[obj.pose.bones[foot.toe].name].head_local, dtype=np.float64)
-        local = np.linalg.solve(rest, np.append(head, 1.0))
-        ball = (matrices @ local)[:, :3]
-        tip = ball + turns[:, :, 1] * foot.toe_length
+        toe_head = (matrices @ np.linalg.solve(rest, np.append(head, 1.0)))[:, :3]
+    # As :func:`.legs.leg_sample` reads them: on the mesh where one follows the foot, else the foot bends at
+    # the toe's head (a toe-less foot at its tip).
+    if foot.sole is not None:
+        ball = (matrices @ foot.sole.ball)[:, :3]
+        if foot.toe is None:
+            tip = (matrices @ foot.sole.tip)[:, :3]
+        else:
+            tip = toe_head + turns @ np.asarray(foot.sole.tip[:3])
+    elif foot.toe is None:
+        ball = tip = matrices[:, :3, 3] + matrices[:, :3, 1] * foot.foot_length
+    else:
+        ball, tip = toe_head, toe_head + turns[:, :, 1] * foot.toe_length
     return np.stack([matrices[:, :3, 3], ball, tip], axis=1)
 
 
@@ -89,10 +96,12 @@ def _leg(obj, plan: PlantPlan, analysis: Analysis, n: int, ground: Ground) -> Fo
     flat = np.maximum(contacts.clearance[:, n, HEEL], contacts.clearance[:, n, BALL])
     # The heel, as planting finds it on a foot standing flat: below the ankle, level with the ball; the foot stands
     # flattest where heel and ball are nearest their contact levels, there flat on the ground, so below the ankle
-    # along the ground's normal. It is carried by the foot from there.
+    # along the ground's normal. It is carried by the foot from there. A mesh's sole has its own heel.
     foot = analysis.planted.foot[:, n]
     footprints, frames = [], []
-    if standing.any():
+    if standing.any() and plan.feet[n].sole is not None:  # the mesh's heel
+        local_heel = np.asarray(plan.feet[n].sole.heel)
+    elif standing.any():
         flattest = int(np.argmin(np.where(standing, flat, np.inf)))
         ankle, ball, _ = sole[flattest]
         normal = ground.cast_down(ball[None])[1][0]

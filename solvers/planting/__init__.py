@@ -86,6 +86,10 @@ class Legs:
     thigh: np.ndarray  #: (F, n) hip to knee, as animated (a bone between them may bend it)
     shin: np.ndarray  #: (F, n) knee to ankle, as animated
     girdle: np.ndarray | None = None  #: (n,) 0 or 1: hind and front legs of a quadruped; None: one girdle
+    heel: np.ndarray | None = None  #: (F, n, 3) where each heel touches (a mesh's sole); None: :func:`heel_points`
+    #: (n,) feet whose sole is a mesh's: where the take has it under the floor, it is raised onto it, pitch kept (a
+    #: mesh keyed into the floor shows in the render; a bone sole is a guess, kept as deep as it is); None: none
+    solid: np.ndarray | None = None
 
 
 @dataclass(frozen=True)
@@ -110,7 +114,8 @@ def plant(legs: Legs, cast_down: CastDown, settings: PlantSettings, forced=None)
     fps, floor = settings.fps, settings.floor
     sigma = settings.smoothing * fps
     flight = math.ceil(FLIGHT_TIME * fps)
-    sole = np.stack([heel_points(legs.foot, legs.ball), legs.ball, legs.tip], axis=2)  # (F, n, P, 3)
+    heel = heel_points(legs.foot, legs.ball) if legs.heel is None else np.asarray(legs.heel, dtype=np.float64)
+    sole = np.stack([heel, legs.ball, legs.tip], axis=2)  # (F, n, P, 3)
     contacts = find_contacts(sole, fps, settings.contact_height, settings.contact_speed, forced)
     shift = np.zeros((frames, count, 3))
     if settings.foot_lock:
@@ -120,6 +125,9 @@ def plant(legs: Legs, cast_down: CastDown, settings: PlantSettings, forced=None)
             shift[:, n, :2] = lock_offsets(sole[:, n, :, :2], contacts.stance[:, n], settings.release * fps, reach)
     if contacts.pressed.any():
         shift[..., 2] = pressed_down(contacts, settings.release * fps)
+    if legs.solid is not None:
+        under = np.maximum(floor - (sole[..., 2] + shift[..., None, 2]).min(axis=2), 0.0)  # (F, n)
+        shift[..., 2] += np.where(np.asarray(legs.solid, bool), under, 0.0)
     sole = sole + shift[:, :, None]
     ankle = legs.foot[:, :, :3, 3] + shift
 
@@ -309,6 +317,10 @@ def _check(legs: Legs) -> None:
         "thigh": (frames, count),
         "shin": (frames, count),
     }
+    if legs.heel is not None:
+        shapes["heel"] = (frames, count, 3)
+    if legs.solid is not None:
+        shapes["solid"] = (count,)
     if legs.girdle is not None:
         shapes["girdle"] = (count,)
         if not set(np.unique(legs.girdle)) <= {0, 1}:

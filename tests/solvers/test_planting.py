@@ -25,7 +25,7 @@ from terrain import Plane, Sine, Step, Terrain, holes, terrains
 from walker import Gait, Walk, gaits, walk
 
 from solvers import SolverError
-from solvers.planting import Legs, Planted, PlantSettings, plant
+from solvers.planting import Legs, Planted, PlantSettings, heel_points, plant
 from solvers.planting.contacts import DOWN, UP
 from solvers.planting.timeline import intervals
 
@@ -588,3 +588,38 @@ def test_forcing_down_where_the_motion_stands_changes_nothing():
     assert not forced.contacts.pressed.any()
     np.testing.assert_array_equal(forced.foot, found.foot)
     np.testing.assert_array_equal(forced.body, found.body)
+
+
+# ---------------------------------------------------------------------------------------------
+# Mesh soles (Legs.solid): a sole keyed into the floor is raised onto it
+
+
+def _sunk(gait: Gait, depth: float) -> Legs:
+    """The walk of ``gait`` with the whole body ``depth`` lower: every sole point on the floor is under it."""
+    legs = walk(gait).legs
+    down = np.array([0.0, 0.0, depth])
+    foot = legs.foot.copy()
+    foot[..., :3, 3] -= down
+    return dataclasses.replace(
+        legs, foot=foot, ball=legs.ball - down, tip=legs.tip - down, hip=legs.hip - down, pelvis=legs.pelvis - down
+    )
+
+
+@budget()
+@given(gait=gaits(), depth=st.floats(0.005, 0.03))
+def test_a_mesh_sole_keyed_into_the_floor_is_raised_onto_it_pitch_kept(gait, depth):
+    legs = _sunk(gait, depth)
+    ground, options = Plane(base=gait.floor), PlantSettings(fps=gait.fps, floor=gait.floor, foot_lock=False)
+    kept = plant(legs, ground, options)  # bone soles: as deep as the take has them
+    assert np.abs(kept.foot - legs.foot).max() <= 1e-9
+    planted = plant(dataclasses.replace(legs, solid=np.ones(legs.ball.shape[1], bool)), ground, options)
+    assert np.abs(planted.foot[..., :3, :3] - legs.foot[..., :3, :3]).max() <= 1e-9  # pitch kept
+    carry = planted.foot @ np.linalg.inv(legs.foot)  # each foot's planting, as a world transform
+
+    def carried(points):
+        return np.einsum("fnij,fnj->fni", carry[..., :3, :3], points) + carry[..., :3, 3]
+
+    heel, ball = carried(heel_points(legs.foot, legs.ball)), carried(legs.ball)
+    tip = ball + np.einsum("fnij,fnj->fni", planted.toe @ np.swapaxes(legs.toe, -1, -2), legs.tip - legs.ball)
+    lowest = np.minimum(np.minimum(heel[..., 2], ball[..., 2]), tip[..., 2])
+    assert lowest.min() >= gait.floor - 1e-6, lowest.min() - gait.floor

@@ -1,0 +1,226 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Where a foot touches the ground: the skinned mesh's sole where a mesh follows the foot, else the bones.
+
+A character's bones do not touch the ground, its mesh does: the lowest vertices its foot's bones carry.
+Read once per plan, in the rest pose, and kept in the carrying bone's rest space, so each frame's sole
+is a matrix product (:func:`..planting.legs.leg_sample`). Without a mesh on the foot, the sole is the bones' (the
+toe's head and tail, or a toe-less foot's tail), as before.
+
+A mesh's foot may hang from bones outside the leg chain (a glTF export's baked IK bones: the hooves of
+Quaternius' animals on ``FF.L`` under the root): planting moves the chain only, so that skin does not
+follow; :func:`outside` names those bones, for the plan to say so.
+"""
+
+from dataclasses import dataclass
+
+import bpy
+import numpy as np
+
+#: Metres above a foot's lowest vertex (at rest, along the world's up) that still count as its sole.
+BAND = 0.02
+#: A vertex belongs to the foot when the foot's bones carry at least this share of its weight.
+CARRIED = 0.5
+
+
+@dataclass(frozen=True)
+class Sole:
+    """A foot's heel, ball and tip on its mesh, each in the rest space of the bone that carries it:
+    heel and ball the foot bone's, tip the toe bone's (the foot's for a toe-less foot). Tuples, so that
+    a plan holding them compares and hashes (the live cache's key)."""
+
+    heel: tuple[float, float, float, float]
+    ball: tuple[float, float, float, float]
+    tip: tuple[float, float, float, float]
+
+
+@dataclass
+class _Skin:
+    """The rest-pose vertices (armature space) of the meshes deformed by a rig, and their weights: one entry per
+    vertex and deforming bone weighting it (most vertices have a few of a rig's many bones)."""
+
+    points: np.ndarray  #: (V, 3)
+    vertex: np.ndarray  #: (K,) the vertex of each weight
+    column: np.ndarray  #: (K,) its bone, by index in ``bones``
+    weight: np.ndarray  #: (K,) positive
+    bones: list[str]  #: the rig's deforming bones
+    edges: np.ndarray  #: (E, 2) vertex pairs
+
+    @property
+    def dominant(self) -> np.ndarray:
+        """(V,) each vertex's bone with the largest weight (index in ``bones``), -1 for none."""
+        dominant = np.full(len(self.points), -1)
+        order = np.lexsort((self.weight, self.vertex))  # by vertex, the largest weight last
+        dominant[self.vertex[order]] = self.column[order]
+        return dominant
+
+
+def skinned_meshes(obj: bpy.types.Object) -> list[bpy.types.Object]:
+    """The mesh objects that an Armature modifier, shown in the viewport, deforms by ``obj``, in its scenes."""
+    scenes = set(obj.users_scene)
+    return [
+        mesh
+        for mesh in bpy.data.objects
+        if mesh.type == "MESH"
+        and scenes & set(mesh.users_scene)
+        and any(m.type == "ARMATURE" and m.object == obj and m.show_viewport for m in mesh.modifiers)
+    ]
+
+
+def read_skin(obj: bpy.types.Object) -> _Skin | None:
+    """The skin of ``obj`` at rest, or None when no mesh with vertex groups follows it."""
+    bones = [b.name for b in obj.data.bones if b.use_deform]
+    index = {name: i for i, name in enumerate(bones)}
+    to_armature = np.linalg.inv(np.array(obj.matrix_world, dtype=np.float64))
+    points, entries, edges, offset = [], [], [], 0
+    for mesh in skinned_meshes(obj):
+        data = mesh.data
+        groups = {g.index: index.get(g.name, -1) for g in mesh.vertex_groups}
+        if not groups or not len(data.vertices):
+            continue
+        co = np.empty(len(data.vertices) * 3)
+        data.vertices.foreach_get("co", co)
+        matrix = to_armature @ np.array(mesh.matrix_world, dtype=np.float64)
+        points.append(co.reshape(-1, 3) @ matrix[:3, :3].T + matrix[:3, 3])
+        entries += [
+            (offset + v.index, groups.get(g.group, -1), g.weight)
+            for v in data.vertices
+            for g in v.groups
+            if g.weight > 0
+        ]
+        pairs = np.empty(len(data.edges) * 2, dtype=np.int64)
+        data.edges.foreach_get("vertices", pairs)
+        edges.append(pairs.reshape(-1, 2) + offset)
+        offset += len(data.vertices)
+    if not points:
+        return None
+    vertex, column, weight = (np.array(values) for values in zip(*entries)) if entries else (np.empty(0),) * 3
+    kept = column >= 0  # groups of the rig's deforming bones only
+    return _Skin(
+        np.concatenate(points),
+        vertex[kept].astype(int),
+        column[kept].astype(int),
+        weight[kept].astype(np.float64),
+        bones,
+        np.concatenate(edges),
+    )
+
+
+def _columns(skin: _Skin, bones) -> list[int]:
+    return [skin.bones.index(b) for b in bones if b in skin.bones]
+
+
+def _carried(skin: _Skin, bones) -> np.ndarray:
+    """(V,) which vertices ``bones`` carry: at least :data:`CARRIED` of their weight."""
+    count = len(skin.points)
+    total = np.bincount(skin.vertex, skin.weight, minlength=count)
+    mine = np.isin(skin.column, _columns(skin, bones))
+    part = np.bincount(skin.vertex[mine], skin.weight[mine], minlength=count)
+    return (total > 0.0) & (part >= CARRIED * total)
+
+
+def _foot_bones(obj: bpy.types.Object, foot: str, toe: str | None) -> list[str]:
+    bones = obj.data.bones
+    names = [foot, *(b.name for b in bones[foot].children_recursive)]
+    if toe:
+        names += [toe, *(b.name for b in bones[toe].children_recursive)]
+    return list(dict.fromkeys(names))
+
+
+def _up(obj: bpy.types.Object) -> tuple[np.ndarray, float]:
+    """The world's up in the armature's space (a unit vector), and how many metres an armature unit is."""
+    world = np.array(obj.matrix_world, dtype=np.float64)[:3, :3]
+    up = np.linalg.solve(world, [0.0, 0.0, 1.0])
+    up /= np.linalg.norm(up)
+    return up, float(np.linalg.norm(world @ up))
+
+
+def sole(obj: bpy.types.Object, skin: _Skin | None, foot: str, toe: str | None) -> Sole | None:
+    """The heel, ball and tip of the foot bone ``foot`` (and its ``toe``) on the mesh, or None where no
+    vertex is carried by them.
+
+    The sole is the foot's vertices within :data:`BAND` of its lowest, at rest. Along the way the foot
+    points (ankle to toe joint, or to the foot's tail; the sole's own spread where those are level), the
+    heel is its rearmost vertex, the tip its foremost; the ball is under the toe joint, at the sole's
+    lowest height (a toe-less foot's ball is its tip, as on the bones)."""
+    if skin is None:
+        return None
+    carried = np.flatnonzero(_carried(skin, _foot_bones(obj, foot, toe)))
+    if not len(carried):
+        return None
+    up, scale = _up(obj)
+    points = skin.points[carried]
+    height = points @ up
+    low = points[height <= height.min() + BAND / scale]
+    bones = obj.data.bones
+    ankle = np.array(bones[foot].head_local, dtype=np.float64)
+    ahead = np.array((bones[toe].head_local if toe else bones[foot].tail_local), dtype=np.float64) - ankle
+    forward = ahead - (ahead @ up) * up
+    if np.linalg.norm(forward) <= 0.1 * np.linalg.norm(ahead):  # the foot points down: the sole's long way
+        spread = low - low.mean(axis=0)
+        spread -= np.outer(spread @ up, up)
+        forward = np.linalg.svd(spread, full_matrices=False)[2][0] if len(low) > 1 else np.zeros(3)
+        if forward @ (low.mean(axis=0) - ankle) < 0.0:
+            forward = -forward
+    along = low @ forward
+    heel, tip = low[int(np.argmin(along))], low[int(np.argmax(along))]
+    if toe:
+        joint = np.array(bones[toe].head_local, dtype=np.float64)
+        ball = joint - (joint @ up - height.min()) * up
+    else:
+        ball = tip
+
+    def local(bone: str, point: np.ndarray) -> tuple:
+        rest = np.array(bones[bone].matrix_local, dtype=np.float64)
+        return tuple(float(x) for x in np.linalg.solve(rest, np.append(point, 1.0)))
+
+    return Sole(local(foot, heel), local(foot, ball), local(toe or foot, tip))
+
+
+def outside(obj: bpy.types.Object, skin: _Skin | None, chain: list[str], toe: str | None) -> list[str]:
+    """The bones outside the leg ``chain`` (thigh, shin and any foot, plus ``toe``) whose skin carries the
+    leg's foot: joined to the chain's end by skin (a vertex weighted to both, or a mesh edge between
+    vertices each carries), one after another, and reaching lower than the chain's own skin does, by more
+    than :data:`BAND`. Empty without a mesh."""
+    if skin is None:
+        return []
+    bones = obj.data.bones
+    end = chain[-1]
+    own = _foot_bones(obj, end, toe)
+    barred = set(chain) | set(own) | {b.name for b in bones[chain[0]].parent_recursive}
+    up, scale = _up(obj)
+    height = skin.points @ up
+    dominant = skin.dominant
+    carried = _carried(skin, own)
+    if not carried.any():
+        return []
+    lowest = height[carried].min() - BAND / scale
+    ends = dominant[skin.edges]
+    touching = set(map(tuple, ends[(ends >= 0).all(axis=1)].tolist()))
+    found: list[str] = []
+    reached = set(own)
+    while True:
+        columns = _columns(skin, reached)
+        sharing = np.isin(skin.vertex, skin.vertex[np.isin(skin.column, columns)])  # weights on their vertices
+        near = set(skin.column[sharing].tolist())
+        near |= {b for a, b in touching if a in columns} | {a for a, b in touching if b in columns}
+        more = [
+            skin.bones[c]
+            for c in sorted(near)
+            if skin.bones[c] not in barred | reached and (dominant == c).any() and height[dominant == c].min() < lowest
+        ]
+        if not more:
+            return found
+        found += more
+        reached |= set(more)
+
+
+def hung_foot(obj: bpy.types.Object, skin: _Skin | None, limb: str, chain, toe: str | None = None) -> str | None:
+    """Words for a foot skinned outside its leg's chain (:func:`outside`): part of a sentence; None if it is not."""
+    bones = outside(obj, skin, list(chain), toe)
+    if not bones:
+        return None
+    names = ", ".join(f"'{b}'" for b in bones)
+    return (
+        f"the foot of limb '{limb}' is skinned to {names}, outside its chain {' > '.join(repr(b) for b in chain)}, "
+        "which planting does not move"
+    )

@@ -1,0 +1,113 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Soles from the skinned mesh: a glTF character stands on its mesh, not on its bones' guessed tails.
+
+Measured against the mesh itself (``plant_metrics.sample_sole``: the lowest vertex the foot's bones carry,
+read from the evaluated mesh at each frame), not against the planting code's own idea of the sole.
+"""
+
+import bpy
+import numpy as np
+import pytest
+
+from takes import clips
+from takes import measure as mocap
+
+
+def _plan(lik, rig, ground):
+    """The planting plan of the rig's detected legs, as the bake makes it."""
+    lik.api.detect_limbs(rig)
+    for limb in rig.limb_ik.limbs:
+        limb.plant = limb.enabled = "leg" in limb.name
+    rig.limb_ik.ground = ground
+    return lik.rig.plan.make(rig, from_source=True).planting
+
+
+def test_a_skinned_foot_stands_on_its_lowest_vertices(lik):
+    """CesiumMan's heel, ball and tip, as planting reads them over the walk, lie on the mesh's lowest foot
+    vertex: never under it, 2 mm above it at the median (its bone tails: 2 to 15 cm above)."""
+    rig, frames, ground = clips.stage("cesium_man", "flat")
+    planting = _plan(lik, rig, ground)
+    legs = lik.rig.planting.legs
+    scene, samples = bpy.context.scene, []
+    for frame in frames:
+        scene.frame_set(frame)
+        depsgraph = bpy.context.evaluated_depsgraph_get()
+        samples.append(legs.leg_sample(planting, lik.rig.pose.read_pose(rig, rig.evaluated_get(depsgraph)), 0))
+    track = legs.LegSample(*(np.array(column) for column in zip(*samples)))
+    lowest = legs.sole_points(planting, track)[..., 2].min(axis=2)  # (F, n)
+    mesh = mocap.plant_metrics.sample_sole(rig, clips.CLIPS["cesium_man"].legs, frames)
+    for n, foot in enumerate(planting.feet):
+        floor = np.array([mesh[frame][foot.limb[-1]]["ball"].z for frame in frames])
+        above = lowest[:, n] - floor
+        assert above.min() >= -0.003, (foot.limb, above.min())
+        assert np.median(above) <= 0.005 and np.percentile(above, 95) <= 0.01, (foot.limb, np.percentile(above, 95))
+
+
+def test_hooves_skinned_outside_the_leg_chains_are_named(lik):
+    """Quaternius' horse: its hooves hang from baked IK bones under the root, not from the leg chains Detect
+    Limbs finds (which have no foot): planting says which bones, for every leg, and plants nothing."""
+    rig, frames, ground = clips.stage("quaternius_horse", "flat")
+    lik.api.detect_limbs(rig)
+    with pytest.raises(lik.api.LimbIKError, match=r"outside their chains.*'front_leg\.L' to 'IKFrontLeg\.L', 'FF\.L'"):
+        lik.api.plant(rig, ground)
+
+
+def test_a_leg_whose_hoof_hangs_outside_its_chain_is_planted_with_a_warning(lik):
+    """A three-bone hind leg made by hand on the horse (imported with bone tails pointing at their children,
+    so the chain reaches the ground): planted by its chain's end bone, and the bake says the hoof's bones do
+    not follow."""
+    rig, frames, ground = clips.stage("quaternius_horse", "flat", bone_heuristic="TEMPERANCE")
+    for side in "LR":
+        lik.api.add_limb(rig, [f"BackLeg.{side}", f"BackUpperLeg.{side}", f"BackLowerLeg.{side}"], f"hind_leg.{side}")
+    report = lik.api.plant(rig, ground, limbs=["hind_leg.L", "hind_leg.R"])
+    assert report.keys > 0
+    assert "'IKBackLeg.L', 'FFB.L', outside its chain" in report.problems["hind_leg.L"], report.problems
+    assert "'BackLowerLeg.L'" in report.problems["hind_leg.L"]
+    assert "'IKBackLeg.R', 'FFB.R', outside its chain" in lik.api.check(rig)["hind_leg.R"]
+
+
+def test_at_rest_the_ball_and_tip_lie_on_the_sole(lik):
+    """In CesiumMan's rest pose, the ball planting reads is at the height of the lowest vertex its foot and toe
+    bones carry (read here from the mesh's vertex groups), and the tip within the 2 cm sole band above it (the
+    toe bone's head, which was the ball, stands 2.1 cm above it)."""
+    rig, frames, ground = clips.stage("cesium_man", "flat")
+    planting = _plan(lik, rig, ground)
+    rig.data.pose_position = "REST"
+    depsgraph = bpy.context.evaluated_depsgraph_get()
+    sample = lik.rig.planting.legs.leg_sample(planting, lik.rig.pose.read_pose(rig, rig.evaluated_get(depsgraph)), 0)
+    mesh = bpy.data.objects["Cesium_Man"]
+    for n, foot in enumerate(planting.feet):
+        bones = {rig.pose.bones[foot.foot].name, rig.pose.bones[foot.toe].name}
+        groups = {g.index for g in mesh.vertex_groups if g.name in bones}
+        lowest = min(
+            (mesh.matrix_world @ v.co).z
+            for v in mesh.data.vertices
+            if sum(g.weight for g in v.groups if g.group in groups) >= 0.5
+        )
+        assert abs(sample.balls[n, 2] - lowest) <= 0.001, (foot.limb, sample.balls[n, 2], lowest)
+        assert -1e-6 <= sample.tips[n, 2] - lowest <= 0.02, (foot.limb, sample.tips[n, 2], lowest)
+
+
+def test_the_overlay_draws_footprints_as_long_as_the_mesh_sole(lik):
+    """CesiumMan's footprints in the viewport overlay span its mesh's sole (the lowest 2 cm of the vertices its
+    foot and toe bones carry, at rest), not its bones' (10 to 13 cm long where the sole spans 26)."""
+    rig, frames, ground = clips.stage("cesium_man", "flat")
+    mesh = bpy.data.objects["Cesium_Man"]
+    groups = {g.index for g in mesh.vertex_groups if g.name in {"leg_joint_L_3", "leg_joint_L_5"}}
+    carried = np.array(
+        [
+            mesh.matrix_world @ v.co
+            for v in mesh.data.vertices
+            if sum(g.weight for g in v.groups if g.group in groups) >= 0.5
+        ]
+    )
+    sole = carried[carried[:, 2] <= carried[:, 2].min() + 0.02, :2]
+    length = np.linalg.norm(sole[:, None] - sole[None], axis=-1).max()
+    lik.api.detect_limbs(rig)
+    lik.api.plant(rig, ground)
+    footing = lik.rig.planting.overlay.footing(rig, bpy.context.evaluated_depsgraph_get())
+    left = next(f for f in footing if f.limb == "leg.L")
+    assert left.footprints
+    for outline in left.footprints:
+        span = np.linalg.norm(outline[:, None, :2] - outline[None, :, :2], axis=-1).max()
+        assert 0.75 * length <= span <= 1.5 * length, (span, length)
