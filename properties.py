@@ -298,8 +298,8 @@ class LIMB_IK_PG_rig(bpy.types.PropertyGroup):
     )
     max_pelvis_drop: FloatProperty(
         name="Max Pelvis Drop",
-        description="Most the pelvis sits lower above the ground under it than it was animated above the floor, "
-        "even where a foot then falls short",
+        description="Most the pelvis may sit lower above the ground than it was animated above the floor, even if a "
+        "foot then falls short",
         default=1.0,
         min=0.0,
         soft_max=1.0,

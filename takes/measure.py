@@ -97,7 +97,7 @@ def planted(name: str, ground: str, lock: bool = True, pelvis_mode: str | None =
     lik.api.detect_limbs(rig)
     rig.limb_ik.use_foot_lock = lock
     began = time.perf_counter()
-    bake = lik.api.plant(rig, collection) if pelvis_mode is None else lik.api.plant(rig, collection, pelvis_mode=pelvis_mode)
+    bake = lik.api.plant(rig, collection, pelvis_mode=pelvis_mode)
     seconds = time.perf_counter() - began
     result = plant_metrics.sample(rig, legs, frames)
     with contacts_by_height(clips.CLIPS[name].in_place):

@@ -100,7 +100,9 @@ def test_on_flat_ground_every_mode_leaves_the_motion_as_it_is():
         assert measure(w.legs, planted, Plane(base=g.floor), g.fps, g.floor).pitch_error.__abs__().max() <= 1e-6
 
 
-@pytest.mark.parametrize("values", [{"pelvis_mode": "highest"}, {"max_pelvis_drop": -0.1}, {"max_pelvis_drop": math.nan}])
+@pytest.mark.parametrize(
+    "values", [{"pelvis_mode": "highest"}, {"max_pelvis_drop": -0.1}, {"max_pelvis_drop": math.nan}]
+)
 def test_bad_pelvis_settings_raise(values):
     with pytest.raises(SolverError):
         PlantSettings(fps=30.0, **values)
