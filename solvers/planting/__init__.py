@@ -192,12 +192,14 @@ def plant(legs: Legs, cast_down: CastDown, settings: PlantSettings, forced=None)
     under, slope = _under_pelvis(legs, cast_down, floor)
     carrier = support_level(footing, down & ground, under, sigma) - floor
 
-    def ride(rise):
+    def ride(rise, held_turn=None):
         """Every foot's (F, n, 4) turns and (F, n, 4, 3) carried points, each foot in the air riding on
-        the rise of its hip, ``rise`` (F, n)."""
-        turns, moved = turn.copy(), np.empty_like(points)
+        the rise of its hip, ``rise`` (F, n); ``held_turn`` (F, n, 4): the turns where feet are held, if not
+        ``turn``."""
+        held_turn = turn if held_turn is None else held_turn
+        turns, moved = held_turn.copy(), np.empty_like(points)
         for n in range(count):
-            turns[:, n], lifts = swing(held[:, n], turn[:, n], lift[:, n], rise[:, n])
+            turns[:, n], lifts = swing(held[:, n], held_turn[:, n], lift[:, n], rise[:, n])
             moved[:, n] = transform(turns[:, n], pivot[:, n], lifts, points[:, n])
         return turns, moved
 
@@ -264,11 +266,14 @@ def plant(legs: Legs, cast_down: CastDown, settings: PlantSettings, forced=None)
             heel_up[first : last + 1, n] = np.minimum(envelope(needed[first : last + 1], sigma), MAX_HEEL)
     lifting = held & (heel_up > 0.0)
     pitch = quat_to_matrix(heel_turn(heel_up[lifting], heels[lifting], tips[lifting]))
+    flat = turn.copy()  # the toes stay along the ground as the heels lift
     turn[lifting] = matrix_to_quat(pitch @ quat_to_matrix(turn[lifting]))
 
     # The feet in the air go with their hips, their legs bending as animated give or take, then
     # rise over whatever they would pass through.
-    turn, moved = ride(hips[..., 2] - legs.hip[..., 2])
+    rise = hips[..., 2] - legs.hip[..., 2]
+    turn, moved = ride(rise)
+    toe_turn = ride(rise, flat)[0] if lifting.any() else turn
     for n in range(count):
         # As straight as animated, or nearly.
         longest = np.clip(animated[:, n], LENGTH_MARGIN * lengths[:, n], lengths[:, n])
@@ -292,7 +297,8 @@ def plant(legs: Legs, cast_down: CastDown, settings: PlantSettings, forced=None)
     foot = legs.foot.copy()
     foot[..., :3, :3] = rotation @ legs.foot[..., :3, :3]
     foot[..., :3, 3] = moved[:, :, 3]
-    return Planted(foot, rotation @ legs.toe, body, contacts, no_ground | ~hit[:, :, BALL])
+    toe_rotation = quat_to_matrix(toe_turn.reshape(-1, 4)).reshape(frames, count, 3, 3)
+    return Planted(foot, toe_rotation @ legs.toe, body, contacts, no_ground | ~hit[:, :, BALL])
 
 
 def pressed_down(contacts: Contacts, release_frames: float) -> np.ndarray:
