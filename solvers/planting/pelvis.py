@@ -63,8 +63,8 @@ def carried_height(ceiling, carries, mode: str, ahead=None) -> np.ndarray:
     known = np.isfinite(ahead).all(axis=1) & (count > 0)
     front = np.argmax(np.where(carries & known[:, None], np.nan_to_num(ahead), -np.inf), axis=1)
     leading = np.take_along_axis(np.asarray(ceiling, np.float64), front[:, None], axis=1)[:, 0]
-    highest_ = np.where(carries, ceiling, -np.inf).max(axis=1)
-    return np.where(known & (leading >= highest_), leading, lowest)
+    top = np.where(carries, ceiling, -np.inf).max(axis=1)
+    return np.where(known & (leading >= top), leading, lowest)
 
 
 def travel_ahead(ankles, pelvis, fps: float, sigma: float) -> np.ndarray:
@@ -227,9 +227,7 @@ def heel_lift(hips, ball, ankle, heel, tip, extension, most: float = MAX_HEEL) -
     axis across it (``heel`` to ``tip``, across the ground), to bring its ``ankle`` within ``extension`` of its
     hip (``hips``); where no such angle is, the one that brings it nearest."""
     ball, ankle, hips = (np.asarray(a, np.float64) for a in (ball, ankle, hips))
-    forward = np.asarray(tip, np.float64)[..., :2] - np.asarray(heel, np.float64)[..., :2]
-    axis = np.stack([-forward[..., 1], forward[..., 0], np.zeros(forward.shape[:-1])], axis=-1)
-    axis /= np.maximum(np.linalg.norm(axis, axis=-1, keepdims=True), 1e-12)
+    axis = _across(heel, tip)
     # The ankle turned by t about the axis: u cos t + (k x u) sin t + k (k.u)(1 - cos t) from the ball; its
     # distance to the hip is within reach where A cos t + B sin t >= D.
     u, h = ankle - ball, hips - ball
@@ -240,14 +238,20 @@ def heel_lift(hips, ball, ankle, heel, tip, extension, most: float = MAX_HEEL) -
     d = d - along_h * along_u
     size = np.maximum(np.hypot(a, b), 1e-12)
     angle = np.arctan2(b, a) - np.arccos(np.clip(d / size, -1.0, 1.0))
+    # A leg exactly as extended as asked (one keeping its animated extension) needs none, whatever the rounding.
     return np.where(a >= d - 1e-9, 0.0, np.clip(angle, 0.0, most))
 
 
 def heel_turn(angle, heel, tip) -> np.ndarray:
     """(..., 4) quaternions turning each foot heel up by ``angle`` (...) about the axis across it (``heel`` to
     ``tip``, across the ground)."""
-    forward = np.asarray(tip, np.float64)[..., :2] - np.asarray(heel, np.float64)[..., :2]
-    axis = np.stack([-forward[..., 1], forward[..., 0], np.zeros(forward.shape[:-1])], axis=-1)
-    axis /= np.maximum(np.linalg.norm(axis, axis=-1, keepdims=True), 1e-12)
+    axis = _across(heel, tip)
     half = 0.5 * np.asarray(angle, np.float64)[..., None]
     return np.concatenate([np.cos(half), axis * np.sin(half)], axis=-1)
+
+
+def _across(heel, tip) -> np.ndarray:
+    """(..., 3) the horizontal unit axis across each foot (up x heel-to-tip): turning about it lifts the heel."""
+    forward = np.asarray(tip, np.float64)[..., :2] - np.asarray(heel, np.float64)[..., :2]
+    axis = np.stack([-forward[..., 1], forward[..., 0], np.zeros(forward.shape[:-1])], axis=-1)
+    return axis / np.maximum(np.linalg.norm(axis, axis=-1, keepdims=True), 1e-12)
