@@ -246,6 +246,8 @@ def plant(
     progress: Callable[[float], None] | None = None,
     scene: bpy.types.Scene | None = None,
     contacts: dict | None = None,
+    pelvis_mode: str | None = None,
+    max_pelvis_drop: float | None = None,
 ) -> _bake.BakeReport:
     """Plant the legs' feet on the ground and bake the result: the planted legs and the pelvis are
     keyed, nothing else.
@@ -256,17 +258,22 @@ def plant(
     (an arm), is refused. If the bake fails, these settings are put back too. ``progress`` is
     called with the fraction of the take read so far (planting reads the whole take). ``contacts``:
     feet forced down or up, ``{limb: [(start, end, "down"|"up"|"auto"), …]}``, as :func:`force_contact`
-    forces them; they are kept (and put back if the planting fails).
+    forces them; they are kept (and put back if the planting fails). ``pelvis_mode`` (``"AVERAGE"``,
+    ``"FRONT_UPHILL"`` or ``"LOWEST"``) and ``max_pelvis_drop`` (metres), where given, become the rig's *Pelvis*
+    and *Max Pelvis Drop* settings, as the ground does.
 
         plant(rig, "Terrain")                    # every leg on the Terrain collection
         plant(rig, limbs=["leg.L"], frame_end=48)
         plant(rig, contacts={"leg.L": [(10, 20, "down")]})
+        plant(rig, pelvis_mode="LOWEST", max_pelvis_drop=0.05)
     """
     obj = _armature(obj)
     frame_start, frame_end, step = _frames(frame_start=frame_start, frame_end=frame_end, step=step)
     depsgraph = _depsgraph(scene)
     with _contacts.forcing(obj, contacts):
-        return _bake.plant(obj, depsgraph, ground, limbs, frame_start, frame_end, step, progress)
+        return _bake.plant(
+            obj, depsgraph, ground, limbs, frame_start, frame_end, step, progress, pelvis_mode, max_pelvis_drop
+        )
 
 
 def force_contact(

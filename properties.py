@@ -278,6 +278,34 @@ class LIMB_IK_PG_rig(bpy.types.PropertyGroup):
         subtype="TIME_ABSOLUTE",
         unit="TIME_ABSOLUTE",
     )
+    pelvis_mode: EnumProperty(
+        name="Pelvis",
+        description="Which standing legs set the body's height on uneven ground",
+        items=(
+            (
+                "AVERAGE",
+                "Average",
+                "The average of the standing legs keeps its animated bend; a leg that cannot reach lifts its heel",
+            ),
+            (
+                "FRONT_UPHILL",
+                "Front Foot Uphill",
+                "Going uphill the front standing leg keeps its animated bend, downhill the lowest one does",
+            ),
+            ("LOWEST", "Lowest", "The lowest standing leg keeps its animated bend: the body rides lowest"),
+        ),
+        default="AVERAGE",
+    )
+    max_pelvis_drop: FloatProperty(
+        name="Max Pelvis Drop",
+        description="Most the pelvis may sit lower above the ground than it was animated above the floor, even if a "
+        "foot then falls short",
+        default=1.0,
+        min=0.0,
+        soft_max=1.0,
+        subtype="DISTANCE",
+        unit="LENGTH",
+    )
     show_overlay: BoolProperty(
         name="Overlay",
         description="Draw in the viewport where each stance plants, each foot's path and the active limb's knee circle",

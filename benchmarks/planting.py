@@ -2,12 +2,14 @@
 """Foot planting on real motion capture and keyed animals, measured independently.
 
     ~/.cache/limb_ik/venv-blender-5.2/bin/python benchmarks/planting.py [--set first|second|all] [--only boxing walk]
+        [--pelvis-modes]
 
 Every clip of ``../shared/mocap`` is staged on each ground (``takes/grounds.py``), its legs found
 by Detect Limbs, planted and baked by ``api.plant``, and measured by
 ``../shared/tools/plant_metrics.py``, which uses nothing of Limb IK's: contacts from the source
 motion, bone heads and tails, Blender's ray cast. Then the cost of live planting on the longest
-clip: the analysis of the whole take, and a frame.
+clip: the analysis of the whole take, and a frame. With ``--pelvis-modes``, only a table of every pelvis mode
+(the rig's *Pelvis* setting) on the slope and the step for the human clips.
 """
 
 import argparse
@@ -65,6 +67,40 @@ def row(name: str, ground: str) -> list:
     ]
 
 
+MODE_GROUNDS = ("slope", "step")
+
+
+def mode_row(name: str, ground: str, mode: str) -> list:
+    f = measure.planted(name, ground, pelvis_mode=mode)["figures"]
+    return [
+        name,
+        ground,
+        mode,
+        f"{1e3 * f['pelvis_drop']:.0f}",
+        f"{f['knee_pop_deg']:.1f}",
+        f"{1e3 * f['ball_height_p95']:.1f}",
+        f"{1e3 * f['ball_height_median']:.1f}",
+        f"{f['pitch_p95_deg']:.1f}",
+        f"{1e3 * f['deepest']:.1f}",
+        f"{1e3 * f['stance_slide']:.1f}",
+        ", ".join(measure.over(f, measure.LIMITS)) or "–",
+    ]
+
+
+def pelvis_modes(lik, names) -> str:
+    """Every pelvis mode on the slope and the step, for the human clips among ``names``."""
+    modes = [item.identifier for item in lik.properties.LIMB_IK_PG_rig.bl_rna.properties["pelvis_mode"].enum_items]
+    rows = []
+    for name in [n for n in names if clips.CLIPS[n].kind == "human"]:
+        for ground in MODE_GROUNDS:
+            for mode in modes:
+                with report.quiet():
+                    rows.append(mode_row(name, ground, mode))
+                print(f"measured {name} on {ground} with {mode}", file=sys.stderr, flush=True)
+    headings = ["clip", "ground", "pelvis mode", "pelvis", "knee", "ball p95", "ball median", "pitch", "deepest"]
+    return report.table([*headings, "slide", "beyond the limits"], rows, right=[False] * 3 + [True] * 7 + [False])
+
+
 def live_cost(lik, name: str = "boxing", ground: str = "step") -> list[str]:
     """Live planting on the longest clip: the first frame analyses the take, later ones look it up."""
     rig, frames, collection = clips.stage(name, ground)
@@ -93,6 +129,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--set", choices=("first", "second", "all"), default="all", help="which set of clips")
     parser.add_argument("--only", nargs="+", choices=list(clips.CLIPS), help="these clips (default: the set's)")
+    parser.add_argument(
+        "--pelvis-modes", action="store_true", help="only the table of every pelvis mode on the slope and the step"
+    )
     args = parser.parse_args()
     names = args.only or [n for n, c in clips.CLIPS.items() if args.set in ("all", c.part)]
     with report.quiet():
@@ -113,6 +152,9 @@ def main() -> int:
             f"limits: {LIMITS}",
         ),
     )
+    if args.pelvis_modes:
+        print(pelvis_modes(lik, args.only), flush=True)
+        return 0
     headings = [
         "clip",
         "ground",

@@ -6,6 +6,9 @@ import os
 
 from .commands import SUBCOMMANDS
 
+#: The rig's pelvis modes, as ``--pelvis-mode`` takes them (``properties.py`` holds their descriptions).
+PELVIS_MODES = ("AVERAGE", "FRONT_UPHILL", "LOWEST")
+
 
 def _frames(text: str) -> tuple[int, int]:
     start, colon, end = text.partition(":")
@@ -46,6 +49,16 @@ def forced_contacts(args: argparse.Namespace) -> dict[str, list[tuple[int, int, 
     return out or None
 
 
+def _metres(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0.0 <= value < float("inf"):
+        raise argparse.ArgumentTypeError(f"'{text}' is not a distance in metres (0 or more)")
+    return value
+
+
 def _jobs(text: str) -> int:
     try:
         value = int(text)
@@ -78,6 +91,19 @@ def build_parser(prog: str) -> tuple[argparse.ArgumentParser, dict[str, argparse
             sub.add_argument("--frames", type=_frames, metavar="A:B", help="frame range (default: each scene's)")
         if command.uses_ground:
             sub.add_argument("--ground", metavar="COLLECTION", help="collection to stand on (default: the rig's own)")
+        if command.uses_ground:
+            sub.add_argument(
+                "--pelvis-mode",
+                type=str.upper,
+                choices=PELVIS_MODES,
+                help="which standing legs set the body's height (default: the rig's own)",
+            )
+            sub.add_argument(
+                "--max-pelvis-drop",
+                type=_metres,
+                metavar="METRES",
+                help="most the pelvis sits lower above the ground than animated (default: the rig's own)",
+            )
         if command.forces_contacts:
             for state, what in (("down", "standing, locked"), ("up", "free")):
                 sub.add_argument(

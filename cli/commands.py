@@ -18,6 +18,8 @@ class Options:
     dry_run: bool = False
     ground: str | None = None  #: collection to plant feet on (plant)
     contacts: dict | None = None  #: feet forced down or up (plant), as :func:`api.plant` takes them
+    pelvis_mode: str | None = None  #: how the body's height follows the feet (plant), as :func:`api.plant` takes it
+    max_pelvis_drop: float | None = None  #: metres (plant), as :func:`api.plant` takes it
 
 
 #: Called while a frame range is baked, with the range and the fraction of it done.
@@ -90,6 +92,8 @@ def _plant(obj: bpy.types.Object, scene: bpy.types.Scene, options: Options, prog
         progress=lambda done: progress((start, end), done),
         scene=scene,
         contacts=options.contacts,
+        pelvis_mode=options.pelvis_mode,
+        max_pelvis_drop=options.max_pelvis_drop,
     )
     return _baked(report, start, end)
 

@@ -52,6 +52,10 @@ def _child_flags(args, report: str) -> list[str]:
         flags += ["--frames", "{}:{}".format(*args.frames)]
     if getattr(args, "ground", None):
         flags += ["--ground", args.ground]
+    if getattr(args, "pelvis_mode", None):
+        flags += ["--pelvis-mode", args.pelvis_mode]
+    if getattr(args, "max_pelvis_drop", None) is not None:
+        flags += ["--max-pelvis-drop", repr(args.max_pelvis_drop)]
     for state in ("down", "up"):
         for limb, first, last in getattr(args, f"force_{state}", None) or ():
             flags += [f"--force-{state}", f"{limb}:{first}-{last}"]

@@ -9,6 +9,7 @@ whole-array writes. Only those channels change; every other key is left bit-iden
 leaves the action as it was.
 """
 
+import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -117,14 +118,31 @@ def plant(
     frame_end: int | None = None,
     step: int = 1,
     progress: Callable[[float], None] | None = None,
+    pelvis_mode: str | None = None,
+    max_pelvis_drop: float | None = None,
 ) -> BakeReport:
     """Plant the legs of ``obj`` on ``ground`` (a collection or its name; default: the rig's ground) and
     :func:`bake` them: the Plant operator and the API's ``plant``. The legs are ``limbs`` (names), else
-    those :func:`.limbs.setup.to_plant` chooses; they are marked planted and the ground becomes the rig's.
-    If anything fails, those settings are put back as they were, with the keys."""
+    those :func:`.limbs.setup.to_plant` chooses; they are marked planted and the ground becomes the rig's, as
+    do ``pelvis_mode`` and ``max_pelvis_drop`` where given. If anything fails, those settings are put back as
+    they were, with the keys."""
     settings = obj.limb_ik
-    before = (settings.ground, {limb.name: limb.plant for limb in settings.limbs})
+    before = (
+        settings.ground,
+        {limb.name: limb.plant for limb in settings.limbs},
+        settings.pelvis_mode,
+        settings.max_pelvis_drop,
+    )
     try:
+        if pelvis_mode is not None:
+            modes = [item.identifier for item in settings.bl_rna.properties["pelvis_mode"].enum_items]
+            if str(pelvis_mode).upper() not in modes:
+                raise LimbIKError(f"There is no pelvis mode '{pelvis_mode}'; choose one of {', '.join(modes)}.")
+            settings.pelvis_mode = str(pelvis_mode).upper()
+        if max_pelvis_drop is not None:
+            if not (isinstance(max_pelvis_drop, (int, float)) and 0.0 <= max_pelvis_drop < math.inf):
+                raise LimbIKError(f"The maximum pelvis drop must be 0 or more metres, not {max_pelvis_drop!r}.")
+            settings.max_pelvis_drop = max_pelvis_drop
         if ground is not None:
             collection = bpy.data.collections.get(ground) if isinstance(ground, str) else ground
             if collection is None:
@@ -135,7 +153,7 @@ def plant(
             limb.plant = True
         return bake(obj, depsgraph, planted, frame_start, frame_end, step, progress=progress)
     except Exception:
-        settings.ground = before[0]
+        settings.ground, settings.pelvis_mode, settings.max_pelvis_drop = before[0], before[2], before[3]
         for limb in settings.limbs:
             limb.plant = before[1].get(limb.name, limb.plant)
         raise

@@ -116,9 +116,10 @@ def pelvis_heights(rig: bpy.types.Object, name: str, frames, ground=None) -> np.
 
 
 @functools.cache
-def planted(name: str, ground: str, lock: bool = True) -> dict:
-    """Clip ``name`` on a ``ground``, its legs detected and planted by the API and baked; measured
-    before and after. Cached: plain data survives the scene resets between tests."""
+def planted(name: str, ground: str, lock: bool = True, pelvis_mode: str | None = None) -> dict:
+    """Clip ``name`` on a ``ground``, its legs detected and planted by the API and baked (with ``pelvis_mode``,
+    default: the rig's default); measured before and after. Cached: plain data survives the scene resets between
+    tests."""
     lik = extension()
     rig, frames, collection = clips.stage(name, ground)
     clip = clips.CLIPS[name]
@@ -133,7 +134,7 @@ def planted(name: str, ground: str, lock: bool = True) -> dict:
     lik.api.detect_limbs(rig)
     rig.limb_ik.use_foot_lock = lock
     began = time.perf_counter()
-    bake = lik.api.plant(rig, collection)
+    bake = lik.api.plant(rig, collection, pelvis_mode=pelvis_mode)
     seconds = time.perf_counter() - began
     if clip.skinned:
         result = plant_metrics.sample_sole(rig, legs, frames, feet=feet, ground=objects, like=source)

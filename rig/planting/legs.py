@@ -173,6 +173,8 @@ def plant_settings(obj: bpy.types.Object, scene: bpy.types.Scene) -> PlantSettin
             smoothing=rig.smoothing_time,
             release=rig.release_time,
             foot_lock=rig.use_foot_lock,
+            pelvis_mode=rig.pelvis_mode.lower(),
+            max_pelvis_drop=rig.max_pelvis_drop,
         )
     except SolverError as error:
         raise LimbIKError(f"Armature '{obj.name}': {error}.") from error

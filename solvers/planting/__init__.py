@@ -24,12 +24,27 @@ import numpy as np
 
 from ..constants import IDENTITY
 from ..errors import SolverError
-from ..rotation_modes import quat_to_matrix
+from ..rotation_modes import matrix_to_quat, quat_to_matrix
 from .air import bend_in_air
 from .contacts import BALL, DOWN, Contacts, find_contacts, holders, lock_offsets, sliding
-from .pelvis import LENGTH_MARGIN, body_height, body_motion, highest, pelvis_drop, support_level
+from .pelvis import (
+    LENGTH_MARGIN,
+    MAX_HEEL,
+    OVERSHOOT,
+    PELVIS_MODES,
+    body_height,
+    body_motion,
+    carried_height,
+    heel_lift,
+    heel_turn,
+    highest,
+    pelvis_drop,
+    support_level,
+    surface_under,
+    travel_ahead,
+)
 from .surface import clearing_lift, rest, swing, tilt, transform
-from .timeline import ease_jumps, fill_gaps, intervals, smoothstep
+from .timeline import ease_jumps, envelope, fill_gaps, intervals, smoothstep
 
 #: ``cast_down(points (N, 3)) -> heights (N,), upward normals (N, 3), hit (N,)``: the topmost
 #: surface straight below each point; where ``hit`` is False the other two mean nothing.
@@ -58,11 +73,24 @@ class PlantSettings:
     smoothing: float = 0.15  #: the body's rise and fall is smoothed over about this time
     release: float = 0.1  #: a locked foot eases back to its animation over this time after lift-off
     foot_lock: bool = True  #: hold standing feet where they stand
+    pelvis_mode: str = "average"  #: which carrying legs set the body's height: one of :data:`.pelvis.PELVIS_MODES`
+    max_pelvis_drop: float = 1.0  #: most the pelvis sits lower above the ground under it than authored above the floor
 
     def __post_init__(self):
+        if self.pelvis_mode not in PELVIS_MODES:
+            raise SolverError(f"pelvis mode must be one of {', '.join(PELVIS_MODES)}, not {self.pelvis_mode!r}")
         values = {
             name: getattr(self, name)
-            for name in ("fps", "floor", "contact_height", "contact_speed", "max_tilt", "smoothing", "release")
+            for name in (
+                "fps",
+                "floor",
+                "contact_height",
+                "contact_speed",
+                "max_tilt",
+                "smoothing",
+                "release",
+                "max_pelvis_drop",
+            )
         }
         if not all(math.isfinite(v) for v in values.values()):
             raise SolverError(f"planting settings must be finite numbers: {values}")
@@ -169,46 +197,91 @@ def plant(legs: Legs, cast_down: CastDown, settings: PlantSettings, forced=None)
     # Everywhere else the map blends from stance to stance, riding on the body, so hip and foot
     # keep their animated relation (and the knee its bend) but for the blend; and rises over
     # whatever it would pass through, on a smooth path.
-    under = _under_pelvis(legs, cast_down, floor)
+    under, slope = _under_pelvis(legs, cast_down, floor)
     carrier = support_level(footing, down & ground, under, sigma) - floor
 
-    def ride(rise):
+    def ride(rise, held_turn=None):
         """Every foot's (F, n, 4) turns and (F, n, 4, 3) carried points, each foot in the air riding on
-        the rise of its hip, ``rise`` (F, n)."""
-        turns, moved = turn.copy(), np.empty_like(points)
+        the rise of its hip, ``rise`` (F, n); ``held_turn`` (F, n, 4): the turns where feet are held, if not
+        ``turn``."""
+        held_turn = turn if held_turn is None else held_turn
+        turns, moved = held_turn.copy(), np.empty_like(points)
         for n in range(count):
-            turns[:, n], lifts = swing(held[:, n], turn[:, n], lift[:, n], rise[:, n])
+            turns[:, n], lifts = swing(held[:, n], held_turn[:, n], lift[:, n], rise[:, n])
             moved[:, n] = transform(turns[:, n], pivot[:, n], lifts, points[:, n])
         return turns, moved
 
-    # Each girdle (the hips, or a quadruped's hind and front legs) sits as high as its lowest
-    # standing leg allows with its animated extension, and carries that over a flight; the body
-    # goes up or down (and pitches, between two girdles) to meet them, and lower still where a
-    # standing foot would be out of reach.
+    # Each girdle (the hips, or a quadruped's hind and front legs) sits as high as the pelvis mode has its
+    # standing legs allow with their animated extension (the lowest leg's; or the front one's or their average,
+    # each heel free to lift, no higher than any standing foot's own ground says the ground under the girdle is),
+    # and carries that over a flight; the body goes up or down (and pitches, between two girdles) to
+    # meet them.
     animated = np.linalg.norm(legs.hip - legs.foot[:, :, :3, 3], axis=2)
     lengths = legs.thigh + legs.shin
     girdle = np.zeros(count, int) if legs.girdle is None else np.asarray(legs.girdle)
     _, moved = ride(np.repeat(carrier[:, None], count, axis=1))  # where held feet go does not depend on the body
-    ceiling = highest(legs.hip, moved[:, :, 3], animated)
+    heels, balls, tips, ankles = (moved[:, :, k] for k in range(4))  # as held; a heel lift turns them about the ball
+    ceiling = highest(legs.hip, ankles, animated)
     # Only a leg that points down carries the body; lying, sitting or kneeling, the hips rest on
     # something else (and the height that keeps such a leg's extension is ill-defined).
     carries = held & (legs.hip[..., 2] - legs.foot[..., 2, 3] >= CARRIES * animated)
-    heights = np.stack(
-        [
-            body_height(ceiling[:, girdle == g], carries[:, girdle == g], held.any(axis=1), carrier, sigma, flight)
-            for g in np.unique(girdle)
-        ],
-        axis=1,
-    )
-    body = body_motion(heights, legs.hip, girdle)
+    lowest = settings.pelvis_mode == "lowest"
+    if not lowest:
+        raised = _heel_turned(np.full((frames, count), MAX_HEEL), balls, ankles, heels, tips)
+        straight = np.minimum(np.maximum(animated, LENGTH_MARGIN * lengths), lengths)
+        reach = np.maximum(ceiling, highest(legs.hip, raised, straight))
+        ahead = travel_ahead(ankles, legs.pelvis, fps, sigma)
+        steepest = np.repeat(slope[:, None], count, axis=1)
+    heights = []
+    for g in np.unique(girdle):
+        part = girdle == g
+        target = None
+        if not lowest:
+            wanted = carried_height(reach[:, part], carries[:, part], settings.pelvis_mode, ahead[:, part])
+            grounds = surface_under(footing, normal, pivot, legs.hip[:, part].mean(axis=1), steepest) - floor
+            target = np.minimum(wanted, np.where(carries & ground, grounds, np.inf)[:, part].min(axis=1))
+        heights.append(
+            body_height(
+                ceiling[:, part],
+                carries[:, part],
+                held.any(axis=1),
+                carrier,
+                sigma,
+                flight,
+                target,
+                None if lowest else OVERSHOOT,
+            )
+        )
+    body = body_motion(np.stack(heights, axis=1), legs.hip, girdle)
     hips = np.einsum("fij,fnj->fni", body[:, :3, :3], legs.hip) + body[:, None, :3, 3]
-    drop = pelvis_drop(hips, moved[:, :, 3], lengths, animated, held, sigma)
+
+    # A standing leg that cannot keep its animated bend lifts its heel (up to MAX_HEEL), then straightens; the
+    # body goes lower where even that does not reach (a foot whose swing must clear something, as a step's
+    # riser, leaves with its animated bend), and never more than the maximum drop below its authored height
+    # above the ground under it.
+    nearest = _heel_turned(heel_lift(hips, balls, ankles, heels, tips, 0.0), balls, ankles, heels, tips)
+    keep = _clearing(ride(hips[..., 2] - legs.hip[..., 2])[1], depth, held, settings.contact_height, sigma, cast_down)
+    drop = pelvis_drop(hips, nearest, lengths, animated, held, sigma, keep)
+    pelvis = np.einsum("fij,fj->fi", body[:, :3, :3], legs.pelvis) + body[:, :3, 3]
+    least = under + (legs.pelvis[:, 2] - floor) - settings.max_pelvis_drop
+    drop -= envelope(np.maximum(least - (pelvis[:, 2] - drop), 0.0), sigma)
     body[:, 2, 3] -= drop
     hips[..., 2] -= drop[:, None]
+    heel_up = np.zeros((frames, count))
+    for n in range(count):
+        needed = heel_lift(hips[:, n], balls[:, n], ankles[:, n], heels[:, n], tips[:, n], animated[:, n])
+        for first, last in intervals(held[:, n]):
+            heel_up[first : last + 1, n] = np.minimum(envelope(needed[first : last + 1], sigma), MAX_HEEL)
+    lifting = held & (heel_up > 0.0)
+    pitch = quat_to_matrix(heel_turn(heel_up[lifting], heels[lifting], tips[lifting]))
+    flat = turn.copy()  # the toes stay along the ground as the heels lift
+    turn[lifting] = matrix_to_quat(pitch @ quat_to_matrix(turn[lifting]))
 
     # The feet in the air go with their hips, their legs bending as animated give or take, then
     # rise over whatever they would pass through.
-    turn, moved = ride(hips[..., 2] - legs.hip[..., 2])
+    rise = hips[..., 2] - legs.hip[..., 2]
+    turn, moved = ride(rise)
+    toe_turn = ride(rise, flat)[0] if lifting.any() else turn
     for n in range(count):
         # As straight as animated, or nearly.
         longest = np.clip(animated[:, n], LENGTH_MARGIN * lengths[:, n], lengths[:, n])
@@ -232,7 +305,8 @@ def plant(legs: Legs, cast_down: CastDown, settings: PlantSettings, forced=None)
     foot = legs.foot.copy()
     foot[..., :3, :3] = rotation @ legs.foot[..., :3, :3]
     foot[..., :3, 3] = moved[:, :, 3]
-    return Planted(foot, rotation @ legs.toe, body, contacts, no_ground | ~hit[:, :, BALL])
+    toe_rotation = quat_to_matrix(toe_turn.reshape(-1, 4)).reshape(frames, count, 3, 3)
+    return Planted(foot, toe_rotation @ legs.toe, body, contacts, no_ground | ~hit[:, :, BALL])
 
 
 def pressed_down(contacts: Contacts, release_frames: float) -> np.ndarray:
@@ -259,6 +333,30 @@ def _sinking(points, depth, cast_down: CastDown) -> tuple[np.ndarray, np.ndarray
     heights, _, hit = cast_down(points.reshape(-1, 3))
     heights, hit = heights.reshape(depth.shape), hit.reshape(depth.shape)
     return np.where(hit, heights + depth - points[..., 2], 0.0), hit
+
+
+def _heel_turned(angle, balls, ankles, heels, tips) -> np.ndarray:
+    """(F, n, 3) the ``ankles`` of feet turned heel up by ``angle`` (F, n) about their ``balls``."""
+    turns = heel_turn(angle, heels, tips).reshape(-1, 4)
+    turned = transform(turns, balls.reshape(-1, 3), np.zeros(len(turns)), ankles.reshape(-1, 1, 3))
+    return turned.reshape(ankles.shape)
+
+
+def _clearing(moved, depth, held, height: float, sigma: float, cast_down: CastDown) -> np.ndarray:
+    """(F, n) the last ``sigma`` frames of each stance after which the foot, on its way (``moved`` (F, n, K, 3)
+    as it would go, ``depth`` (F, n, K) as deep as each point may go), must rise more than ``height`` over
+    something: there its leg keeps its animated extension, so it does not leave straightened and fold at once."""
+    frames, count = held.shape
+    need = _sinking(moved.reshape(-1, *moved.shape[2:]), depth.reshape(-1, depth.shape[2]), cast_down)[0]
+    need = need.max(axis=1, initial=0.0).reshape(frames, count)
+    keep = np.zeros((frames, count), bool)
+    span = max(int(round(sigma)), 1)
+    for n in range(count):
+        for first, last in intervals(~held[:, n]):
+            if first > 0 and need[first : last + 1, n].max() > height:
+                stance = intervals(held[:first, n])[-1][0]
+                keep[max(stance, first - span) : first, n] = True
+    return keep
 
 
 def _held_part(hanging) -> np.ndarray:
@@ -290,9 +388,10 @@ def heel_points(foot, ball) -> np.ndarray:
     return heels
 
 
-def _under_pelvis(legs: Legs, cast_down: CastDown, floor: float) -> np.ndarray:
+def _under_pelvis(legs: Legs, cast_down: CastDown, floor: float) -> tuple[np.ndarray, np.ndarray]:
     """(F,) the ground under the body: averaged over a disc around the pelvis a quarter of a leg
-    wide, so one pebble or a step's edge does not jolt it; the floor where there is none."""
+    wide, so one pebble or a step's edge does not jolt it; the floor where there is none. And (F,) how
+    steep it is there (rise over run, from the plane through the disc's heights; 0 where part of it has none)."""
     frames = len(legs.pelvis)
     radius = 0.25 * float(np.max(legs.thigh + legs.shin))
     disc = np.repeat(legs.pelvis, len(_DISC), axis=0)
@@ -302,7 +401,10 @@ def _under_pelvis(legs: Legs, cast_down: CastDown, floor: float) -> np.ndarray:
     found = hit.any(axis=1)
     total = np.where(hit, heights, 0.0).sum(axis=1)  # heights where nothing is hit mean nothing (NaN is fair)
     mean = np.where(found, total / np.maximum(hit.sum(axis=1), 1), floor)
-    return fill_gaps(mean, found)
+    fit = np.linalg.pinv(np.column_stack([np.ones(len(_DISC)), _DISC * radius]))  # (3, disc): level, d/dx, d/dy
+    whole = hit.all(axis=1)
+    gradient = np.where(whole[:, None], np.where(hit, heights, 0.0) @ fit[1:].T, 0.0)
+    return fill_gaps(mean, found), np.linalg.norm(gradient, axis=1)
 
 
 def _check(legs: Legs) -> None:

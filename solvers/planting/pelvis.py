@@ -1,9 +1,12 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""How high the body goes: as high as the lowest standing leg allows with its animated extension,
-following the ground that carries it, and lower still where a foot would be out of reach."""
+"""How high the body goes: as high as its standing legs allow with their animated extension (the lowest
+leg's, or by the pelvis mode the front one's or their average, no higher than the ground under the body),
+following the ground that carries it, and lower still where a foot would be out of reach even with its
+heel lifted."""
 
 import numpy as np
 
+from ..errors import SolverError
 from .timeline import envelope, fill_gaps, intervals, smooth, smooth_above
 
 #: Weight of the ground under the pelvis against the feet's footing (a foot down weighs 1):
@@ -11,6 +14,17 @@ from .timeline import envelope, fill_gaps, intervals, smooth, smooth_above
 FLIGHT = 0.05
 #: Fraction of a leg's length (thigh and shin) the pelvis drop aims for, so knees never lock straight.
 LENGTH_MARGIN = 0.995
+#: How the body's height follows the legs that carry it (:attr:`.PlantSettings.pelvis_mode`): the lowest keeps
+#: its animated bend; the front one does going uphill, the lowest downhill; their average does.
+PELVIS_MODES = ("lowest", "front_uphill", "average")
+#: Metres per second the body must travel across the ground to have a front foot.
+TRAVELLING = 0.1
+#: Most a standing foot's heel lifts (the foot turning about its ball) so its leg keeps its animated bend: more
+#: would turn the foot off its authored pitch against the ground beyond the 5° the planting limits allow.
+MAX_HEEL = np.radians(4.0)
+#: Metres the body, smoothed, may ride above the height its mode asks for (other than the lowest leg's), the
+#: legs straightening for it: enough to follow a slope without bobbing, not to pull a leg straight at a step.
+OVERSHOOT = 0.02
 
 
 def support_level(footing, down, under_pelvis, sigma: float) -> np.ndarray:
@@ -32,7 +46,54 @@ def highest(hips, ankles, extension) -> np.ndarray:
     return offset[..., 2] + np.sqrt(np.maximum(np.asarray(extension) ** 2 - across, 0.0))
 
 
-def body_height(ceiling, carries, grounded, carrier, sigma: float, flight: int) -> np.ndarray:
+def carried_height(ceiling, carries, mode: str, ahead=None) -> np.ndarray:
+    """(F,) how far the body moves up where some leg carries it (``carries`` (F, n); elsewhere +inf), from each
+    leg's ``ceiling`` (F, n), the rise that keeps it as extended as animated, by ``mode`` (:data:`PELVIS_MODES`):
+    the lowest ceiling; the front leg's (``ahead`` (F, n), how far each ankle is along the way the body travels,
+    NaN where it does not travel) where it is the highest (uphill), else the lowest; or their average."""
+    carries = np.asarray(carries, bool)
+    lowest = np.where(carries, ceiling, np.inf).min(axis=1)
+    if mode == "lowest":
+        return lowest
+    count = carries.sum(axis=1)
+    if mode == "average":
+        return np.where(count > 0, np.where(carries, ceiling, 0.0).sum(axis=1) / np.maximum(count, 1), np.inf)
+    if mode != "front_uphill":
+        raise SolverError(f"pelvis mode must be one of {', '.join(PELVIS_MODES)}, not {mode!r}")
+    known = np.isfinite(ahead).all(axis=1) & (count > 0)
+    front = np.argmax(np.where(carries & known[:, None], np.nan_to_num(ahead), -np.inf), axis=1)
+    leading = np.take_along_axis(np.asarray(ceiling, np.float64), front[:, None], axis=1)[:, 0]
+    top = np.where(carries, ceiling, -np.inf).max(axis=1)
+    return np.where(known & (leading >= top), leading, lowest)
+
+
+def travel_ahead(ankles, pelvis, fps: float, sigma: float) -> np.ndarray:
+    """(F, n) how far each ankle (F, n, 3) is ahead of the pelvis (F, 3) along the way the body travels across
+    the ground (its motion smoothed over ``sigma`` frames); NaN where it moves slower than :data:`TRAVELLING`."""
+    track = smooth(np.asarray(pelvis, np.float64)[:, :2], sigma)
+    velocity = np.gradient(track, axis=0) * fps if len(track) > 1 else np.zeros_like(track)
+    speed = np.linalg.norm(velocity, axis=1)
+    way = velocity / np.maximum(speed, 1e-12)[:, None]
+    ahead = np.einsum("fni,fi->fn", np.asarray(ankles)[..., :2] - np.asarray(pelvis)[:, None, :2], way)
+    return np.where((speed >= TRAVELLING)[:, None], ahead, np.nan)
+
+
+def surface_under(footing, normals, points, at, steepest) -> np.ndarray:
+    """(F, n) each foot's ground (``footing`` (F, n), the surface's heights at ``points`` (F, n, 3) with upward
+    ``normals`` (F, n, 3)) carried on along its own surface to straight below ``at`` (F, 3), no steeper than
+    ``steepest`` (F, n) (rise over run: the ground's own there, so a bump under a foot does not tip it): on a
+    slope every foot's agrees with the ground there; at a step's edge a foot below it says the lower level."""
+    normals = np.asarray(normals, np.float64)
+    gradient = -normals[..., :2] / np.maximum(normals[..., 2:], 1e-6)
+    steep = np.linalg.norm(gradient, axis=-1)
+    gradient *= (np.minimum(steep, steepest) / np.maximum(steep, 1e-12))[..., None]
+    across = np.asarray(at, np.float64)[:, None, :2] - np.asarray(points, np.float64)[..., :2]
+    return np.asarray(footing, np.float64) + np.einsum("fni,fni->fn", gradient, across)
+
+
+def body_height(
+    ceiling, carries, grounded, carrier, sigma: float, flight: int, target=None, overshoot: float | None = None
+) -> np.ndarray:
     """(F,) how far the body moves up: to the lowest ``ceiling`` (F, n) of the legs that carry it
     (``carries`` (F, n)), so that leg keeps its animated extension; with feet on the ground but
     none carrying (``grounded`` (F,): lying, sitting), with ``carrier`` (F,), the ground under it.
@@ -41,9 +102,13 @@ def body_height(ceiling, carries, grounded, carrier, sigma: float, flight: int) 
     easing in and out: it follows a slope without lag and sinks early for a lower foot. In a flight
     the body is free: it moves from where it leaves the ground to where it lands on a curve that
     keeps its speed at both ends, so each stance keeps the legs' animated bend (a run up a slope
-    rises in the air, not by landing on a bent knee)."""
+    rises in the air, not by landing on a bent knee). ``target`` (F,), if given, is the height to meet where a
+    leg carries instead of the lowest ceiling (:func:`carried_height`); with ``overshoot`` (metres) the heights
+    are smoothed, centred, and dip only where that rises more than ``overshoot`` above them."""
     carried = np.asarray(carries, bool).any(axis=1)
-    target = np.where(carried, np.where(carries, ceiling, np.inf).min(axis=1), carrier)
+    if target is None:
+        target = carried_height(ceiling, carries, "lowest")
+    target = np.where(carried, target, carrier)
     known = carried | np.asarray(grounded, bool)
     if not known.any():
         return np.asarray(carrier, dtype=np.float64).copy()
@@ -58,7 +123,12 @@ def body_height(ceiling, carries, grounded, carrier, sigma: float, flight: int) 
     free = np.zeros(frames, bool)
     start = 0
     for first, last in [*flights, (frames, frames)]:
-        height[start:first] = -smooth_above(-target[start:first], sigma)
+        part = target[start:first]
+        if overshoot is None:
+            height[start:first] = -smooth_above(-part, sigma)
+        else:
+            smoothed = smooth(part, sigma)
+            height[start:first] = smoothed - envelope(np.maximum(smoothed - part - overshoot, 0.0), sigma)
         free[first : last + 1] = True
         start = last + 1
     for first, last in flights:
@@ -133,17 +203,55 @@ def vertical_drop(hip, goal, length) -> np.ndarray:
     return np.maximum(drop, 0.0)
 
 
-def pelvis_drop(hips, ankles, lengths, animated, down, sigma: float) -> np.ndarray:
+def pelvis_drop(hips, ankles, lengths, animated, down, sigma: float, keep=None) -> np.ndarray:
     """(F,) how far the pelvis goes down so every foot that is down stays within reach.
 
     ``hips`` and ``ankles`` (F, n, 3) where they will be; ``lengths`` (F, n) each leg's length;
     ``animated`` (F, n) each leg's hip-to-ankle distance as animated. A leg may be as extended as
     it was animated, or up to :data:`LENGTH_MARGIN` of its length, never more; only a foot that is
     down must be reached (one in the air may come up short for a moment). The drop eases in and
-    out over about ``sigma`` frames, never less than needed.
+    out over about ``sigma`` frames, never less than needed. Where ``keep`` (F, n) is True a leg may be no more
+    extended than animated.
     """
     lengths = np.asarray(lengths, dtype=np.float64)
     allowed = np.minimum(np.maximum(animated, LENGTH_MARGIN * lengths), lengths)
+    if keep is not None:
+        allowed = np.where(keep, np.minimum(animated, allowed), allowed)
     frames, feet = allowed.shape
     needed = np.stack([vertical_drop(hips[:, n], ankles[:, n], allowed[:, n]) for n in range(feet)], axis=1)
     return envelope((needed * np.asarray(down, bool)).max(axis=1, initial=0.0), sigma)
+
+
+def heel_lift(hips, ball, ankle, heel, tip, extension, most: float = MAX_HEEL) -> np.ndarray:
+    """(...) the least angle (radians, 0 to ``most``) each foot turns heel up about its ``ball`` (..., 3), the
+    axis across it (``heel`` to ``tip``, across the ground), to bring its ``ankle`` within ``extension`` of its
+    hip (``hips``); where no such angle is, the one that brings it nearest."""
+    ball, ankle, hips = (np.asarray(a, np.float64) for a in (ball, ankle, hips))
+    axis = _across(heel, tip)
+    # The ankle turned by t about the axis: u cos t + (k x u) sin t + k (k.u)(1 - cos t) from the ball; its
+    # distance to the hip is within reach where A cos t + B sin t >= D.
+    u, h = ankle - ball, hips - ball
+    along_u, along_h = np.einsum("...i,...i", axis, u), np.einsum("...i,...i", axis, h)
+    a = np.einsum("...i,...i", h, u) - along_h * along_u
+    b = np.einsum("...i,...i", h, np.cross(axis, u))
+    d = 0.5 * (np.einsum("...i,...i", h, h) + np.einsum("...i,...i", u, u) - np.asarray(extension) ** 2)
+    d = d - along_h * along_u
+    size = np.maximum(np.hypot(a, b), 1e-12)
+    angle = np.arctan2(b, a) - np.arccos(np.clip(d / size, -1.0, 1.0))
+    # A leg exactly as extended as asked (one keeping its animated extension) needs none, whatever the rounding.
+    return np.where(a >= d - 1e-9, 0.0, np.clip(angle, 0.0, most))
+
+
+def heel_turn(angle, heel, tip) -> np.ndarray:
+    """(..., 4) quaternions turning each foot heel up by ``angle`` (...) about the axis across it (``heel`` to
+    ``tip``, across the ground)."""
+    axis = _across(heel, tip)
+    half = 0.5 * np.asarray(angle, np.float64)[..., None]
+    return np.concatenate([np.cos(half), axis * np.sin(half)], axis=-1)
+
+
+def _across(heel, tip) -> np.ndarray:
+    """(..., 3) the horizontal unit axis across each foot (up x heel-to-tip): turning about it lifts the heel."""
+    forward = np.asarray(tip, np.float64)[..., :2] - np.asarray(heel, np.float64)[..., :2]
+    axis = np.stack([-forward[..., 1], forward[..., 0], np.zeros(forward.shape[:-1])], axis=-1)
+    return axis / np.maximum(np.linalg.norm(axis, axis=-1, keepdims=True), 1e-12)
