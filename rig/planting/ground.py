@@ -20,13 +20,15 @@ class Ground:
 
     def __init__(self, collection: bpy.types.Collection, depsgraph):
         objects = collection.all_objects
-        shapes = [_tree((obj.session_uid,), obj.evaluated_get(depsgraph)) for obj in objects if obj.type in SOLID]
+        shapes = [
+            _tree((obj.session_uid,), obj.evaluated_get(depsgraph), depsgraph) for obj in objects if obj.type in SOLID
+        ]
         if any(_instances(obj) for obj in objects):
             members = {obj.session_uid for obj in objects}
             for instance in depsgraph.object_instances:
                 if instance.is_instance and instance.parent.original.session_uid in members:
                     key = (instance.parent.original.session_uid, *instance.persistent_id)
-                    shapes.append(_tree(key, instance.object, instance.matrix_world))
+                    shapes.append(_tree(key, instance.object, depsgraph, instance.matrix_world))
         shapes = [shape for shape in shapes if shape is not None]
         if not shapes:
             raise LimbIKError(f"Ground collection '{collection.name}' has no mesh to stand on.")
@@ -71,10 +73,13 @@ def _instances(obj: bpy.types.Object) -> bool:
     return obj.instance_type != "NONE" or any(m.type in {"NODES", "PARTICLE_SYSTEM"} for m in obj.modifiers)
 
 
-def _tree(key: tuple, evaluated: bpy.types.Object, matrix=None) -> tuple[BVHTree, float, tuple, Matrix] | None:
+def _tree(
+    key: tuple, evaluated: bpy.types.Object, depsgraph, matrix=None
+) -> tuple[BVHTree, float, tuple, Matrix] | None:
     """A BVH tree of the evaluated object in its own space, its highest point in world space once placed at
-    ``matrix`` (default: its own world matrix), its fingerprint (shape and place) and that matrix. The tree is
-    rebuilt only when the shape changed since it was made for ``key``: moving the object costs nothing."""
+    ``matrix`` (an instance's; None: the object where it is), its fingerprint (shape and place) and that matrix.
+    The tree is rebuilt only when the shape changed since it was made for ``key``: moving the object costs
+    nothing."""
     if evaluated.type not in SOLID:
         return None
     world = Matrix(evaluated.matrix_world if matrix is None else matrix)
@@ -88,11 +93,16 @@ def _tree(key: tuple, evaluated: bpy.types.Object, matrix=None) -> tuple[BVHTree
         shape = (count, len(mesh.polygons), float(coordinates.sum()), float(coordinates[::7].sum()))
         cached = _trees.get(key)
         if cached is None or cached[0] != shape:
-            mesh.calc_loop_triangles()
-            triangles = np.empty(len(mesh.loop_triangles) * 3, np.int32)
-            mesh.loop_triangles.foreach_get("vertices", triangles)
             vertices = coordinates.reshape(-1, 3)
-            tree = BVHTree.FromPolygons(vertices.tolist(), triangles.reshape(-1, 3).tolist())
+            if matrix is None and evaluated.type == "MESH":
+                # The evaluated mesh's loop triangles, read by Blender itself: the same tree as below without
+                # turning millions of numbers into Python objects (benchmarks/long_take.py: a million faces).
+                tree = BVHTree.FromObject(evaluated.original, depsgraph)
+            else:
+                mesh.calc_loop_triangles()
+                triangles = np.empty(len(mesh.loop_triangles) * 3, np.int32)
+                mesh.loop_triangles.foreach_get("vertices", triangles)
+                tree = BVHTree.FromPolygons(vertices.tolist(), triangles.reshape(-1, 3).tolist(), all_triangles=True)
             corners = np.array(
                 [[x, y, z] for x in _span(vertices[:, 0]) for y in _span(vertices[:, 1]) for z in _span(vertices[:, 2])]
             )
