@@ -392,7 +392,7 @@ def _unchanged(cached: _Cached, sample: tuple, frame: float) -> bool:
     if frame != round(frame):
         return True
     analysed = cached.track.at(int(round(frame)) - cached.frames.start)
-    return all(np.allclose(a, b, rtol=0.0, atol=1e-6) for a, b in zip(analysed, sample))
+    return all(np.abs(a - b).max() <= 1e-6 for a, b in zip(analysed, sample))  # NaN: changed (np.allclose: 8x slower)
 
 
 def forget_all() -> None:
