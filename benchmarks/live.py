@@ -331,6 +331,7 @@ def profile_live(lik, legs: int, top: int = 25) -> str:
 CHARACTER_LABELS = {
     "CHARACTER": "the character alone",
     "BLENDER_IK": "Blender's IK constraints",
+    "BLENDER_IK_2": "Blender's IK as on bare chains (misses)",
     "LIMB_IK": "Limb IK, live",
     "PLANTED": "Limb IK, live, legs planted on a ramp",
 }
@@ -378,7 +379,9 @@ def character_table(measured) -> tuple[str, list[str]]:
                 report.percent(timing.spread),
                 "—" if setup == "CHARACTER" else f"{(frame - alone) * 1e3:.2f}",
                 f"{frame / blender:.2f}x",
-                "—" if setup in ("CHARACTER", "BLENDER_IK") else f"{(frame - alone) / (blender - alone):.1f}x",
+                "—"
+                if setup in ("CHARACTER", "BLENDER_IK", "BLENDER_IK_2")
+                else f"{(frame - alone) / (blender - alone):.1f}x",
                 "—" if errors is None else f"{errors[0] * 1e3:.3f}",
                 "—" if errors is None else f"{errors[1]:.3f}",
             )
@@ -539,8 +542,11 @@ def print_character(lik, sweeps: int) -> None:
     print(
         f"\n### A real character: the glTF CesiumMan (3,273-vertex skinned mesh, 19 bones), its {count} frames\n\n"
         f"Detect Limbs' four limbs (three bones each), a target Empty at each tip moved {character.PULL:.0%} of the "
-        "way to the limb's root; Blender's IK: the IK constraint on each end bone (Legacy, chain of 3, following "
-        f"the target's rotation). Best and median of {sweeps} sweeps (set-ups interleaved, each built afresh and "
+        "way to the limb's root. Blender's IK: the IK constraint on each end bone (Legacy, chain of 3, following "
+        "the target's rotation); as on bare chains: IK (chain of 2) on each middle bone to an Empty at the end "
+        "bone's head and Copy Rotation on the end bone, which misses, as Blender's IK puts the middle bone's tail "
+        "on its target and the glTF importer made the tails up (timed for comparison only). Best and median of "
+        f"{sweeps} sweeps (set-ups interleaved, each built afresh and "
         f"warmed up over {WARM_UP} frames); errors: worst over {len(character.check_frames())} frames and the limbs "
         "on targets (planted legs have none).\n",
         flush=True,
@@ -550,7 +556,7 @@ def print_character(lik, sweeps: int) -> None:
     print(table, end="\n\n")
     print("\n".join(verdicts))
     for setup, (_, errors) in measured.items():
-        if errors is not None and errors[0] > REACHED:
+        if errors is not None and errors[0] > REACHED and setup != "BLENDER_IK_2":
             print(f"WARNING: {CHARACTER_LABELS[setup]} leaves a tip {errors[0] * 1e3:.1f} mm off its target.")
     print(
         f"\n### Where the character's frame goes (µs per frame, the quickest of {sweeps} sweeps)\n\n"
