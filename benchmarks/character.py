@@ -22,12 +22,13 @@ Import after ``bpy`` is set up (``tools/source_extension.py``), with the reposit
 
 import math
 from dataclasses import dataclass
-from pathlib import Path
 
 import bpy
 import numpy as np
 
-FILE = Path(__file__).resolve().parents[2] / "shared" / "mocap" / "khronos-cesiumman" / "CesiumMan.glb"
+from takes import clips, grounds
+
+FILE = clips.SHARED / "mocap" / "khronos-cesiumman" / "CesiumMan.glb"
 FRAMES = (1, 48)
 SETUPS = ("CHARACTER", "BLENDER_IK", "BLENDER_IK_2", "LIMB_IK", "PLANTED")
 PULL = 0.1  #: each target is moved this fraction of the way from its limb's tip to its root
@@ -124,8 +125,6 @@ def _blender_ik_2(character: Character) -> None:
 
 def _planted(character: Character) -> None:
     """The legs planted on a 10° ramp laid under where the feet go over the walk."""
-    from takes import grounds
-
     rig, scene = character.rig, bpy.context.scene
     feet = [limb.bones[2] for limb in character.limbs if limb.name.startswith("leg")]
     heads = []
