@@ -24,9 +24,10 @@ def _ground(*objects) -> bpy.types.Collection:
     return ground
 
 
-def _rough_grid(location=(0.0, 0.0, 0.0), turn=(0.0, 0.0, 0.0), scale=(1.0, 1.0, 1.0)) -> bpy.types.Object:
-    """A 4 m grid of 40 x 40 quads, tilted, scaled and moved, whose shape only its Displace modifier makes."""
-    bpy.ops.mesh.primitive_grid_add(x_subdivisions=40, y_subdivisions=40, size=4.0)
+def _rough_grid(location=(0.0, 0.0, 0.0), turn=(0.0, 0.0, 0.0), scale=(1.0, 1.0, 1.0), quads=40) -> bpy.types.Object:
+    """A 4 m grid of ``quads`` x ``quads`` faces, tilted, scaled and moved, whose shape only its Displace modifier
+    makes."""
+    bpy.ops.mesh.primitive_grid_add(x_subdivisions=quads, y_subdivisions=quads, size=4.0)
     grid = bpy.context.object
     texture = bpy.data.textures.new("Bumps", "CLOUDS")
     texture.noise_scale = 0.4
@@ -75,6 +76,11 @@ def _assert_same(found, expected):
     assert np.abs(normals[hit] - expected[1][hit]).max() < 1e-5
 
 
+#: Grids of many faces are cast through a BVH tree, those of few (a plane, a ramp) in numpy: both are checked.
+SIZES = pytest.mark.parametrize("quads", [40, 4], ids=["many faces", "few faces"])
+
+
+@SIZES
 @pytest.mark.parametrize(
     "place",
     [
@@ -83,22 +89,25 @@ def _assert_same(found, expected):
     ],
     ids=["in place", "moved, turned and scaled"],
 )
-def test_heights_and_normals_are_blenders_on_the_evaluated_mesh(lik, place):
+def test_heights_and_normals_are_blenders_on_the_evaluated_mesh(lik, place, quads):
     """A grid that only its modifier makes rough, and a flat plane beside and below it: the topmost surface's
     height and its triangle's normal, as Blender casts them."""
-    grid = _rough_grid(**place)
+    grid = _rough_grid(**place, quads=quads)
     bpy.ops.mesh.primitive_plane_add(size=6.0, location=(0.0, 0.0, -0.6))
     ground = _ground(grid, bpy.context.object)
     points = _points()
     expected = _reference(ground.objects, points)
-    assert np.ptp(expected[1][:, 0]) > 0.2  # the surface is rough: normals far apart
+    assert np.ptp(expected[1][:, 0]) > 0.1  # the surface is rough: normals far apart
     _assert_same(_cast(lik, ground, points), expected)
+    grid_caster = lik.rig.planting.ground._trees[(grid.session_uid,)][1]
+    assert isinstance(grid_caster, np.ndarray) == (quads <= 5)  # the way it was cast: both are checked
 
 
-def test_the_tree_follows_the_evaluated_shape(lik):
+@SIZES
+def test_the_tree_follows_the_evaluated_shape(lik, quads):
     """Changing the modifier changes the evaluated mesh (not the object's own): the next cast sees the new shape,
     and moving the ground is seen without rebuilding its tree."""
-    grid = _rough_grid()
+    grid = _rough_grid(quads=quads)
     ground = _ground(grid)
     points = _points()
     _assert_same(_cast(lik, ground, points), _reference(ground.objects, points))
@@ -110,10 +119,11 @@ def test_the_tree_follows_the_evaluated_shape(lik):
     assert {key: cached[1] for key, cached in lik.rig.planting.ground._trees.items()} == trees
 
 
-def test_instances_are_cast_as_placed(lik):
+@SIZES
+def test_instances_are_cast_as_placed(lik, quads):
     """A collection instance of the rough grid, turned and raised: the instance's heights and normals, as
     Blender casts on the grid where the instance puts it."""
-    grid = _rough_grid()
+    grid = _rough_grid(quads=quads)
     source = bpy.data.collections.new("Source")
     for collection in grid.users_collection:
         collection.objects.unlink(grid)
@@ -128,3 +138,25 @@ def test_instances_are_cast_as_placed(lik):
     bpy.context.scene.collection.objects.link(grid)  # where the instance is, to cast on it with Blender
     grid.matrix_world = instancer.matrix_world.copy()
     _assert_same(found, _reference([grid], points))
+
+
+@pytest.mark.parametrize("levels", [3, 0], ids=["many faces", "few faces"])
+def test_the_topmost_layer_of_one_object_is_found(lik, levels):
+    """One object holding two layers (a floor and a shelf above part of it), turned: a ray finds the shelf
+    where it is over the floor, the floor elsewhere."""
+    mesh = bpy.data.meshes.new("Layers")
+    mesh.from_pydata(
+        [(-2, -2, 0), (2, -2, 0), (2, 2, 0), (-2, 2, 0), (-1, -1, 0.5), (1, -1, 0.6), (1, 1, 0.5), (-1, 1, 0.4)],
+        [],
+        [(0, 1, 2, 3), (4, 5, 6, 7)],
+    )
+    layers = bpy.data.objects.new("Layers", mesh)
+    bpy.context.scene.collection.objects.link(layers)
+    subdivide = layers.modifiers.new("Subdivide", "SUBSURF")
+    subdivide.subdivision_type, subdivide.levels = "SIMPLE", levels
+    layers.rotation_euler = (0.1, -0.15, 0.7)
+    ground = _ground(layers)
+    points = _points()
+    expected = _reference(ground.objects, points)
+    assert len(set(np.round(expected[0], 2))) > 10
+    _assert_same(_cast(lik, ground, points), expected)
