@@ -594,7 +594,9 @@ def main() -> int:
             f"{len(frames())}; best and median of the rounds; spread = slowest / best - 1",
             "IK cost = (ms/frame - FK ms/frame) / legs, best rounds; errors: worst over "
             f"{len(scene.check_frames())} frames and all legs",
-        ),
+        )
+        if args.sizes
+        else ("the real character only (no --sizes)",),
     )
     results = []
     for legs in args.sizes:
