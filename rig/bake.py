@@ -186,9 +186,11 @@ def _bake(obj, depsgraph, planned: plan.Plan, edit: ActionEdit, frames: list[int
     groups = solve.assemble(planned, pose, sampled.goals[rows])
     if planting is not None:  # planting reads the whole take
         ground = Ground(planting.ground, depsgraph)
-        samples = [legs.leg_sample(planting, sampled.pose, row) for row in sampled.rows(span)]
-        analysis = legs.analyse(planting, span, samples, ground, scene, range(frames[0], frames[-1] + 1))
-        figures.record(obj, planting, span, samples)  # what the foot report compares with, saved in the file
+        track = legs.leg_sample(planting, sampled.pose)
+        if len(span) != len(sampled.frames):
+            track = track.at(sampled.rows(span))
+        analysis = legs.analyse(planting, span, track, ground, scene, range(frames[0], frames[-1] + 1))
+        figures.record(obj, planting, span, track)  # what the foot report compares with, saved in the file
     solved = solve.solve_frames(planned, groups, pose, frames, analysis)
 
     report = BakeReport(len(frames), [limb.name for limb in planned.limbs], path=sampled.path, why=sampled.why)

@@ -19,6 +19,9 @@ from ..pose import Pose, joined, read_pose
 from . import bulk
 
 AGREEMENT = 1e-5  #: how closely, relative to the rig's size, the bulk evaluation must match Blender's
+#: Blender's numbers are single precision: it rounds each to within this fraction of its size (a few steps of
+#: float32), which far from the origin (a long walk) is more than :data:`AGREEMENT` of the rig and no disagreement.
+ROUNDING = 4.0 * float(np.finfo(np.float32).eps)
 CHECKS = 5  #: frames at which they are compared: the first, the last and some between
 BULK, STEPPED = "bulk", "stepped"
 
@@ -148,10 +151,10 @@ def _difference(planned, pose: Pose, goal_world, blender_pose: Pose, blender_goa
         ("the armature's world matrix", _matrix_difference(pose.world, blender_pose.world, world_size), None),
         ("bone matrices", _matrix_difference(pose.matrices[:, bones], blender_pose.matrices[:, bones], size), bones),
         ("goals", _matrix_difference(goal_world, blender_goals, world_size), None),
-        ("bone locations", np.abs(pose.location - blender_pose.location)[:, bones].max(axis=-1) / size, bones),
+        ("bone locations", _apart(pose.location, blender_pose.location)[:, bones].max(axis=-1) / size, bones),
     ]
     for name in ("scale", "quaternion", "euler", "axis_angle"):
-        difference = np.abs(getattr(pose, name) - getattr(blender_pose, name))[:, bones].max(axis=-1)
+        difference = _apart(getattr(pose, name), getattr(blender_pose, name))[:, bones].max(axis=-1)
         parts.append((f"bone {name.replace('_', '-')} channels", difference, bones))
     worst, where = 0.0, ""
     for name, difference, columns in parts:
@@ -165,8 +168,13 @@ def _difference(planned, pose: Pose, goal_world, blender_pose: Pose, blender_goa
 
 def _matrix_difference(a: np.ndarray, b: np.ndarray, size: float) -> np.ndarray:
     """(...) how far apart matrices (..., 4, 4) move points within ``size`` of their origin, over ``size``."""
-    difference = np.abs(a - b)
+    difference = _apart(a, b)
     return np.maximum(difference[..., :3, :3].max(axis=(-2, -1)), difference[..., :3, 3].max(axis=-1) / size)
+
+
+def _apart(ours: np.ndarray, blender: np.ndarray) -> np.ndarray:
+    """How far apart each of our numbers is from Blender's, beyond Blender's rounding of it (NaN stays NaN)."""
+    return np.maximum(np.abs(ours - blender) - ROUNDING * np.abs(blender), 0.0)
 
 
 def _size(obj: bpy.types.Object) -> float:

@@ -121,7 +121,7 @@ def _track(depsgraph, planting: legs.PlantPlan, frames, paused: bool) -> dict[st
     obj = planting.obj
 
     def read(depsgraph):
-        sample = legs.leg_sample(planting, read_pose(obj, obj.evaluated_get(depsgraph)), 0)
+        sample = legs.leg_sample(planting, read_pose(obj, obj.evaluated_get(depsgraph))).at(0)
         return sample.feet[:, :3, 3], sample.balls, _knees(sample), sample.pelvis
 
     ankles, balls, knees, pelvis = (np.array(c) for c in zip(*timeline.step(depsgraph, frames, read, paused=paused)))
@@ -129,20 +129,15 @@ def _track(depsgraph, planting: legs.PlantPlan, frames, paused: bool) -> dict[st
 
 
 def _knees(sample: legs.LegSample) -> np.ndarray:
-    """(n,) radians between each thigh (hip to knee) and shin (knee to ankle): 0 straight."""
-    thigh, shin = sample.knees - sample.hips, sample.feet[:, :3, 3] - sample.knees
-    cos = np.einsum("ni,ni->n", thigh, shin) / (np.linalg.norm(thigh, axis=1) * np.linalg.norm(shin, axis=1))
+    """(n,) radians between each thigh (hip to knee) and shin (knee to ankle): 0 straight; (F, n) over frames."""
+    thigh, shin = sample.knees - sample.hips, sample.feet[..., :3, 3] - sample.knees
+    cos = np.einsum("...i,...i->...", thigh, shin) / (np.linalg.norm(thigh, axis=-1) * np.linalg.norm(shin, axis=-1))
     return np.arccos(np.clip(cos, -1.0, 1.0))
 
 
-def record(obj: bpy.types.Object, planting: legs.PlantPlan, frames: range, samples: list) -> None:
-    """Keep on ``obj`` the take a planting bake read (one :class:`.planting.legs.LegSample` per frame)."""
-    track = {
-        "ankle": np.array([s.feet[:, :3, 3] for s in samples]),
-        "ball": np.array([s.balls for s in samples]),
-        "knee": np.array([_knees(s) for s in samples]),
-        "pelvis": np.array([s.pelvis for s in samples]),
-    }
+def record(obj: bpy.types.Object, planting: legs.PlantPlan, frames: range, sample: legs.LegSample) -> None:
+    """Keep on ``obj`` the take a planting bake read (``sample``: :func:`.planting.legs.leg_sample` over ``frames``)."""
+    track = {"ankle": sample.feet[..., :3, 3], "ball": sample.balls, "knee": _knees(sample), "pelvis": sample.pelvis}
     obj[RECORD] = {
         "start": frames.start,
         "limbs": [f.limb for f in planting.feet],

@@ -193,3 +193,43 @@ def test_a_bulk_evaluation_that_differs_from_blender_is_not_used(lik, monkeypatc
     assert report.path == "stepped"
     assert report.why.startswith("Stepped through the scene: F-curves evaluated in bulk differ from Blender's")
     assert "(goals)" in report.why
+
+
+def carried_scene(distance: float):
+    """The metarig and its animated target carried ``distance`` along x over the frames by a keyed parent: 3 km
+    away Blender's single-precision matrices are a tenth of a millimetre apart from one another, 6e-5 of the rig."""
+    rig, target = animated_target_scene("QUATERNION")
+    carrier = rigs.empty("Carrier")
+    for obj in (rig, target):
+        obj.parent = carrier
+    key_everything(carrier, ("location",), FRAMES, lambda path, f: Vector((distance * (f - 1) / (FRAMES[1] - 1), 0, 0)))
+    return rig
+
+
+def test_a_take_far_from_the_origin_is_read_in_bulk(lik, monkeypatch):
+    """Blender's rounding of numbers far from the origin is no disagreement (the keys are those baked near the
+    origin); a centimetre still is."""
+    report = lik.api.bake(carried_scene(0.0))
+    assert report.path == "bulk", report.why
+    near = key_table(lik, bpy.data.objects["metarig"])
+
+    bpy.ops.wm.read_homefile(app_template="")
+    report = lik.api.bake(carried_scene(3000.0))
+    assert report.path == "bulk", report.why
+    far = key_table(lik, bpy.data.objects["metarig"])
+    assert far.keys() == near.keys()
+    for channel, keys in near.items():
+        np.testing.assert_allclose(far[channel]["co"], keys["co"], rtol=0, atol=1e-4, err_msg=str(channel))
+
+    bpy.ops.wm.read_homefile(app_template="")
+    rig = carried_scene(3000.0)
+    evaluate = lik.rig.frames.bulk.evaluate
+
+    def off(*args):
+        pose, goals, bones = evaluate(*args)
+        goals = goals.copy()
+        goals[:, :, 2, 3] += 1e-2
+        return pose, goals, bones
+
+    monkeypatch.setattr(lik.rig.frames.bulk, "evaluate", off)
+    assert lik.api.bake(rig).path == "stepped"

@@ -32,7 +32,7 @@ def test_a_skinned_foot_stands_on_its_lowest_vertices(lik):
     for frame in frames:
         scene.frame_set(frame)
         depsgraph = bpy.context.evaluated_depsgraph_get()
-        samples.append(legs.leg_sample(planting, lik.rig.pose.read_pose(rig, rig.evaluated_get(depsgraph)), 0))
+        samples.append(legs.leg_sample(planting, lik.rig.pose.read_pose(rig, rig.evaluated_get(depsgraph))).at(0))
     track = legs.LegSample(*(np.array(column) for column in zip(*samples)))
     lowest = legs.sole_points(planting, track)[..., 2].min(axis=2)  # (F, n)
     mesh = mocap.plant_metrics.sample_sole(rig, clips.CLIPS["cesium_man"].legs, frames)
@@ -74,7 +74,7 @@ def test_at_rest_the_ball_and_tip_lie_on_the_sole(lik):
     planting = _plan(lik, rig, ground)
     rig.data.pose_position = "REST"
     depsgraph = bpy.context.evaluated_depsgraph_get()
-    sample = lik.rig.planting.legs.leg_sample(planting, lik.rig.pose.read_pose(rig, rig.evaluated_get(depsgraph)), 0)
+    sample = lik.rig.planting.legs.leg_sample(planting, lik.rig.pose.read_pose(rig, rig.evaluated_get(depsgraph))).at(0)
     mesh = bpy.data.objects["Cesium_Man"]
     for n, foot in enumerate(planting.feet):
         bones = {rig.pose.bones[foot.foot].name, rig.pose.bones[foot.toe].name}
