@@ -21,12 +21,17 @@ class LIMB_IK_OT_check(bpy.types.Operator):
         return poll_armature(cls, context, needs_limbs=True)
 
     def execute(self, context):
-        obj = context.object
+        obj, window_manager = context.object, context.window_manager
+        window_manager.progress_begin(0, 100)  # planted legs are planted over the whole take to find out
         try:
-            problems = check(obj, context.evaluated_depsgraph_get())
+            problems = check(
+                obj, context.evaluated_depsgraph_get(), lambda done: window_manager.progress_update(100 * done)
+            )
         except LimbIKError as error:
             self.report({"ERROR"}, str(error))
             return {"CANCELLED"}
+        finally:
+            window_manager.progress_end()
         for limb, text in problems.items():
             self.report({"ERROR"}, text if f"'{limb}'" in text else f"Limb '{limb}': {text}")
         if problems:

@@ -2,6 +2,8 @@
 """The diagnostic: every enabled limb that Solve, Bake or Plant would refuse, and why, without changing
 anything (the Check operator, ``api.check``, the command line's ``check``)."""
 
+from collections.abc import Callable
+
 import bpy
 
 from . import plan
@@ -13,14 +15,15 @@ from .planting import legs, source
 from .solve import gather, take_reader
 
 
-def check(obj: bpy.types.Object, depsgraph) -> dict[str, str]:
+def check(obj: bpy.types.Object, depsgraph, progress: Callable[[float], None] | None = None) -> dict[str, str]:
     """Every enabled limb of ``obj`` that cannot be solved and baked as set up, with the reason: what
     Solve, Bake and Plant would refuse (a bone missing, a setting saved by a newer version, the rig or a
     goal not evaluated, a channel that is not a number at the current frame, an uneven scale inherited as
     the solve does not model, a driver or constraint overriding a limb bone, an action that cannot take keys
     or whose keys the NLA would not play as baked, a foot with no ground under it or a body moved further
     than the take explains: planted legs are planted over the take to find out), and a limb whose IK/FK
-    switch keeps the mesh from following it."""
+    switch keeps the mesh from following it. ``progress`` is called with the fraction of the take read, where
+    planted legs are."""
     planned = plan.make(obj, from_source=True)  # a planting held in the keys is checked from the animator's keys
     problems = dict(planned.problems)
     if not planned.limbs:
@@ -37,7 +40,9 @@ def check(obj: bpy.types.Object, depsgraph) -> dict[str, str]:
         if planned.planting is not None:
             problems.update(planned.planting.outside)
             with source.playing(obj):
-                moved = legs.analysed(planned.planting, depsgraph, pose, take_reader(planned, depsgraph, pose)).moved
+                moved = legs.analysed(
+                    planned.planting, depsgraph, pose, take_reader(planned, depsgraph, pose, progress)
+                ).moved
             if moved:
                 problems.update({foot.limb: moved for foot in planned.planting.feet})
     except LimbIKError as error:

@@ -205,6 +205,23 @@ def test_live_reading_a_take_says_how_far_it_is(lik, stepped):
     assert not [limb.status for limb in rig.limb_ik.limbs if limb.status]
 
 
+@pytest.mark.parametrize("stepped", [False, True], ids=["read in bulk", "stepped"])
+def test_check_reading_a_take_says_how_far_it_is(lik, stepped):
+    """Check plants planted legs over the whole take to find out what it would refuse: the Check button shows
+    that reading on the progress bar, to the end (a long take takes seconds)."""
+    rig, frames, ground = clips.stage("walk", "slope")
+    lik.api.detect_limbs(rig)
+    rig.limb_ik.ground = ground
+    for limb in rig.limb_ik.limbs:
+        limb.plant = limb.name.startswith("leg")
+    if stepped:
+        rig.pose.bones["root"].constraints.new("LIMIT_SCALE")  # does nothing, but F-curves alone no longer tell
+    done = []
+    assert lik.rig.check.check(rig, bpy.context.evaluated_depsgraph_get(), done.append) == {}
+    assert done and done[-1] == 1.0 and done == sorted(done)
+    assert bpy.ops.limb_ik.check() == {"FINISHED"}
+
+
 def test_a_take_that_must_be_stepped_is_read_after_the_frame_change_not_inside_it(lik):
     """With a window, a frame change never steps the scene: a take only stepping can read (a constraint on the
     hips) shows the animation with the legs saying why, and is read and planted once the frame change is over
