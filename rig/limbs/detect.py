@@ -28,6 +28,7 @@ from bpy_extras import anim_utils
 
 from .. import timeline
 from ..errors import LimbIKError
+from . import soles
 from .chain import check_scale
 
 #: Role of each spelling, after lower-casing and dropping separators.
@@ -95,15 +96,22 @@ def _parse(bone_name: str) -> tuple[str, str, tuple[str, ...]] | None:
 def find_limbs(obj: bpy.types.Object, shape: "Shape") -> list[FoundLimb]:
     """Every arm and leg of the armature ``obj``: by name, then by shape among the bones left.
 
-    An arm found by name that reaches the ground is a front leg (a horse's foreleg). Several
+    An arm found by name that reaches the ground is a front leg (a horse's foreleg); a leg found by name
+    that never does, neither its bones in any pose read nor its skin at rest, is an arm (a T-rex's). Several
     chains on one side are told apart by the words their names do not share, ``front_leg.L`` and
     ``leg.L``, or by which hangs further along the body. ``shape``: the rig's bones as :class:`Shape` read
     them (at rest, and at a few frames of each of its actions given a depsgraph).
     """
-    found = []
+    found, skin = [], None
     for limb in _by_name(obj.data):
-        if limb.name.startswith("arm") and shape.reaches_ground([limb.toe or limb.end or limb.lower]):
+        last = limb.toe or limb.end or limb.lower
+        if limb.name.startswith("arm") and shape.reaches_ground([last]):
             limb = FoundLimb(f"front_leg{limb.name[3:]}", limb.upper, limb.lower, limb.end, limb.toe, limb.how)
+        elif "leg" in limb.name and not shape.ever_near_ground([last]):
+            skin = skin or soles.read_skin(obj)
+            if shape.skin_above_ground(obj, skin, [limb.upper, limb.lower]):
+                name = limb.name.replace("leg", "arm")
+                limb = FoundLimb(name, limb.upper, limb.lower, limb.end, limb.toe, limb.how)
         found.append(limb)
     used = {b for limb in found for b in (limb.upper, limb.lower, limb.end, limb.toe) if b}
     taken = {limb.name for limb in found}
@@ -228,6 +236,23 @@ class Shape:
             for pose, low, high in zip(self.poses, self.low, self.high)
         ]
         return near[0] or 2 * sum(near[1:]) >= len(near) - 1
+
+    def ever_near_ground(self, names) -> bool:
+        """Whether the tail of the last of ``names`` comes near the rig's lowest point in any pose read."""
+        return any(
+            pose[names[-1]][1] @ self.up <= low + self.GROUND * (high - low)
+            for pose, low, high in zip(self.poses, self.low, self.high)
+        )
+
+    def skin_above_ground(self, obj: bpy.types.Object, skin, bones) -> bool:
+        """Whether the mesh the chain ``bones`` carry stays clear of the ground at rest: its lowest vertex
+        further than :data:`GROUND` of the mesh's height above the mesh's lowest. False without such a mesh:
+        bone tails, which importers make up, alone never overrule a name."""
+        heights = soles.lowest_at_rest(obj, skin, bones)
+        if heights is None:
+            return False
+        lowest, low, high = heights
+        return lowest > low + self.GROUND * (high - low)
 
     def hangs(self, chain) -> bool:
         """Whether the chain of bone names hangs downwards, at rest or posed."""

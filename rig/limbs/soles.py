@@ -176,6 +176,20 @@ def sole(obj: bpy.types.Object, skin: _Skin | None, foot: str, toe: str | None) 
     return Sole(local(foot, heel), local(foot, ball), local(toe or foot, tip))
 
 
+def lowest_at_rest(obj: bpy.types.Object, skin: _Skin | None, bones) -> tuple[float, float, float] | None:
+    """How high (along the world's up, armature units) the lowest vertex ``bones`` carry stands at rest, with the
+    lowest and highest of every vertex the rig deforms; None where no vertex is carried by them."""
+    if skin is None:
+        return None
+    carried = _carried(
+        skin, [b for name in bones for b in (name, *(c.name for c in obj.data.bones[name].children_recursive))]
+    )
+    if not carried.any():
+        return None
+    height = skin.points @ _up(obj)[0]
+    return float(height[carried].min()), float(height.min()), float(height.max())
+
+
 def outside(obj: bpy.types.Object, skin: _Skin | None, chain: list[str], toe: str | None) -> list[str]:
     """The bones outside the leg ``chain`` (thigh, shin and any foot, plus ``toe``) whose skin carries the
     leg's foot: joined to the chain's end by skin (a vertex weighted to both, or a mesh edge between

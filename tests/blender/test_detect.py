@@ -171,14 +171,14 @@ def test_detects_the_legs_and_arms_of_real_skeletons(lik, clip):
 
 
 #: The glTF rigs of the shared folder and how many legs and arms each has: the same whichever way the
-#: importer made the bones and whichever clip is active. None: not right yet, see the test below it.
+#: importer made the bones and whichever clip is active.
 GLTF_LIMBS = {
     "khronos-cesiumman/CesiumMan": (2, 2),
     "quaternius-showcase/Horse": (4, 0),
     "quaternius-showcase/KnightCharacter": (2, 2),
     "quaternius-showcase/Leela": (2, 0),
     "quaternius-showcase/Stag": (4, 0),
-    "quaternius-showcase/Trex": None,
+    "quaternius-showcase/Trex": (2, 2),
     "quaternius-showcase/Triceratops": (4, 0),
     "quaternius-showcase/Wolf": (4, 0),
 }
@@ -218,19 +218,13 @@ def test_same_limbs_whatever_the_import_and_the_active_action(lik, path):
             for name in detected:
                 lik.api.remove_limb(rig, name)
     assert len(found) == 1, {limbs: runs[:3] for limbs, runs in found.items()}
-    if GLTF_LIMBS[path] is not None:
-        names = [name for name, _ in next(iter(found))]
-        assert (sum("leg" in n for n in names), sum("arm" in n for n in names)) == GLTF_LIMBS[path], names
+    names = [name for name, _ in next(iter(found))]
+    assert (sum("leg" in n for n in names), sum("arm" in n for n in names)) == GLTF_LIMBS[path], names
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="Trex's small forelimbs are named legs (FrontUpLeg.L) and taken for legs by name. Overruling a name "
-    "needs 'never reaches the ground', read from bone tails the importer makes up: with bone_heuristic "
-    "'BLENDER' the tail of the Horse's FrontLowerLeg.L comes near the ground in 4 of 104 poses read, "
-    "with 'TEMPERANCE' in 54.",
-)
 def test_trex_forelimbs_are_arms(lik):
+    """Named legs (FrontUpLeg.L), the T-rex's small forelimbs never reach the ground: not their bones in any pose
+    read, not their skin at rest. Bone tails alone would not say so: the importer makes them up."""
     from takes import clips
 
     bpy.ops.import_scene.gltf(filepath=str(clips.SHARED / "mocap" / "quaternius-showcase" / "Trex.glb"))
