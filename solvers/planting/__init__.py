@@ -246,10 +246,10 @@ def plant(legs: Legs, cast_down: CastDown, settings: PlantSettings, forced=None)
         # and lift its heel over a sole raised for a few frames on flat ground).
         off = shift[..., 2]
         wanted = carried_height(reach[:, part] - off[:, part], carries[:, part], settings.pelvis_mode, ahead[:, part])
-        bearing = (carries & ground)[:, part]
+        carrying = (carries & ground)[:, part]
         grounds = surface_under(footing, normal, pivot, legs.hip[:, part].mean(axis=1), steepest)[:, part] - floor
-        target = np.minimum(wanted, np.where(bearing, grounds, np.inf).min(axis=1))
-        raise_ = np.where(bearing, off[:, part], np.inf).min(axis=1)
+        target = np.minimum(wanted, np.where(carrying, grounds, np.inf).min(axis=1))
+        raise_ = np.where(carrying, off[:, part], np.inf).min(axis=1)
         raise_ = body_height(*rule, np.zeros(frames), sigma, flight, np.where(np.isfinite(raise_), raise_, 0.0))
         heights.append(body_height(*rule, carrier - raise_, sigma, flight, target, OVERSHOOT) + raise_)
     body = body_motion(np.stack(heights, axis=1), legs.hip, girdle)
