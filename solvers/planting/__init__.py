@@ -235,23 +235,23 @@ def plant(legs: Legs, cast_down: CastDown, settings: PlantSettings, forced=None)
     heights = []
     for g in np.unique(girdle):
         part = girdle == g
-        target = None
-        if not lowest:
-            wanted = carried_height(reach[:, part], carries[:, part], settings.pelvis_mode, ahead[:, part])
-            grounds = surface_under(footing, normal, pivot, legs.hip[:, part].mean(axis=1), steepest) - floor
-            target = np.minimum(wanted, np.where(carries & ground, grounds, np.inf)[:, part].min(axis=1))
-        heights.append(
-            body_height(
-                ceiling[:, part],
-                carries[:, part],
-                held.any(axis=1),
-                carrier,
-                sigma,
-                flight,
-                target,
-                None if lowest else OVERSHOOT,
-            )
-        )
+        rule = (ceiling[:, part], carries[:, part], held.any(axis=1))
+        if lowest:
+            heights.append(body_height(*rule, carrier, sigma, flight))
+            continue
+        # A standing foot the take has off its floor (a mesh sole keyed into it and raised onto it, a foot forced
+        # down) is off its ground, not on higher or lower ground: the mode's height is worked out as if it were not,
+        # and the body goes up or down with the least moved standing foot on top of that, smoothed from below as
+        # the lowest leg's height is (the mode's overshoot, there to ride over a slope, would straighten a leg
+        # and lift its heel over a sole raised for a few frames on flat ground).
+        off = shift[..., 2]
+        wanted = carried_height(reach[:, part] - off[:, part], carries[:, part], settings.pelvis_mode, ahead[:, part])
+        carrying = (carries & ground)[:, part]
+        grounds = surface_under(footing, normal, pivot, legs.hip[:, part].mean(axis=1), steepest)[:, part] - floor
+        target = np.minimum(wanted, np.where(carrying, grounds, np.inf).min(axis=1))
+        raise_ = np.where(carrying, off[:, part], np.inf).min(axis=1)
+        raise_ = body_height(*rule, np.zeros(frames), sigma, flight, np.where(np.isfinite(raise_), raise_, 0.0))
+        heights.append(body_height(*rule, carrier - raise_, sigma, flight, target, OVERSHOOT) + raise_)
     body = body_motion(np.stack(heights, axis=1), legs.hip, girdle)
     hips = np.einsum("fij,fnj->fni", body[:, :3, :3], legs.hip) + body[:, None, :3, 3]
 

@@ -6,6 +6,7 @@ Every mode is planted on the synthetic walker over analytic ground (:mod:`walker
 with the definitions of :mod:`footing`; the heel lift is checked against its own geometry.
 """
 
+import dataclasses
 import math
 
 import numpy as np
@@ -15,10 +16,10 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 from terrain import Plane
 from test_planting import UP_A_PLANE, budget, run, takes
-from walker import walk
+from walker import gaits, walk
 
 from solvers import SolverError
-from solvers.planting import PlantSettings, plant
+from solvers.planting import Legs, PlantSettings, plant
 from solvers.planting.pelvis import MAX_HEEL, PELVIS_MODES, carried_height, heel_lift, heel_turn
 from solvers.planting.surface import transform
 
@@ -149,3 +150,46 @@ def test_a_heel_lift_is_the_least_turn_about_the_ball_that_reaches(drop, back, p
     else:  # out of reach whatever it does: the nearest it gets
         assert np.linalg.norm(hip - turned(angle)[0]) <= min(distance) + 1e-9
     assert turned(angle)[0][2] >= ankle[2] - 1e-12  # heel up: the ankle, behind the ball, rises
+
+
+def _keyed_into_the_floor(gait, depth: float, sway: float, period: float) -> Legs:
+    """The walk of ``gait`` with the whole body keyed lower, by ``depth`` give or take ``sway`` over ``period``
+    seconds (a mesh sole keyed into the floor, deeper and shallower as the take goes), its soles a mesh's."""
+    legs = walk(gait).legs
+    t = np.arange(len(legs.pelvis)) / gait.fps
+    down = np.zeros((len(t), 3))
+    down[:, 2] = depth + sway * np.sin(2.0 * math.pi * t / period)
+    foot = legs.foot.copy()
+    foot[..., :3, 3] -= down[:, None]
+    return dataclasses.replace(
+        legs,
+        foot=foot,
+        ball=legs.ball - down[:, None],
+        tip=legs.tip - down[:, None],
+        hip=legs.hip - down[:, None],
+        pelvis=legs.pelvis - down,
+        solid=np.ones(legs.ball.shape[1], bool),
+    )
+
+
+@pytest.mark.parametrize("mode", ["average", "front_uphill"])
+@budget()
+@given(gait=gaits(), depth=st.floats(0.005, 0.03), sway=st.floats(0.0, 1.0), period=st.floats(0.3, 1.0))
+def test_a_walk_keyed_into_the_floor_rises_with_its_soles_in_every_mode(mode, gait, depth, sway, period):
+    """On flat ground at the authored floor, a walk whose mesh soles are keyed into the floor is raised onto it,
+    and the body with it as the Lowest mode raises it: a mode's choice is about the ground, and there is none to
+    follow (held down, a nearly straight standing leg bends by tens of degrees: CesiumMan's knees popped 19°)."""
+    gait = dataclasses.replace(gait, reach=0.999, toe_rest=(0.0, 0.0))  # a glTF walk's legs stand nearly straight
+    legs = _keyed_into_the_floor(gait, depth, sway * depth, period)
+    ground = Plane(base=gait.floor)
+    planted = {
+        m: plant(legs, ground, PlantSettings(fps=gait.fps, floor=gait.floor, pelvis_mode=m, foot_lock=False))
+        for m in ("lowest", mode)
+    }
+    rise = {m: p.body[:, 2, 3] for m, p in planted.items()}
+    raised = planted[mode].foot[..., 2, 3] - legs.foot[..., 2, 3]
+    assert raised.max() >= 0.5 * depth, "the soles keyed into the floor are not raised onto it"
+    apart = np.abs(rise[mode] - rise["lowest"])
+    assert apart.max() <= 1e-3, f"the body is {1e3 * apart.max():.1f} mm off the Lowest's, frame {np.argmax(apart)}"
+    turn = {m: measure(legs, p, ground, gait.fps, gait.floor).knee_turn.max() for m, p in planted.items()}
+    assert turn[mode] <= turn["lowest"] + 0.1, turn
