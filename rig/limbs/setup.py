@@ -180,12 +180,15 @@ def chosen(obj: bpy.types.Object, names=None, which: str = "ENABLED", selected_b
 
 def is_leg(obj: bpy.types.Object, limb) -> bool:
     """Whether ``limb`` is a leg with a foot, as Detect Limbs tells legs: named as one (``leg.L``,
-    ``front_leg.R``, as it names those it finds, by bone names or by shape), or over bones named as a
-    leg's (thigh, shin, foot)."""
+    ``front_leg.R``, as it names those it finds, by bone names or by shape), or, where its name says
+    neither leg nor arm, over bones named as a leg's (thigh, shin, foot). Detect Limbs names a T-rex's
+    forelimbs ``front_arm``: their bones are named as legs, but they never reach the ground."""
     if not limb.end_bone:
         return False
-    bones = (limb.upper_bone, limb.lower_bone, limb.end_bone)
-    return "leg" in limb.name.lower() or detect.limb_kind_and_side(bones)[0] == "leg"
+    name = limb.name.lower()
+    if "leg" in name or "arm" in name:
+        return "leg" in name
+    return detect.limb_kind_and_side((limb.upper_bone, limb.lower_bone, limb.end_bone))[0] == "leg"
 
 
 def legs(obj: bpy.types.Object) -> list:

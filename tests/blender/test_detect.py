@@ -231,6 +231,7 @@ def test_trex_forelimbs_are_arms(lik):
     rig = next(obj for obj in bpy.context.scene.objects if obj.type == "ARMATURE")
     names = list(lik.api.detect_limbs(rig))
     assert (sum("leg" in n for n in names), sum("arm" in n for n in names)) == (2, 2), names
+    assert all("arm" not in limb.name for limb in lik.rig.limbs.setup.legs(rig))  # nor planted as legs
 
 
 @pytest.mark.parametrize("clip", ["boxing", "walk", "run", "jump", "turn_left", "turn_right", "horse_walk", "wolf"])
