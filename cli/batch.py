@@ -66,6 +66,7 @@ class _Batch:
             getattr(args, "dry_run", False),
             getattr(args, "ground", None),
             arguments.forced_contacts(args),
+            getattr(args, "authored_ground", None),
         )
         self.items = files.expand(args.files)
         paths = [item for item in self.items if isinstance(item, str)]

@@ -18,6 +18,7 @@ class Options:
     dry_run: bool = False
     ground: str | None = None  #: collection to plant feet on (plant)
     contacts: dict | None = None  #: feet forced down or up (plant), as :func:`api.plant` takes them
+    authored_ground: str | None = None  #: collection the take was made on (plant)
 
 
 #: Called while a frame range is baked, with the range and the fraction of it done.
@@ -39,7 +40,7 @@ class Subcommand:
     needs_limbs: bool  #: only armatures with limbs are done; a file without any fails
     writes: bool  #: saves files: takes --output-dir / --in-place / --dry-run
     uses_frames: bool  #: takes --frames
-    uses_ground: bool = False  #: takes --ground
+    uses_ground: bool = False  #: takes --ground and --authored-ground
     forces_contacts: bool = False  #: takes --force-down and --force-up
     changes: Callable[[dict], bool] = lambda part: False
 
@@ -90,6 +91,7 @@ def _plant(obj: bpy.types.Object, scene: bpy.types.Scene, options: Options, prog
         progress=lambda done: progress((start, end), done),
         scene=scene,
         contacts=options.contacts,
+        authored_ground=options.authored_ground,
     )
     return _baked(report, start, end)
 

@@ -52,6 +52,8 @@ def _child_flags(args, report: str) -> list[str]:
         flags += ["--frames", "{}:{}".format(*args.frames)]
     if getattr(args, "ground", None):
         flags += ["--ground", args.ground]
+    if getattr(args, "authored_ground", None):
+        flags += ["--authored-ground", args.authored_ground]
     for state in ("down", "up"):
         for limb, first, last in getattr(args, f"force_{state}", None) or ():
             flags += [f"--force-{state}", f"{limb}:{first}-{last}"]

@@ -118,28 +118,36 @@ def plant(
     frame_end: int | None = None,
     step: int = 1,
     progress: Callable[[float], None] | None = None,
+    authored_ground: bpy.types.Collection | str | None = None,
 ) -> BakeReport:
     """Plant the legs of ``obj`` on ``ground`` (a collection or its name; default: the rig's ground) and
     :func:`bake` them: the Plant operator and the API's ``plant``. The legs are ``limbs`` (names), else
-    those :func:`.limbs.setup.to_plant` chooses; they are marked planted and the ground becomes the rig's.
+    those :func:`.limbs.setup.to_plant` chooses; they are marked planted and the ground becomes the rig's,
+    and so does ``authored_ground`` (what the take was made on), if given.
     If anything fails, those settings are put back as they were, with the keys."""
     settings = obj.limb_ik
-    before = (settings.ground, {limb.name: limb.plant for limb in settings.limbs})
+    before = (settings.ground, {limb.name: limb.plant for limb in settings.limbs}, settings.authored_ground)
     try:
         if ground is not None:
-            collection = bpy.data.collections.get(ground) if isinstance(ground, str) else ground
-            if collection is None:
-                raise LimbIKError(f"There is no collection named '{ground}' to use as ground.")
-            settings.ground = collection
+            settings.ground = _collection(ground, "ground")
+        if authored_ground is not None:
+            settings.authored_ground = _collection(authored_ground, "authored ground")
         planted = setup.to_plant(obj, limbs, depsgraph)
         for limb in planted:
             limb.plant = True
         return bake(obj, depsgraph, planted, frame_start, frame_end, step, progress=progress)
     except Exception:
-        settings.ground = before[0]
+        settings.ground, settings.authored_ground = before[0], before[2]
         for limb in settings.limbs:
             limb.plant = before[1].get(limb.name, limb.plant)
         raise
+
+
+def _collection(collection: bpy.types.Collection | str, role: str) -> bpy.types.Collection:
+    found = bpy.data.collections.get(collection) if isinstance(collection, str) else collection
+    if found is None:
+        raise LimbIKError(f"There is no collection named '{collection}' to use as {role}.")
+    return found
 
 
 def match_fk(obj: bpy.types.Object, depsgraph, limbs, insert_keys: bool = True) -> solve.Report:
@@ -169,8 +177,10 @@ def _bake(obj, depsgraph, planned: plan.Plan, edit: ActionEdit, frames: list[int
     groups = solve.assemble(planned, pose, sampled.goals[rows])
     if planting is not None:  # planting reads the whole take
         ground = Ground(planting.ground, depsgraph)
+        authored = Ground(planting.authored, depsgraph) if planting.authored is not None else None
         samples = [legs.leg_sample(planting, sampled.pose.frame(row)) for row in sampled.rows(span)]
-        analysis = legs.analyse(planting, span, samples, ground, scene, range(frames[0], frames[-1] + 1))
+        asked = range(frames[0], frames[-1] + 1)
+        analysis = legs.analyse(planting, span, samples, ground, scene, asked, authored)
         figures.record(obj, planting, span, samples)  # what the foot report compares with, saved in the file
     solved = solve.solve_frames(planned, groups, pose, frames, analysis)
 
