@@ -261,7 +261,7 @@ class LIMB_IK_PG_rig(bpy.types.PropertyGroup):
     )
     floor_height: FloatProperty(
         name="Authored Floor",
-        description="Height of the flat floor the animation was made on",
+        description="Height of the floor the animation was made on (a foot resting well above it stands on something)",
         default=0.0,
         subtype="DISTANCE",
         unit="LENGTH",

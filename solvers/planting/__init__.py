@@ -54,7 +54,7 @@ class PlantSettings:
     """How planting reads the motion. Distances in metres, times in seconds, angles in radians."""
 
     fps: float  #: frames per second of the take
-    floor: float = 0.0  #: height of the flat floor the motion was animated on
+    floor: float = 0.0  #: height of the floor the motion was animated on (stances well above it stand on something)
     contact_height: float = 0.03  #: a sole point this close to its contact level is down
     contact_speed: float = 0.3  #: a point down and slower than this (m/s, horizontally) stands
     max_tilt: float = math.radians(40.0)  #: steepest surface a foot tips to follow
