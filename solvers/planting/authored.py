@@ -19,12 +19,15 @@ import math
 
 import numpy as np
 
-from .contacts import BALL, LOCK_ORDER, REST_TIME, contact_level, holders, horizontal_speed
+from .contacts import BALL, MAX_GAP, REST_TIME, contact_level, holders, horizontal_speed
 from .timeline import intervals
 
 #: A foot resting this many contact heights above its sole's floor level stands on something (a block, a step);
 #: less is a floor's unevenness, or one foot of a rig resting a little higher than the other.
 RAISED = 2.0
+#: Seconds a sole point must rest on its lowest level for that to be its own floor level (four times what makes a
+#: rest): shorter, it may be a landing the take cuts off, still settling; the other feet's level is the better guess.
+FLOOR_TIME = 4 * REST_TIME
 #: A standing foot this far under its floor (a fraction of its leg's length) stands on nothing the
 #: take shows: a floor set wrong, or a ground missing from the authored ground.
 UNDER = 0.1
@@ -41,14 +44,18 @@ def stance_raise(sole, fps: float, contact_height: float, contact_speed: float, 
     height = sole[..., 2]
     resting = _rest_levels(height, sole[..., :2], window, tolerance, contact_speed * (window - 1) / fps)
     girdle = np.zeros(feet, int) if girdle is None else np.asarray(girdle)
-    reference = _floor_levels(resting, height, window, tolerance, contact_height, girdle)
+    least = max(2 * window, round(FLOOR_TIME * fps))
+    reference, known = _floor_levels(resting, height, window, tolerance, contact_height, girdle, least)
     rests = np.isfinite(resting).any(axis=2)  # (F, n)
     slow = (horizontal_speed(sole, fps) <= contact_speed).any(axis=2)
     raised = np.zeros((frames, feet))
+    gap = max(1, round(MAX_GAP * fps))
     for n in range(feet):
         others = rests[:, (girdle == girdle[n]) & (np.arange(feet) != n)].any(axis=1)
         for first, last in intervals(rests[:, n]):
-            rise = _rise(resting[first : last + 1, n], reference[n], tolerance, 2 * window)
+            # A landing the take's end cuts off may still be settling: its lowest rest, so that it floats, not sinks.
+            rest = np.where(known[n], resting[first : last + 1, n], np.inf)
+            rise = _rise(rest, reference[n], tolerance, 2 * window, last == frames - 1)
             carrying = carries[first : last + 1, n]
             # Alone on its girdle for a moment, or cut off by the take's ends (the moment may be outside it).
             cut_off = first == 0 or last == frames - 1
@@ -63,14 +70,22 @@ def stance_raise(sole, fps: float, contact_height: float, contact_speed: float, 
             while last < frames - 1 and band[last + 1] and not rests[last + 1, n]:  # lift-off
                 last += 1
             raised[first : last + 1, n] = rise
+        # A capture dip of a frame or two within a stance splits its rest: the stance stays on its level.
+        for first, last in intervals(raised[:, n] == 0.0):
+            inside = first > 0 and last < frames - 1 and last - first < gap
+            if inside and abs(raised[first - 1, n] - raised[last + 1, n]) <= tolerance:
+                raised[first : last + 1, n] = raised[first - 1, n]
     return raised
 
 
-def _floor_levels(resting, height, window: int, tolerance: float, contact_height: float, girdle) -> np.ndarray:
+def _floor_levels(
+    resting, height, window: int, tolerance: float, contact_height: float, girdle, least: int
+) -> tuple[np.ndarray, np.ndarray]:
     """(n, P) each sole point's level on the floor: where it :func:`settled` at its lowest rests, if it rests there
-    for ``2 * window`` frames and not :data:`RAISED` contact heights above the other feet of its girdle; else (a
+    for ``least`` frames and not :data:`RAISED` contact heights above the other feet of its girdle; else (a
     foot that never stands on the floor, or only lands on it as the take ends) the lowest such level of its
-    girdle. A point that never rests has the lowest height it holds."""
+    girdle. And (n, P) which levels are known so: where no foot of the girdle rests a point that long (a heel
+    that lifts whenever it is on the floor), its lowest height is no floor level to measure a block by."""
     feet, points = resting.shape[1:]
     level, trusted = np.empty((feet, points)), np.zeros((feet, points), bool)
     for n in range(feet):
@@ -78,7 +93,7 @@ def _floor_levels(resting, height, window: int, tolerance: float, contact_height
             rests = resting[:, n, p]
             if np.isfinite(rests).any():
                 level[n, p] = settled(rests, tolerance)
-                trusted[n, p] = (rests <= level[n, p] + tolerance).sum() >= 2 * window
+                trusted[n, p] = (rests <= level[n, p] + tolerance).sum() >= least
             else:
                 level[n, p] = contact_level(height[:, n, p], window, tolerance)
     reference = level.copy()
@@ -89,48 +104,48 @@ def _floor_levels(resting, height, window: int, tolerance: float, contact_height
             lowest = known.min() if len(known) else level[same, p].min()
             if not trusted[n, p] or level[n, p] - lowest > RAISED * contact_height:
                 reference[n, p] = lowest
-    return reference
+    known = np.array([[trusted[girdle == girdle[n], p].any() for p in range(points)] for n in range(feet)])
+    return reference, known
 
 
-def _rise(resting, reference, tolerance: float, least: int) -> float:
+def _rise(resting, reference, tolerance: float, least: int, cut_off: bool) -> float:
     """How far one foot's rest, ``resting`` (m, P) as :func:`_rest_levels` gives it, is above its sole's
-    ``reference`` (P,) on the floor, at the first point in :data:`.LOCK_ORDER` (the ball, a real joint, before the
-    heel planting derives) that rests ``least`` frames or more, where it :func:`settled`; 0 (the floor) where none
-    does (a foot slowing as it lands rests a moment, high)."""
-    for point in LOCK_ORDER:
-        if np.isfinite(resting[:, point]).sum() >= least:
-            return settled(resting[:, point], tolerance) - reference[point]
-    return 0.0
+    ``reference`` (P,) on the floor, where it :func:`settled` (the lowest rest if the rest is ``cut_off`` by the
+    take's end): at the ball (a real joint, where the heel is derived) if that rests ``least`` frames or more,
+    else the least of the other points that do (the lower guess: a foot put a little high floats, one put low
+    sinks); 0 (the floor) where none does (a foot slowing as it lands rests a moment, high)."""
+    rests = np.isfinite(resting).sum(axis=0) >= least
+    points = [BALL] if rests[BALL] else np.flatnonzero(rests)
+    return min((settled(resting[:, p], tolerance, cut_off) - reference[p] for p in points), default=0.0)
 
 
-def settled(levels, tolerance: float) -> float:
-    """Where a point settles among its rest ``levels`` (inf: not resting): the median of those within
-    ``tolerance`` of the lowest, so neither a foot descending as it lands, nor a dip, nor a roll off the edge
-    sets it."""
+def settled(levels, tolerance: float, lowest: bool = False) -> float:
+    """Where a point settles among its rest ``levels`` (inf: not resting): the median of those within ``tolerance``
+    of the lowest, so neither a dip of a frame or two, nor a foot still coming down as it lands, nor a roll off the
+    edge sets it; the lowest itself where ``lowest`` (a stance the take's end cuts off may still be settling: put
+    a little high, a foot floats; put low, it sinks)."""
     levels = np.asarray(levels)[np.isfinite(levels)]
-    return float(np.median(levels[levels <= levels.min() + tolerance]))
+    return float(levels.min() if lowest else np.median(levels[levels <= levels.min() + tolerance]))
 
 
 def _rest_levels(height, xy, window: int, tolerance: float, spread: float) -> np.ndarray:
-    """(F, n, P) the lowest height each of the (F, n, P) ``height`` tracks rests at around each frame, inf where
-    it does not rest: within ``tolerance`` for ``window`` frames running (one-frame dips ignored), its
-    (F, n, P, 2) ``xy`` within ``spread`` of where the window starts."""
+    """(F, n, P) the height each of the (F, n, P) ``height`` tracks rests at at each frame (one-frame dips taking
+    their neighbours' height), inf where it does not rest: within ``tolerance`` for ``window`` frames running
+    around it, its (F, n, P, 2) ``xy`` within ``spread`` of where those frames start."""
     frames = len(height)
-    out = np.full(height.shape, np.inf)
     if frames < window:
-        return out
+        return np.full(height.shape, np.inf)
     clean = height.copy()
     if frames > 2:  # a one-frame dip takes the lower of its neighbours
         clean[1:-1] = np.minimum(np.maximum(height[:-2], height[1:-1]), np.maximum(height[1:-1], height[2:]))
     windows = np.lib.stride_tricks.sliding_window_view(clean, window, axis=0)
-    low = windows.min(axis=-1)
-    still = windows.max(axis=-1) - low <= tolerance
+    still = windows.max(axis=-1) - windows.min(axis=-1) <= tolerance
     drift = np.lib.stride_tricks.sliding_window_view(xy, window, axis=0) - xy[: frames - window + 1, ..., None]
     still &= np.linalg.norm(drift, axis=-2).max(axis=-1) <= spread
-    low = np.where(still, low, np.inf)
+    covered = np.zeros(height.shape, bool)
     for offset in range(window):
-        out[offset : offset + len(low)] = np.minimum(out[offset : offset + len(low)], low)
-    return out
+        covered[offset : offset + len(still)] |= still
+    return np.where(covered, clean, np.inf)
 
 
 def standing_under(stance, relative, floor: float, legs_length) -> np.ndarray:

@@ -23,10 +23,12 @@ from walker import Gait, gaits, walk
 
 from solvers.planting import Planted, PlantSettings, plant
 
-#: Metres a stance may land off its authored height above the target, and the median over a take's stances: the
-#: planting keeps the height exactly, the level read from the stances is off by the millimetres a foot rolling or
-#: sliding puts into its rest, or a take's first or last frames (a foot landing as the take ends) into the floor's.
-WORST, MEDIAN = 0.01, 0.001
+#: Metres a stance may land off its authored height above the target, and the median over a take's stances (three
+#: or more): the
+#: planting keeps the height exactly, the level read from the stances is off by the millimetres a foot rolling,
+#: sliding or dipping puts into its rest, or a take's first or last frames (a foot landing as the take ends) into
+#: the floor's.
+WORST, MEDIAN = 0.01, 0.002
 #: Metres an ankle or ball may go into the target ground (issue 16's limit).
 SINK = 0.005
 
@@ -53,7 +55,8 @@ def uneven_takes(draw, source: str, target: str):
 
 
 def stance_errors(g: Gait, u: Uneven, planted: Planted, ground) -> list[float]:
-    """Per stance the take shows whole, away from a target step's riser: the median over its frames with the ball
+    """Per stance the take shows whole (one its first or last frame cuts off may be still settling, or
+    never be alone on the ground), away from a target step's riser: the median over its frames with the ball
     down of |the ball's height above the target - its height above the level it stood on in the source|."""
     ball = carried(u.legs.foot, planted.foot, u.legs.ball)
     surface = ground.height(ball.reshape(-1, 3)[:, :2]).reshape(ball.shape[:2])
@@ -62,7 +65,7 @@ def stance_errors(g: Gait, u: Uneven, planted: Planted, ground) -> list[float]:
     for first, last, n in stance_runs(u.walk):
         frames = np.arange(first, last + 1)
         chosen = frames[u.walk.ball_down[frames, n] & ~u.walk.dipped[frames, n]]
-        if last - first + 1 < 0.5 * g.duty * g.period * g.fps or len(chosen) < 2:
+        if first == 0 or last == len(u.stance) - 1 or len(chosen) < 2:
             continue
         if hasattr(ground, "beyond"):
             sides = ground.beyond(ball[chosen, n, :2])
@@ -81,7 +84,8 @@ def test_each_stance_keeps_its_height_above_the_level_it_stood_on(source, target
     settings = PlantSettings(fps=g.fps, floor=g.floor)
     errors = stance_errors(g, u, plant(u.legs, ground, settings), ground)
     if errors:
-        assert max(errors) <= WORST and np.median(errors) <= MEDIAN, f"{np.round(1e3 * np.array(errors), 1)} mm"
+        median = np.median(errors) if len(errors) >= 3 else 0.0
+        assert max(errors) <= WORST and median <= MEDIAN, f"{np.round(1e3 * np.array(errors), 1)} mm"
 
 
 def planted_points(source: str, target: str, data, **options):
