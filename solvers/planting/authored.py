@@ -4,11 +4,12 @@
 Planting keeps a standing foot's height above the ground it stood on in the source as its height
 above the surface it is planted on. Where the authored ground is given (a capture stage's blocks
 and ramps, a set's stairs), that ground is its height under each sole point, the floor where it has
-none. Otherwise it is read from the stances: a foot resting higher than its sole rests on the floor,
-for a moment the only foot of its girdle resting (so it carries the body: not a foot held up while
-the other stands; a stance the take cuts off may have that moment outside it), stands on something
-that high, with the clearance its sole has on the floor. A foot that never rests on the floor (every
-step on blocks) has the clearance of the other feet of its girdle.
+none. Otherwise it is read from the stances: a foot resting more than :data:`RAISED` contact heights
+above where its sole rests on the floor, for a moment the only foot of its girdle resting (so it
+carries the body: not a foot held up while the other stands; a stance the take cuts off may have that
+moment outside it), stands on something that high, with the clearance its sole has on the floor. A
+foot that never rests on the floor (every step on blocks) has the clearance of the other feet of its
+girdle.
 
 Either way the result is how far the source ground under each sole point is above the floor,
 ``raised`` (F, n, P): the sole's heights less it are heights over a flat floor, where contacts are
