@@ -248,11 +248,14 @@ def plant(
     contacts: dict | None = None,
     pelvis_mode: str | None = None,
     max_pelvis_drop: float | None = None,
+    authored_ground: bpy.types.Collection | str | None = None,
 ) -> _bake.BakeReport:
     """Plant the legs' feet on the ground and bake the result: the planted legs and the pelvis are
     keyed, nothing else.
 
     ``ground``: the collection (or its name) to stand on; default: the rig's ground setting.
+    ``authored_ground``: the collection (or its name) the take was made on (a capture stage's blocks);
+    default: the rig's Authored Ground setting, and where that is empty, read from where the feet stand.
     ``limbs``: the legs to plant; default: those marked planted, or if none is, every limb named
     like a leg that has a foot. A limb without a foot, or whose foot is nowhere near the ground
     (an arm), is refused. If the bake fails, these settings are put back too. ``progress`` is
@@ -272,7 +275,17 @@ def plant(
     depsgraph = _depsgraph(scene)
     with _contacts.forcing(obj, contacts):
         return _bake.plant(
-            obj, depsgraph, ground, limbs, frame_start, frame_end, step, progress, pelvis_mode, max_pelvis_drop
+            obj,
+            depsgraph,
+            ground,
+            limbs,
+            frame_start,
+            frame_end,
+            step,
+            progress,
+            pelvis_mode,
+            max_pelvis_drop,
+            authored_ground,
         )
 
 

@@ -243,6 +243,12 @@ class LIMB_IK_PG_rig(bpy.types.PropertyGroup):
         type=bpy.types.Collection,
         description="Collection of the meshes planted feet stand on (evaluated: modifiers count)",
     )
+    authored_ground: PointerProperty(
+        name="Authored Ground",
+        type=bpy.types.Collection,
+        description="Collection of the meshes the animation was made on (a stage's blocks, stairs); empty: read from "
+        "the feet's stances",
+    )
     planting_source: PointerProperty(
         name="Planting Source",
         type=bpy.types.Action,
@@ -255,7 +261,7 @@ class LIMB_IK_PG_rig(bpy.types.PropertyGroup):
     )
     floor_height: FloatProperty(
         name="Authored Floor",
-        description="Height of the flat floor the animation was made on",
+        description="Height of the floor the animation was made on (a foot resting well above it stands on something)",
         default=0.0,
         subtype="DISTANCE",
         unit="LENGTH",

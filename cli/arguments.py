@@ -91,7 +91,11 @@ def build_parser(prog: str) -> tuple[argparse.ArgumentParser, dict[str, argparse
             sub.add_argument("--frames", type=_frames, metavar="A:B", help="frame range (default: each scene's)")
         if command.uses_ground:
             sub.add_argument("--ground", metavar="COLLECTION", help="collection to stand on (default: the rig's own)")
-        if command.uses_ground:
+            sub.add_argument(
+                "--authored-ground",
+                metavar="COLLECTION",
+                help="collection the take was made on (default: the rig's own, else read from the stances)",
+            )
             sub.add_argument(
                 "--pelvis-mode",
                 type=str.upper,

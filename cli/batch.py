@@ -68,6 +68,7 @@ class _Batch:
             arguments.forced_contacts(args),
             getattr(args, "pelvis_mode", None),
             getattr(args, "max_pelvis_drop", None),
+            getattr(args, "authored_ground", None),
         )
         self.items = files.expand(args.files)
         paths = [item for item in self.items if isinstance(item, str)]

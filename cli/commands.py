@@ -20,6 +20,7 @@ class Options:
     contacts: dict | None = None  #: feet forced down or up (plant), as :func:`api.plant` takes them
     pelvis_mode: str | None = None  #: how the body's height follows the feet (plant), as :func:`api.plant` takes it
     max_pelvis_drop: float | None = None  #: metres (plant), as :func:`api.plant` takes it
+    authored_ground: str | None = None  #: collection the take was made on (plant)
 
 
 #: Called while a frame range is baked, with the range and the fraction of it done.
@@ -41,7 +42,7 @@ class Subcommand:
     needs_limbs: bool  #: only armatures with limbs are done; a file without any fails
     writes: bool  #: saves files: takes --output-dir / --in-place / --dry-run
     uses_frames: bool  #: takes --frames
-    uses_ground: bool = False  #: takes --ground
+    uses_ground: bool = False  #: takes --ground and --authored-ground
     forces_contacts: bool = False  #: takes --force-down and --force-up
     changes: Callable[[dict], bool] = lambda part: False
 
@@ -94,6 +95,7 @@ def _plant(obj: bpy.types.Object, scene: bpy.types.Scene, options: Options, prog
         contacts=options.contacts,
         pelvis_mode=options.pelvis_mode,
         max_pelvis_drop=options.max_pelvis_drop,
+        authored_ground=options.authored_ground,
     )
     return _baked(report, start, end)
 

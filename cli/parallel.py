@@ -56,6 +56,8 @@ def _child_flags(args, report: str) -> list[str]:
         flags += ["--pelvis-mode", args.pelvis_mode]
     if getattr(args, "max_pelvis_drop", None) is not None:
         flags += ["--max-pelvis-drop", repr(args.max_pelvis_drop)]
+    if getattr(args, "authored_ground", None):
+        flags += ["--authored-ground", args.authored_ground]
     for state in ("down", "up"):
         for limb, first, last in getattr(args, f"force_{state}", None) or ():
             flags += [f"--force-{state}", f"{limb}:{first}-{last}"]

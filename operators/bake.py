@@ -107,6 +107,11 @@ class LIMB_IK_OT_plant(_BakeRange, bpy.types.Operator):
     ground: StringProperty(
         name="Ground", description="Collection to stand on; empty: the rig's Ground setting", options={"SKIP_SAVE"}
     )
+    authored_ground: StringProperty(
+        name="Authored Ground",
+        description="Collection the animation was made on; empty: the rig's Authored Ground setting",
+        options={"SKIP_SAVE"},
+    )
 
     @classmethod
     def poll(cls, context):
@@ -116,6 +121,9 @@ class LIMB_IK_OT_plant(_BakeRange, bpy.types.Operator):
         ground = context.object.limb_ik.ground
         if not self.properties.is_property_set("ground") and ground is not None:
             self.ground = ground.name
+        authored = context.object.limb_ik.authored_ground
+        if not self.properties.is_property_set("authored_ground") and authored is not None:
+            self.authored_ground = authored.name
         _fill_range(self, context)
         return context.window_manager.invoke_props_dialog(self)
 
@@ -124,6 +132,7 @@ class LIMB_IK_OT_plant(_BakeRange, bpy.types.Operator):
         layout.use_property_split = True
         layout.prop(self, "legs")
         layout.prop_search(self, "ground", bpy.data, "collections")
+        layout.prop_search(self, "authored_ground", bpy.data, "collections")
         self.draw_range(layout)
 
     def execute(self, context):
@@ -133,7 +142,8 @@ class LIMB_IK_OT_plant(_BakeRange, bpy.types.Operator):
                 selected = [pose_bone.name for pose_bone in context.selected_pose_bones or []]
                 legs = [limb.name for limb in chosen(obj, which=self.legs, selected_bones=selected)]
             depsgraph = context.evaluated_depsgraph_get()
-            return plant(obj, depsgraph, self.ground or None, legs, *_given_range(self), self.step, progress)
+            ground, authored = self.ground or None, self.authored_ground or None
+            return plant(obj, depsgraph, ground, legs, *_given_range(self), self.step, progress, authored)
 
         return _run_bake(self, context, work)
 

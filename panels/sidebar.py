@@ -168,6 +168,7 @@ class LIMB_IK_PT_ground(_Panel, bpy.types.Panel):
         layout.prop_search(settings, "pelvis_bone", obj.data, "bones")
         column = layout.column(align=True)
         column.prop(settings, "floor_height")
+        column.prop(settings, "authored_ground")
         column.prop(settings, "max_foot_angle")
         layout.prop(settings, "smoothing_time")
         column = layout.column(align=True)

@@ -120,18 +120,20 @@ def plant(
     progress: Callable[[float], None] | None = None,
     pelvis_mode: str | None = None,
     max_pelvis_drop: float | None = None,
+    authored_ground: bpy.types.Collection | str | None = None,
 ) -> BakeReport:
     """Plant the legs of ``obj`` on ``ground`` (a collection or its name; default: the rig's ground) and
     :func:`bake` them: the Plant operator and the API's ``plant``. The legs are ``limbs`` (names), else
     those :func:`.limbs.setup.to_plant` chooses; they are marked planted and the ground becomes the rig's, as
-    do ``pelvis_mode`` and ``max_pelvis_drop`` where given. If anything fails, those settings are put back as
-    they were, with the keys."""
+    do ``pelvis_mode``, ``max_pelvis_drop`` and ``authored_ground`` (what the take was made on) where given.
+    If anything fails, those settings are put back as they were, with the keys."""
     settings = obj.limb_ik
     before = (
         settings.ground,
         {limb.name: limb.plant for limb in settings.limbs},
         settings.pelvis_mode,
         settings.max_pelvis_drop,
+        settings.authored_ground,
     )
     try:
         if pelvis_mode is not None:
@@ -144,19 +146,26 @@ def plant(
                 raise LimbIKError(f"The maximum pelvis drop must be 0 or more metres, not {max_pelvis_drop!r}.")
             settings.max_pelvis_drop = max_pelvis_drop
         if ground is not None:
-            collection = bpy.data.collections.get(ground) if isinstance(ground, str) else ground
-            if collection is None:
-                raise LimbIKError(f"There is no collection named '{ground}' to use as ground.")
-            settings.ground = collection
+            settings.ground = _collection(ground, "ground")
+        if authored_ground is not None:
+            settings.authored_ground = _collection(authored_ground, "authored ground")
         planted = setup.to_plant(obj, limbs, depsgraph)
         for limb in planted:
             limb.plant = True
         return bake(obj, depsgraph, planted, frame_start, frame_end, step, progress=progress)
     except Exception:
         settings.ground, settings.pelvis_mode, settings.max_pelvis_drop = before[0], before[2], before[3]
+        settings.authored_ground = before[4]
         for limb in settings.limbs:
             limb.plant = before[1].get(limb.name, limb.plant)
         raise
+
+
+def _collection(collection: bpy.types.Collection | str, role: str) -> bpy.types.Collection:
+    found = bpy.data.collections.get(collection) if isinstance(collection, str) else collection
+    if found is None:
+        raise LimbIKError(f"There is no collection named '{collection}' to use as {role}.")
+    return found
 
 
 def match_fk(obj: bpy.types.Object, depsgraph, limbs, insert_keys: bool = True) -> solve.Report:
@@ -186,10 +195,12 @@ def _bake(obj, depsgraph, planned: plan.Plan, edit: ActionEdit, frames: list[int
     groups = solve.assemble(planned, pose, sampled.goals[rows])
     if planting is not None:  # planting reads the whole take
         ground = Ground(planting.ground, depsgraph)
+        authored = Ground(planting.authored, depsgraph) if planting.authored is not None else None
         track = legs.leg_sample(planting, sampled.pose)
         if len(span) != len(sampled.frames):
             track = track.at(sampled.rows(span))
-        analysis = legs.analyse(planting, span, track, ground, scene, range(frames[0], frames[-1] + 1))
+        asked = range(frames[0], frames[-1] + 1)
+        analysis = legs.analyse(planting, span, track, ground, scene, asked, authored)
         figures.record(obj, planting, span, track)  # what the foot report compares with, saved in the file
     solved = solve.solve_frames(planned, groups, pose, frames, analysis)
 

@@ -188,6 +188,7 @@ def signature(obj: bpy.types.Object) -> tuple:
         limbs,
         pointer(obj.data),
         pointer(settings.ground),
+        pointer(settings.authored_ground),
         pointer(settings.planting_source),
         settings.pelvis_bone,
         constraints,

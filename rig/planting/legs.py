@@ -58,6 +58,7 @@ class PlantPlan:
     ground: bpy.types.Collection  #: what the legs stand on (the rig's Ground setting), read once
     #: limb -> a sentence: its foot's skin hangs from bones planting does not move (:func:`..limbs.soles.outside`)
     outside: dict[str, str] = field(default_factory=dict)
+    authored: bpy.types.Collection | None = None  #: what the take was made on (Authored Ground); None: read from it
 
 
 def plant_plan(obj: bpy.types.Object, limbs, chains) -> PlantPlan | None:
@@ -112,6 +113,7 @@ def plant_plan(obj: bpy.types.Object, limbs, chains) -> PlantPlan | None:
         pelvis_bone.use_local_location,
         obj.limb_ik.ground,
         outside,
+        obj.limb_ik.authored_ground,
     )
 
 
@@ -272,11 +274,18 @@ class Analysis:
 
 
 def analyse(
-    plan: PlantPlan, frames: range, track: LegSample, ground: Ground, scene: bpy.types.Scene, asked: range | None = None
+    plan: PlantPlan,
+    frames: range,
+    track: LegSample,
+    ground: Ground,
+    scene: bpy.types.Scene,
+    asked: range | None = None,
+    authored: Ground | None = None,
 ) -> Analysis:
     """Plant the legs of ``plan`` over ``frames``, whose animated legs ``track`` holds (:func:`leg_sample` over
-    them), on ``ground``. Raises :class:`LimbIKError` where a foot has no ground under it, counting the frames
-    of ``asked`` (default: all) that have none."""
+    them), on ``ground``, the take made on ``authored`` (else read from its stances). Raises :class:`LimbIKError`
+    where a foot has no ground under it, counting the frames of ``asked`` (default: all) that have none, or
+    stands far under its floor, on nothing the take shows."""
     legs = Legs(
         heel=sole_points(plan, track)[:, :, 0],
         foot=track.feet,
@@ -292,7 +301,9 @@ def analyse(
     )
     forced = contacts.forced(plan.obj, plan.feet, frames)
     try:
-        planted = plant(legs, ground.cast_down, plant_settings(plan.obj, scene), forced)
+        planted = plant(
+            legs, ground.cast_down, plant_settings(plan.obj, scene), forced, authored and authored.cast_down
+        )
     except SolverError as error:
         raise LimbIKError(f"Armature '{plan.obj.name}' could not be planted: {error}.") from error
     problems = {
@@ -302,6 +313,15 @@ def analyse(
         for n, foot in enumerate(plan.feet)
         if planted.no_ground[:, n].any()
     }
+    floor = f"the authored ground '{authored.name}'" if authored else "its floor"
+    for n, foot in enumerate(plan.feet):
+        under = np.flatnonzero(planted.under_floor[:, n])
+        if len(under) and foot.limb not in problems:
+            problems[foot.limb] = (
+                f"Limb '{foot.limb}' stands far under {floor} at {_frames_text(frames, under)}, "
+                "on nothing the take shows, so it is not planted; set the Authored Floor to the floor the take "
+                "stands on, or give the Authored Ground it was made on."
+            )
     if problems:
         raise LimbIKError(next(iter(problems.values())), problems)
     pelvis = track.pelvis
@@ -404,15 +424,24 @@ def analysed(plan: PlantPlan, depsgraph, pose: Pose, read: Callable[[range], Pos
     :class:`LimbIKError` when the take cannot be planted (kept too, until something changes)."""
     obj, scene = plan.obj, depsgraph.scene
     ground = Ground(plan.ground, depsgraph)
+    authored = Ground(plan.authored, depsgraph) if plan.authored is not None else None
     frame = scene.frame_current_final
     span = take_frames(obj, scene, math.floor(frame), math.ceil(frame))
     forced = contacts.key(obj, plan.feet)
-    key = (plant_settings(obj, scene), tuple(plan.feet), plan.pelvis, ground.fingerprint, span, forced)
+    key = (
+        plant_settings(obj, scene),
+        tuple(plan.feet),
+        plan.pelvis,
+        ground.fingerprint,
+        authored and authored.fingerprint,
+        span,
+        forced,
+    )
     cached = _cache.get(obj.session_uid)
     if cached is None or cached.key != key or not _unchanged(cached, leg_sample(plan, pose), frame):
         track = leg_sample(plan, read(span))
         try:
-            result = analyse(plan, span, track, ground, scene)
+            result = analyse(plan, span, track, ground, scene, authored=authored)
         except LimbIKError as error:
             result = error
         cached = _cache[obj.session_uid] = _Cached(key, span, track, result)

@@ -1,11 +1,13 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Foot planting over a whole take, on plain arrays: feet animated on a flat floor land on a surface.
+"""Foot planting over a whole take, on plain arrays: feet animated on one ground land on another surface.
 
 In: the animated legs as world-space tracks (:class:`Legs`, +Z up), the ground as a
 ``cast_down(points) -> (heights, normals, hit)`` callable, and :class:`PlantSettings`. Out
 (:class:`Planted`): per frame, where each foot and toe goes and how far the pelvis moves. The
 rig layer gathers the tracks and turns the result into IK goals. The steps, one module each:
 
+0. :mod:`.authored`: the ground each stance stood on in the source: the floor, a raised stance's own
+   level, or the authored ground given;
 1. :mod:`.contacts`: which sole points (heel, ball, tip) are down and which stand, each against
    its own contact level; the foot lock that holds a standing foot on its ball;
 2. :mod:`.surface`: the floor-to-surface map of each foot, held while it stands, blended from
@@ -26,6 +28,7 @@ from ..constants import IDENTITY
 from ..errors import SolverError
 from ..rotation_modes import matrix_to_quat, quat_to_matrix
 from .air import bend_in_air
+from .authored import authored_raise, stance_raise, standing_under
 from .contacts import BALL, DOWN, Contacts, find_contacts, holders, lock_offsets, sliding
 from .pelvis import (
     LENGTH_MARGIN,
@@ -66,7 +69,7 @@ class PlantSettings:
     """How planting reads the motion. Distances in metres, times in seconds, angles in radians."""
 
     fps: float  #: frames per second of the take
-    floor: float = 0.0  #: height of the flat floor the motion was animated on
+    floor: float = 0.0  #: height of the floor the motion was animated on (stances well above it stand on something)
     contact_height: float = 0.03  #: a sole point this close to its contact level is down
     contact_speed: float = 0.3  #: a point down and slower than this (m/s, horizontally) stands
     max_tilt: float = math.radians(40.0)  #: steepest surface a foot tips to follow
@@ -129,12 +132,18 @@ class Planted:
     body: np.ndarray  #: (F, 4, 4) world transform of the pelvis and all it carries: up or down, and pitched
     contacts: Contacts  #: where the motion has the feet on the floor
     no_ground: np.ndarray  #: (F, n) frames where a foot had no ground below it
+    source: np.ndarray  #: (F, n) height of the ground under each ball in the source: the floor but on raised stances
+    under_floor: np.ndarray  #: (F, n) frames where a foot stands far under its floor, on nothing: not to be planted
 
 
-def plant(legs: Legs, cast_down: CastDown, settings: PlantSettings, forced=None) -> Planted:
+def plant(
+    legs: Legs, cast_down: CastDown, settings: PlantSettings, forced=None, authored: CastDown | None = None
+) -> Planted:
     """Plant ``legs`` on the ground ``cast_down`` finds, over the whole take. ``forced`` (F, n), if given, is
     the animator's word on where each foot stands (:data:`.contacts.DOWN`) or is up (:data:`.contacts.UP`):
-    a foot forced down is locked however far the motion drags it, and lowered to where it stands."""
+    a foot forced down is locked however far the motion drags it, and lowered to where it stands.
+    ``authored``, if given, is the ground the take was made on (the floor where it has no surface); else
+    that ground is read from the stances (:mod:`.authored`)."""
     _check(legs)
     if forced is not None and np.shape(forced) != legs.ball.shape[:2]:
         raise SolverError(f"forced must be {legs.ball.shape[:2]}, not {np.shape(forced)}")
@@ -144,7 +153,21 @@ def plant(legs: Legs, cast_down: CastDown, settings: PlantSettings, forced=None)
     flight = math.ceil(FLIGHT_TIME * fps)
     heel = heel_points(legs.foot, legs.ball) if legs.heel is None else np.asarray(legs.heel, dtype=np.float64)
     sole = np.stack([heel, legs.ball, legs.tip], axis=2)  # (F, n, P, 3)
-    contacts = find_contacts(sole, fps, settings.contact_height, settings.contact_speed, forced)
+    # Heights above the ground each point stood on in the source, from the floor: contacts are found, and heights
+    # kept, as on a flat floor.
+    animated = np.linalg.norm(legs.hip - legs.foot[:, :, :3, 3], axis=2)
+    lengths = legs.thigh + legs.shin
+    source_up = None
+    if authored is None:
+        carried = legs.hip[..., 2] - legs.foot[..., 2, 3] >= CARRIES * animated
+        args = settings.contact_height, settings.contact_speed, legs.girdle, carried
+        stood = np.repeat(stance_raise(sole, fps, *args)[..., None], sole.shape[2], axis=2)
+    else:
+        stood, source_up = authored_raise(sole, authored, floor)
+    relative = sole.copy()
+    relative[..., 2] -= stood
+    contacts = find_contacts(relative, fps, settings.contact_height, settings.contact_speed, forced)
+    under_floor = standing_under(contacts.stance, relative[..., 2], floor, np.median(lengths, axis=0))
     shift = np.zeros((frames, count, 3))
     if settings.foot_lock:
         most = LOCK_REACH * np.median(legs.thigh + legs.shin, axis=0)
@@ -169,12 +192,16 @@ def plant(legs: Legs, cast_down: CastDown, settings: PlantSettings, forced=None)
     no_ground = down & ~ground
     lift = np.zeros((frames, count))
     for n in range(count):  # a foot off the ground's edge keeps the lift of its nearest footing
-        lift[:, n] = fill_gaps(np.where(ground[:, n], footing[:, n] - floor, 0.0), ground[:, n])
+        lift[:, n] = fill_gaps(np.where(ground[:, n], footing[:, n] - floor - stood[:, n, BALL], 0.0), ground[:, n])
     turn = np.tile(IDENTITY, (frames, count, 1))
     held &= ground
     points = np.concatenate([sole, ankle[:, :, None]], axis=2)  # heel, ball, tip, ankle
-    depth = np.minimum(points[..., 2] - floor, 0.0)
-    turn[held] = rest(tilt(normal[held], settings.max_tilt), sole[held], depth[held][:, :3], lift[held], cast_down)
+    depth = np.minimum(points[..., 2] - floor - np.concatenate([stood, stood[:, :, BALL, None]], axis=2), 0.0)
+    tilted = tilt(normal[held], settings.max_tilt)
+    if source_up is not None:  # from the authored ground's slope, not from the floor's
+        untilted = quat_to_matrix(tilt(source_up[held], settings.max_tilt))
+        tilted = matrix_to_quat(quat_to_matrix(tilted) @ np.swapaxes(untilted, 1, 2))
+    turn[held] = rest(tilted, sole[held], depth[held][:, :3], lift[held], cast_down)
     need = _sinking(transform(turn[held], pivot[held], lift[held], points[held]), depth[held], cast_down)[0]
     lift[held] += need.max(axis=1, initial=0.0)
     # A foot landing or leaving across an edge (a step's riser) is held up by a point not standing,
@@ -198,7 +225,7 @@ def plant(legs: Legs, cast_down: CastDown, settings: PlantSettings, forced=None)
     # keep their animated relation (and the knee its bend) but for the blend; and rises over
     # whatever it would pass through, on a smooth path.
     under, slope = _under_pelvis(legs, cast_down, floor)
-    carrier = support_level(footing, down & ground, under, sigma) - floor
+    carrier = support_level(footing - stood[:, :, BALL], down & ground, under, sigma) - floor
 
     def ride(rise, held_turn=None):
         """Every foot's (F, n, 4) turns and (F, n, 4, 3) carried points, each foot in the air riding on
@@ -216,8 +243,6 @@ def plant(legs: Legs, cast_down: CastDown, settings: PlantSettings, forced=None)
     # each heel free to lift, no higher than any standing foot's own ground says the ground under the girdle is),
     # and carries that over a flight; the body goes up or down (and pitches, between two girdles) to
     # meet them.
-    animated = np.linalg.norm(legs.hip - legs.foot[:, :, :3, 3], axis=2)
-    lengths = legs.thigh + legs.shin
     girdle = np.zeros(count, int) if legs.girdle is None else np.asarray(legs.girdle)
     _, moved = ride(np.repeat(carrier[:, None], count, axis=1))  # where held feet go does not depend on the body
     heels, balls, tips, ankles = (moved[:, :, k] for k in range(4))  # as held; a heel lift turns them about the ball
@@ -247,7 +272,8 @@ def plant(legs: Legs, cast_down: CastDown, settings: PlantSettings, forced=None)
         off = shift[..., 2]
         wanted = carried_height(reach[:, part] - off[:, part], carries[:, part], settings.pelvis_mode, ahead[:, part])
         carrying = (carries & ground)[:, part]
-        grounds = surface_under(footing, normal, pivot, legs.hip[:, part].mean(axis=1), steepest)[:, part] - floor
+        grounds = surface_under(footing - stood[:, :, BALL], normal, pivot, legs.hip[:, part].mean(axis=1), steepest)
+        grounds = grounds[:, part] - floor
         target = np.minimum(wanted, np.where(carrying, grounds, np.inf).min(axis=1))
         raise_ = np.where(carrying, off[:, part], np.inf).min(axis=1)
         raise_ = body_height(*rule, np.zeros(frames), sigma, flight, np.where(np.isfinite(raise_), raise_, 0.0))
@@ -306,7 +332,8 @@ def plant(legs: Legs, cast_down: CastDown, settings: PlantSettings, forced=None)
     foot[..., :3, :3] = rotation @ legs.foot[..., :3, :3]
     foot[..., :3, 3] = moved[:, :, 3]
     toe_rotation = quat_to_matrix(toe_turn.reshape(-1, 4)).reshape(frames, count, 3, 3)
-    return Planted(foot, toe_rotation @ legs.toe, body, contacts, no_ground | ~hit[:, :, BALL])
+    source = floor + stood[:, :, BALL]
+    return Planted(foot, toe_rotation @ legs.toe, body, contacts, no_ground | ~hit[:, :, BALL], source, under_floor)
 
 
 def pressed_down(contacts: Contacts, release_frames: float) -> np.ndarray:

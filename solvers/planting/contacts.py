@@ -68,7 +68,7 @@ def find_contacts(sole, fps: float, contact_height: float, contact_speed: float,
     ).reshape(feet, points)
     clearance = sole[..., 2] - level[None]
     down_points = clearance <= contact_height
-    speed = _horizontal_speed(sole, fps)
+    speed = horizontal_speed(sole, fps)
     min_frames, max_gap = max(2, round(MIN_CONTACT * fps)), max(1, round(MAX_GAP * fps))
     stance = np.empty_like(down_points)
     down = np.empty((frames, feet), bool)
@@ -87,7 +87,7 @@ def find_contacts(sole, fps: float, contact_height: float, contact_speed: float,
     return Contacts(down, stance, clearance, level, pressed)
 
 
-def _horizontal_speed(points, fps: float) -> np.ndarray:
+def horizontal_speed(points, fps: float) -> np.ndarray:
     """(F, …) horizontal speed of (F, …, 3) points: the slower of the steps into and out of each
     frame, so a point that arrives or leaves slowly is still at that frame (the first and last
     frames of a contact count)."""

@@ -584,3 +584,22 @@ def test_a_body_planted_far_from_its_floor_fails_the_file_with_the_distance(exte
     assert entry["status"] == "failed" and not entry["written"]
     assert part["lift"] == pytest.approx(2.0, abs=1e-4) and set(part["problems"]) == {"leg.L", "leg.R"}
     assert "2.00 m up" in entry["error"] and "2.00 m up" in part["problems"]["leg.L"]
+
+
+def test_plant_takes_the_authored_ground_and_fails_a_take_standing_under_it(extension, tmp_path):
+    """``--authored-ground``: the metarig standing 0.5 m under the collection given as what it was made on stands on
+    nothing there: the file fails with the leg named, unwritten; without the option it plants."""
+    rig = rigs.human_metarig()
+    extension.api.detect_limbs(rig)
+    rigs.plane_ground(size=10.0)
+    stage = rigs.plane_ground(size=10.0)
+    stage.name = "Stage"
+    stage.objects[0].location.z = 0.5
+    path, report = tmp_path / "staged.blend", tmp_path / "r.json"
+    bpy.ops.wm.save_as_mainfile(filepath=str(path))
+    argv = ["plant", str(path), "--ground", "Ground", "--frames", "1:5", "--output-dir", str(tmp_path / "out")]
+    assert extension.cli.main([*argv, "--authored-ground", "Stage", "--json", str(report)]) == 1
+    entry = json.loads(report.read_text())["files"][0]
+    assert entry["status"] == "failed" and not entry["written"]
+    assert "stands far under the authored ground 'Stage'" in entry["error"], entry["error"]
+    assert extension.cli.main(argv) == 0

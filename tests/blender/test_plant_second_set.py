@@ -29,12 +29,6 @@ MISSES = {
         "within 3 cm of their lowest"
         for ground in GROUNDS
     },
-    **{
-        ("iclone_brisk_walk", ground): f"knee {knee}° in one frame (Lowest pelvis mode: {lowest}°): from frame 49 "
-        "on the take's standing feet are 4-8 cm above its floor, no contact is found there, and its last 84 frames "
-        "are one swing, the knees carrying the last stance's 55-60° more bend"
-        for ground, knee, lowest in (("slope", 10.2, 9.8), ("step", 10.05, 9.5))
-    },
     ("bandai_dash_active", "slope"): "knee 18.5° in one frame",
     ("bandai_run_youthful", "step"): "knee 15.5° in one frame at the step",
     ("bandai_walk_elderly", "step"): "knee 34.6° in one frame at the step",
