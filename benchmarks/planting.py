@@ -67,7 +67,7 @@ def row(name: str, ground: str) -> list:
     ]
 
 
-MODE_GROUNDS = ("slope", "step")
+MODE_GROUNDS = ("slope", "step", "course")  # the course: the demo's 15° ramp and 20 cm step
 
 
 def mode_row(name: str, ground: str, mode: str) -> list:
