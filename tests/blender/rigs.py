@@ -427,3 +427,18 @@ def limb_length(obj: bpy.types.Object, limb) -> float:
     heads = [world @ np.append(np.array(rig.pose.bones[n].head), 1.0) for n in names]
     points = [h[:3] for h in heads] + [world_tip(obj, names[-1])]
     return float(sum(np.linalg.norm(b - a) for a, b in zip(points, points[1:])))
+
+
+def planted_clip(lik, name: str, ground: str, live: bool = False):
+    """Clip ``name`` of ``takes/clips.py`` staged on the ``ground`` of ``takes/grounds.py``, its limbs detected,
+    that ground the rig's and its legs marked planted; Live switched on with ``live``. Returns the rig, the
+    clip's frames and the ground collection."""
+    from takes import clips
+
+    rig, frames, collection = clips.stage(name, ground)
+    lik.api.detect_limbs(rig)
+    rig.limb_ik.ground = collection
+    for limb in rig.limb_ik.limbs:
+        limb.plant = limb.name.startswith("leg")
+    rig.limb_ik.live = live
+    return rig, frames, collection

@@ -12,8 +12,6 @@ import bpy
 import pytest
 import rigs
 
-from takes import clips
-
 MOST = 3  #: entries into one module on one live frame
 
 
@@ -44,12 +42,7 @@ def entries(lik, frame: int) -> collections.Counter:
 
 
 def test_a_planted_live_frame_enters_each_module_at_most_three_times(lik):
-    rig, _, ground = clips.stage("walk", "slope")
-    lik.api.detect_limbs(rig)
-    rig.limb_ik.ground = ground
-    for limb in rig.limb_ik.limbs:
-        limb.plant = limb.name.startswith("leg")
-    rig.limb_ik.live = True
+    rigs.planted_clip(lik, "walk", "slope", live=True)
     bpy.context.scene.frame_set(10)  # the take read and planted
     counts = entries(lik, 11)
     assert counts["handlers"] == 1 and counts["rig.planting.legs"] and counts["rig.pose"]  # planted and written

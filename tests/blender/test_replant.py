@@ -161,11 +161,7 @@ def test_check_reads_the_planting_from_the_animators_keys_and_changes_nothing(li
 def test_a_live_frame_after_a_planting_setting_changed_steps_no_other_frame(lik):
     """The take is read from its F-curves in bulk, checked against the frame shown: a frame change inside
     a frame change never happens (a stale analysis used to step the scene through the whole take)."""
-    rig, frames, ground = clips.stage("walk", "slope")
-    lik.api.detect_limbs(rig)
-    rig.limb_ik.ground = ground
-    for limb in rig.limb_ik.limbs:
-        limb.plant = limb.name.startswith("leg")
+    rig, frames, ground = rigs.planted_clip(lik, "walk", "slope")
     changes = []
 
     def count(scene, *_):
@@ -191,11 +187,7 @@ def test_a_live_frame_after_a_planting_setting_changed_steps_no_other_frame(lik)
 def test_live_reading_a_take_says_how_far_it_is(lik, stepped):
     """Live's first frame on a planted take reads the whole take: it reports its progress as it goes, to the
     end, whether the take is read from its F-curves in bulk or (a constraint on the hips) stepped."""
-    rig, frames, ground = clips.stage("walk", "slope")
-    lik.api.detect_limbs(rig)
-    rig.limb_ik.ground = ground
-    for limb in rig.limb_ik.limbs:
-        limb.plant = limb.name.startswith("leg")
+    rig, frames, ground = rigs.planted_clip(lik, "walk", "slope")
     if stepped:
         rig.pose.bones["root"].constraints.new("LIMIT_SCALE")  # does nothing, but F-curves alone no longer tell
     done = []
@@ -209,11 +201,7 @@ def test_live_reading_a_take_says_how_far_it_is(lik, stepped):
 def test_check_reading_a_take_says_how_far_it_is(lik, stepped):
     """Check plants planted legs over the whole take to find out what it would refuse: the Check button shows
     that reading on the progress bar, to the end (a long take takes seconds)."""
-    rig, frames, ground = clips.stage("walk", "slope")
-    lik.api.detect_limbs(rig)
-    rig.limb_ik.ground = ground
-    for limb in rig.limb_ik.limbs:
-        limb.plant = limb.name.startswith("leg")
+    rig, frames, ground = rigs.planted_clip(lik, "walk", "slope")
     if stepped:
         rig.pose.bones["root"].constraints.new("LIMIT_SCALE")  # does nothing, but F-curves alone no longer tell
     done = []
@@ -226,7 +214,7 @@ def test_a_take_that_must_be_stepped_is_read_after_the_frame_change_not_inside_i
     """With a window, a frame change never steps the scene: a take only stepping can read (a constraint on the
     hips) shows the animation with the legs saying why, and is read and planted once the frame change is over
     (solve_moved, the timer's work): then it shows what the bake writes."""
-    rig, frames, ground = takes_stage(lik)
+    rig, frames, ground = rigs.planted_clip(lik, "walk", "slope", live=True)
     rig.pose.bones["root"].constraints.new("LIMIT_SCALE")  # does nothing, but F-curves alone no longer tell
     changes = []
 
@@ -252,14 +240,3 @@ def test_a_take_that_must_be_stepped_is_read_after_the_frame_change_not_inside_i
     rig.limb_ik.live = False
     lik.api.plant(rig, ground)
     assert np.abs(mocap.play(rig, range(20, 21)) - live).max() <= 0.001
-
-
-def takes_stage(lik):
-    """The walk on the slope, legs planted, Live on."""
-    rig, frames, ground = clips.stage("walk", "slope")
-    lik.api.detect_limbs(rig)
-    rig.limb_ik.ground = ground
-    for limb in rig.limb_ik.limbs:
-        limb.plant = limb.name.startswith("leg")
-    rig.limb_ik.live = True
-    return rig, frames, ground
