@@ -170,7 +170,7 @@ def plant(
     under_floor = standing_under(contacts.stance, relative[..., 2], floor, np.median(lengths, axis=0))
     shift = np.zeros((frames, count, 3))
     if settings.foot_lock:
-        most = LOCK_REACH * np.median(legs.thigh + legs.shin, axis=0)
+        most = LOCK_REACH * np.median(lengths, axis=0)
         for n in range(count):
             reach = most[n] if forced is None else np.where(np.asarray(forced)[:, n] == DOWN, np.inf, most[n])
             shift[:, n, :2] = lock_offsets(sole[:, n, :, :2], contacts.stance[:, n], settings.release * fps, reach)
