@@ -153,7 +153,7 @@ def main() -> int:
         ),
     )
     if args.pelvis_modes:
-        print(pelvis_modes(lik, args.only), flush=True)
+        print(pelvis_modes(lik, names), flush=True)
         return 0
     headings = [
         "clip",

@@ -42,6 +42,7 @@ from .pelvis import (
     heel_turn,
     highest,
     pelvis_drop,
+    straightening_drop,
     support_level,
     surface_under,
     travel_ahead,
@@ -291,13 +292,20 @@ def plant(
     pelvis = np.einsum("fij,fj->fi", body[:, :3, :3], legs.pelvis) + body[:, :3, 3]
     least = under + (legs.pelvis[:, 2] - floor) - settings.max_pelvis_drop
     drop -= envelope(np.maximum(least - (pelvis[:, 2] - drop), 0.0), sigma)
-    body[:, 2, 3] -= drop
     hips[..., 2] -= drop[:, None]
     heel_up = np.zeros((frames, count))
     for n in range(count):
         needed = heel_lift(hips[:, n], balls[:, n], ankles[:, n], heels[:, n], tips[:, n], animated[:, n])
         for first, last in intervals(held[:, n]):
             heel_up[first : last + 1, n] = np.minimum(envelope(needed[first : last + 1], sigma), MAX_HEEL)
+    # Nor does the body rise faster than a standing leg, its heel so lifted, can follow without its knee snapping
+    # straight (a body rising onto a step while the back foot still stands); within the maximum drop.
+    lifted = _heel_turned(heel_up, balls, ankles, heels, tips)
+    straightening = straightening_drop(hips, lifted, animated, legs.thigh, legs.shin, held, sigma)
+    straightening = np.minimum(straightening, np.maximum(pelvis[:, 2] - drop - least, 0.0))
+    drop += straightening
+    hips[..., 2] -= straightening[:, None]
+    body[:, 2, 3] -= drop
     lifting = held & (heel_up > 0.0)
     pitch = quat_to_matrix(heel_turn(heel_up[lifting], heels[lifting], tips[lifting]))
     flat = turn.copy()  # the toes stay along the ground as the heels lift

@@ -7,6 +7,7 @@ heel lifted."""
 import numpy as np
 
 from ..errors import SolverError
+from .air import bend, extension
 from .timeline import envelope, fill_gaps, intervals, smooth, smooth_above
 
 #: Weight of the ground under the pelvis against the feet's footing (a foot down weighs 1):
@@ -22,6 +23,11 @@ TRAVELLING = 0.1
 #: Most a standing foot's heel lifts (the foot turning about its ball) so its leg keeps its animated bend: more
 #: would turn the foot off its authored pitch against the ground beyond the 5° the planting limits allow.
 MAX_HEEL = np.radians(4.0)
+#: Most a standing knee straightens in one frame beyond its animated turn (radians): under the 10° the planting
+#: limits allow, with room for what :func:`straightening_drop` leaves out (the heel's lift eased, the foot lock).
+KNEE_TURN = np.radians(6.0)
+#: Metres of that drop too little to see, let go at once.
+SETTLED = 1e-4
 #: Metres the body, smoothed, may ride above the height its mode asks for (other than the lowest leg's), the
 #: legs straightening for it: enough to follow a slope without bobbing, not to pull a leg straight at a step.
 OVERSHOOT = 0.02
@@ -220,6 +226,45 @@ def pelvis_drop(hips, ankles, lengths, animated, down, sigma: float, keep=None) 
     frames, feet = allowed.shape
     needed = np.stack([vertical_drop(hips[:, n], ankles[:, n], allowed[:, n]) for n in range(feet)], axis=1)
     return envelope((needed * np.asarray(down, bool)).max(axis=1, initial=0.0), sigma)
+
+
+def straightening_drop(hips, ankles, animated, thigh, shin, held, sigma: float, most: float = KNEE_TURN) -> np.ndarray:
+    """(F,) how much further down (>= 0) the body goes so that no leg ``held`` (F, n) on a frame and the one
+    before straightens its knee in that frame by more than ``most`` beyond its animated turn: a body rising onto
+    higher ground while the back foot still stands rises as fast as that leg can follow, and catches up over
+    about ``sigma`` frames, as fast as the legs allow. ``hips`` and ``ankles`` (F, n, 3) where they will be;
+    ``animated`` (F, n) each leg's hip-to-ankle distance as animated; ``thigh``, ``shin`` (F, n) its lengths."""
+    hips, ankles = np.asarray(hips, np.float64), np.asarray(ankles, np.float64)
+    wanted = bend(animated, thigh, shin)
+    beyond = bend(np.linalg.norm(hips - ankles, axis=-1), thigh, shin) - wanted
+    held = np.asarray(held, bool)
+    both = held[1:] & held[:-1]
+    starts = list(np.flatnonzero((both & (beyond[1:] - beyond[:-1] < -most)).any(axis=1)) + 1)
+    drop = np.zeros(len(hips))
+    keep = np.exp(-1.0 / max(sigma, 1.0))  # of the drop from one frame to the next, where nothing needs more
+    frame = 0
+    while starts:
+        frame = max(starts.pop(0), frame)
+        # From there on, frame by frame, each held leg's bend beyond the animated one on the frame before (the body
+        # lowered by that frame's drop) bounds how straight it gets; until the drop is back to nothing.
+        while 0 < frame < len(hips):
+            was, legs = frame - 1, both[frame - 1]
+            before = hips[was, legs] - ankles[was, legs]
+            before[:, 2] -= drop[was]
+            last = bend(np.linalg.norm(before, axis=-1), thigh[was, legs], shin[was, legs]) - wanted[was, legs]
+            least = wanted[frame, legs] + last - most
+            reach = extension(np.clip(least, 0.0, np.pi), thigh[frame, legs], shin[frame, legs])
+            # The smaller drop that brings the ankle within reach; none where no drop would (the leg's foot is
+            # too far ahead or behind for that bend: it straightens whatever the body does).
+            apart = hips[frame, legs] - ankles[frame, legs]
+            square = reach**2 - np.einsum("ni,ni->n", apart[:, :2], apart[:, :2])
+            needed = np.where(square >= 0.0, apart[:, 2] - np.sqrt(np.maximum(square, 0.0)), 0.0)
+            eased = keep * drop[was] if drop[was] > SETTLED else 0.0
+            drop[frame] = max(needed.max(initial=0.0), eased)
+            if drop[frame] == 0.0:
+                break
+            frame += 1
+    return drop
 
 
 def heel_lift(hips, ball, ankle, heel, tip, extension, most: float = MAX_HEEL) -> np.ndarray:

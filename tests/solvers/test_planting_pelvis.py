@@ -1,11 +1,13 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""How high the body goes between stances and flights (:func:`solvers.planting.pelvis.body_height`)."""
+"""How high the body goes between stances and flights (:func:`solvers.planting.pelvis.body_height`), and how fast it
+rises over a standing leg (:func:`solvers.planting.pelvis.straightening_drop`)."""
 
 import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
 
-from solvers.planting.pelvis import body_height
+from solvers.planting.air import bend, extension
+from solvers.planting.pelvis import KNEE_TURN, body_height, straightening_drop
 from solvers.planting.timeline import smooth_above
 
 #: Frames without a foot on the ground that make a flight in these tests.
@@ -60,3 +62,49 @@ def test_a_gap_shorter_than_a_flight_is_smoothed_across(levels, start, sigma):
     gap = ~carries[:, 0]
     filled[gap] = np.interp(frames[gap], frames[~gap], filled[~gap])
     np.testing.assert_allclose(height, -smooth_above(-filled, sigma), atol=1e-12)
+
+
+@st.composite
+def rising_stances(draw):
+    """Two legs standing on fixed ankles (a few centimetres off under their hips, nearly straight) while the body
+    rises by 0-4 cm a frame, each leg held over random runs and animated bent 5-60°, turning up to 8° a frame.
+    Returns hips, ankles, animated distances, thigh, shin (F, n) and held."""
+    frames = draw(st.integers(3, 40))
+    thigh, shin = draw(st.floats(0.35, 0.5)), draw(st.floats(0.35, 0.5))
+    rises = np.cumsum(draw(st.lists(st.floats(0.0, 0.04), min_size=frames, max_size=frames)))
+    start = draw(st.floats(0.85, 0.99)) * (thigh + shin)
+    offsets = np.array(draw(st.lists(st.floats(-0.05, 0.05), min_size=4, max_size=4))).reshape(2, 2)
+    ankles = np.zeros((frames, 2, 3))
+    ankles[..., :2] = offsets
+    hips = np.zeros((frames, 2, 3))
+    hips[..., 2] = (start + rises)[:, None]
+    turns = np.array(draw(st.lists(st.floats(-8.0, 8.0), min_size=2 * frames, max_size=2 * frames)))
+    bends = np.radians(np.clip(30.0 + np.cumsum(turns.reshape(frames, 2), axis=0), 5.0, 60.0))
+    held = np.array(draw(st.lists(st.booleans(), min_size=2 * frames, max_size=2 * frames))).reshape(frames, 2)
+    lengths = np.full((frames, 2), thigh), np.full((frames, 2), shin)
+    return hips, ankles, extension(bends, thigh, shin), *lengths, held
+
+
+@given(rising_stances(), st.floats(0.0, 6.0))
+def test_a_rising_body_never_snaps_a_standing_knee_straight(stance, sigma):
+    hips, ankles, animated, thigh, shin, held = stance
+    drop = straightening_drop(hips, ankles, animated, thigh, shin, held, sigma)
+    assert np.isfinite(drop).all() and (drop >= 0.0).all()
+    lowered = hips - drop[:, None, None] * np.array([0.0, 0.0, 1.0])
+    beyond = bend(np.linalg.norm(lowered - ankles, axis=-1), thigh, shin) - bend(animated, thigh, shin)
+    turned = beyond[1:] - beyond[:-1]
+    both = held[1:] & held[:-1]
+    assert (turned[both] >= -KNEE_TURN - 1e-9).all()
+    if not both.any():
+        assert not drop.any()  # no knee stands two frames running: nothing to hold down
+
+
+def test_a_body_that_rises_as_the_legs_allow_is_left_alone():
+    frames = 30
+    thigh = shin = np.full((frames, 1), 0.45)
+    ankles = np.zeros((frames, 1, 3))
+    bends = np.radians(np.linspace(40.0, 10.0, frames))[:, None]  # the leg straightens 1° a frame, as animated
+    hips = np.zeros((frames, 1, 3))
+    hips[:, 0, 2] = extension(bends[:, 0], 0.45, 0.45)
+    drop = straightening_drop(hips, ankles, extension(bends, 0.45, 0.45), thigh, shin, np.ones((frames, 1), bool), 3.0)
+    assert not drop.any()
