@@ -118,8 +118,9 @@ def plant_plan(obj: bpy.types.Object, limbs, chains) -> PlantPlan | None:
 
 
 def _pelvis(obj, limbs, chains, planted_chains) -> str:
-    """The rig's pelvis bone: as set, or the nearest common parent of the planted legs that can move
-    (a bone connected to its parent ignores its location: its parent carries it)."""
+    """The rig's pelvis bone: as set, or the nearest common parent of the planted legs (and of the rig's other
+    limbs, where one carries them all) that can move (a bone connected to its parent ignores its location: its
+    parent carries it)."""
     name = obj.limb_ik.pelvis_bone
     bones = obj.data.bones
     if name:
@@ -139,7 +140,11 @@ def _pelvis(obj, limbs, chains, planted_chains) -> str:
             f"The planted legs {legs} of '{obj.name}' share no parent bone to carry them; parent them under one "
             "body bone and set it as the Pelvis Bone."
         )
-    pelvis = common[0]
+    # The body is what also carries the rig's other limbs: a Character Creator or Daz rig's hip, above the pelvis
+    # bone its thighs hang from, carries the spine and the arms, which lowering the pelvis alone would leave behind.
+    others = [bones[limb.upper_bone] for limb in obj.limb_ik.limbs if not limb.plant and limb.upper_bone in bones]
+    carrying = [bone for bone in common if all(bone in other.parent_recursive for other in others)]
+    pelvis = carrying[0] if carrying else common[0]
     while pelvis.use_connect:
         pelvis = pelvis.parent
     return pelvis.name

@@ -22,7 +22,7 @@ SLOPE_DROPS = {
     "walk": {"AVERAGE": 59, "FRONT_UPHILL": 59, "LOWEST": 91},
     "run": {"AVERAGE": 42, "FRONT_UPHILL": 42, "LOWEST": 62},
     "jump": {"AVERAGE": 50, "FRONT_UPHILL": 50, "LOWEST": 81},
-    "turn_left": {"AVERAGE": 65, "FRONT_UPHILL": 65, "LOWEST": 108},
+    "turn_left": {"AVERAGE": 66, "FRONT_UPHILL": 66, "LOWEST": 108},
     "turn_right": {"AVERAGE": 42, "FRONT_UPHILL": 42, "LOWEST": 90},
 }
 
@@ -110,4 +110,24 @@ def test_on_flat_ground_every_mode_leaves_the_walk_as_it_was(lik):
 def test_each_modes_pelvis_drop_on_the_slope_is_the_benchmarks(clip, mode):
     figures = mocap.planted(clip, "slope", pelvis_mode=mode)["figures"]
     assert 1e3 * figures["pelvis_drop"] == pytest.approx(SLOPE_DROPS[clip][mode], abs=1.0)
+    assert not mocap.over(figures, mocap.LIMITS), figures
+
+
+@pytest.mark.parametrize(
+    "clip",
+    [
+        pytest.param(
+            "boxing",
+            marks=pytest.mark.xfail(
+                strict=True,
+                reason="the boxer's right foot, down but not standing where it shuffles by the step's edge, drops 15 "
+                "cm in one frame (frame 1679): knee 39.3°, with every mode",
+            ),
+        ),
+        *[clip for clip in SLOPE_DROPS if clip != "boxing"],
+    ],
+)
+def test_the_default_holds_the_limits_on_the_demos_course(clip):
+    """The demo's 15° ramp and 20 cm step: the body rises onto them no faster than the leg behind can follow."""
+    figures = mocap.planted(clip, "course")["figures"]
     assert not mocap.over(figures, mocap.LIMITS), figures

@@ -15,23 +15,10 @@ from takes import clips
 from takes import measure as mocap
 
 GROUNDS = ("slope", "step", "rough")
-#: Knee pops beyond 10° (measured by benchmarks/planting.py), and why; every other figure holds there.
-KNEE_MISSES = {
-    ("turn_right", "step"): "10.7°: a foot taking off at the step's riser",
-}
 
 
-def _knee_misses(clip_names, grounds):
-    return [
-        pytest.param(clip, ground, marks=pytest.mark.xfail(strict=True, reason=KNEE_MISSES[clip, ground]))
-        if (clip, ground) in KNEE_MISSES
-        else (clip, ground)
-        for clip in clip_names
-        for ground in grounds
-    ]
-
-
-@pytest.mark.parametrize("clip,ground", _knee_misses(clips.HUMANS, GROUNDS))
+@pytest.mark.parametrize("ground", GROUNDS)
+@pytest.mark.parametrize("clip", clips.HUMANS)
 def test_human_clips_plant_within_the_limits(clip, ground):
     """Ball height kept above the surface, nothing sinks, pitch kept, no knee pops, no slide."""
     figures = mocap.planted(clip, ground)["figures"]
