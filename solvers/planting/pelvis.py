@@ -230,16 +230,19 @@ def pelvis_drop(hips, ankles, lengths, animated, down, sigma: float, keep=None) 
 
 def straightening_drop(hips, ankles, animated, thigh, shin, held, sigma: float, most: float = KNEE_TURN) -> np.ndarray:
     """(F,) how much further down (>= 0) the body goes so that no leg ``held`` (F, n) on a frame and the one
-    before straightens its knee in that frame by more than ``most`` beyond its animated turn: a body rising onto
-    higher ground while the back foot still stands rises as fast as that leg can follow, and catches up over
-    about ``sigma`` frames, as fast as the legs allow. ``hips`` and ``ankles`` (F, n, 3) where they will be;
-    ``animated`` (F, n) each leg's hip-to-ankle distance as animated; ``thigh``, ``shin`` (F, n) its lengths."""
+    before straightens its knee in that frame by more than ``most`` beyond its animated turn, as far as holding the
+    body from rising does it: a body rising onto higher ground while the back foot still stands rises as fast as
+    that leg can follow, and catches up over about ``sigma`` frames, as fast as the legs allow. Never lower than
+    the frame before (a knee the motion itself straightens is the motion's). ``hips`` and ``ankles`` (F, n, 3) where
+    they will be; ``animated`` (F, n) each leg's hip-to-ankle distance as animated; ``thigh``, ``shin`` (F, n) its
+    lengths."""
     hips, ankles = np.asarray(hips, np.float64), np.asarray(ankles, np.float64)
     wanted = bend(animated, thigh, shin)
     beyond = bend(np.linalg.norm(hips - ankles, axis=-1), thigh, shin) - wanted
     held = np.asarray(held, bool)
     both = held[1:] & held[:-1]
     starts = list(np.flatnonzero((both & (beyond[1:] - beyond[:-1] < -most)).any(axis=1)) + 1)
+    height = hips[..., 2].mean(axis=1)
     drop = np.zeros(len(hips))
     keep = np.exp(-1.0 / max(sigma, 1.0))  # of the drop from one frame to the next, where nothing needs more
     frame = 0
@@ -260,7 +263,8 @@ def straightening_drop(hips, ankles, animated, thigh, shin, held, sigma: float, 
             square = reach**2 - np.einsum("ni,ni->n", apart[:, :2], apart[:, :2])
             needed = np.where(square >= 0.0, apart[:, 2] - np.sqrt(np.maximum(square, 0.0)), 0.0)
             eased = keep * drop[was] if drop[was] > SETTLED else 0.0
-            drop[frame] = max(needed.max(initial=0.0), eased)
+            level = max(height[frame] - height[was] + drop[was], 0.0)  # the body held where it was
+            drop[frame] = min(max(needed.max(initial=0.0), eased), level)
             if drop[frame] == 0.0:
                 break
             frame += 1
