@@ -29,11 +29,11 @@ MISSES = {
         "within 3 cm of their lowest"
         for ground in GROUNDS
     },
-    ("bandai_dash_active", "slope"): "knee 18.5° in one frame",
+    ("bandai_dash_active", "slope"): "knee 16.3° in one frame",
     ("bandai_run_youthful", "step"): "knee 15.5° in one frame at the step",
     ("bandai_walk_elderly", "step"): "knee 34.6° in one frame at the step",
     ("bandai_walk_exhausted", "slope"): "knee 11.1° in one frame",
-    ("bandai_walk_exhausted", "step"): "knee 14.0° in one frame at the step",
+    ("bandai_walk_exhausted", "step"): "knee 13.1° in one frame at the step",
     ("cesium_man", "slope"): "knee 19.2° and a point 5.8 mm deep: the in-place walk's feet slide back downhill",
     ("cesium_man", "step"): "knee 89.6°, jump 163 mm: the in-place walk's feet slide back across the riser",
     ("cesium_man", "rough"): "pitch p95 20.9°: in 3 of 24 contact frames the lowest vertex is another part of the "
