@@ -47,6 +47,7 @@ from .pelvis import (
     surface_under,
     travel_ahead,
 )
+from .retime import least_jump
 from .surface import clearing_lift, rest, swing, tilt, transform
 from .timeline import ease_jumps, envelope, fill_gaps, intervals, smoothstep
 
@@ -333,7 +334,22 @@ def plant(
     need, hit = _sinking(moved.reshape(-1, *points.shape[2:]), depth.reshape(-1, *depth.shape[2:]), cast_down)
     need, hit = need.max(axis=1, initial=0.0).reshape(frames, count), hit.reshape(frames, count, -1)
     for n in range(count):
-        moved[:, n, :, 2] += clearing_lift(np.where(held[:, n], 0.0, need[:, n]), held[:, n], sigma)[:, None]
+        for first, last in intervals(~held[:, n]):
+            # A swing with its take-off and landing frames rises over what it would pass through; between two
+            # stances, re-timed where it would rise onto higher ground in a jump.
+            span = slice(max(first - 1, 0), min(last + 2, frames))
+
+            def lifted(track, need=None, down=held[span, n], depth=depth[span, n]):
+                if need is None:
+                    need = _sinking(track, depth, cast_down)[0].max(axis=1, initial=0.0)
+                track = track.copy()
+                track[..., 2] += clearing_lift(np.where(down, 0.0, need), down, sigma)[:, None]
+                return track
+
+            as_animated = lifted(moved[span, n], need[span, n])
+            if first > 0 and last < frames - 1:
+                as_animated = least_jump(moved[span, n], as_animated, points[span, n], lifted)
+            moved[span, n] = as_animated
 
     rotation = quat_to_matrix(turn.reshape(-1, 4)).reshape(frames, count, 3, 3)
     foot = legs.foot.copy()
