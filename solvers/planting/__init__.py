@@ -27,10 +27,11 @@ import numpy as np
 from ..constants import IDENTITY
 from ..errors import SolverError
 from ..rotation_modes import matrix_to_quat, quat_to_matrix
-from .air import bend_in_air
+from .air import bend_in_air, gentle_knees
 from .authored import authored_raise, stance_raise, standing_under
 from .contacts import BALL, DOWN, Contacts, find_contacts, holders, lock_offsets, sliding
 from .pelvis import (
+    KNEE_TURN,
     LENGTH_MARGIN,
     MAX_HEEL,
     OVERSHOOT,
@@ -350,6 +351,14 @@ def plant(
             if first > 0 and last < frames - 1:
                 as_animated = least_jump(moved[span, n], as_animated, points[span, n], lifted)
             moved[span, n] = as_animated
+        # Nor does its knee turn in the air by more than KNEE_TURN a frame beyond its animated turn: the foot moves
+        # across the ground towards the hip, its height kept, so the knee bends early instead of at once.
+        leg = (animated[:, n], legs.thigh[:, n], legs.shin[:, n])
+        moved[:, n] += gentle_knees(held[:, n], hips[:, n], moved[:, n, 3], *leg, KNEE_TURN)[:, None]
+        again = _sinking(moved[:, n], depth[:, n], cast_down)[0].max(axis=1, initial=0.0)
+        moved[:, n, :, 2] += clearing_lift(np.where(held[:, n], 0.0, np.maximum(again, 0.0)), held[:, n], sigma)[
+            :, None
+        ]
 
     rotation = quat_to_matrix(turn.reshape(-1, 4)).reshape(frames, count, 3, 3)
     foot = legs.foot.copy()

@@ -49,3 +49,42 @@ def bend_in_air(held, standing, hips, ankles, animated, thigh, shin, longest) ->
         moved[upright, 2] = hips[span][upright, 2] - np.sqrt(extent[upright] ** 2 - across[upright] ** 2)
         ankles[span] = moved
     return ankles
+
+
+def gentle_knees(held, hips, ankles, animated, thigh, shin, most: float) -> np.ndarray:
+    """One leg's (F, 3) offsets that move its ankle (``ankles`` (F, 3), as it will be: lifted over what it passes)
+    along the line from its hip (``hips`` (F, 3)) on the frames it is not ``held`` (F,), so that the knee's bend
+    beyond the ``animated`` one (from the animated hip-to-ankle distances (F,), with ``thigh`` and ``shin`` lengths
+    (F,)) turns by at most ``most`` (radians) a frame, or as little as going from take-off to landing allows: kept
+    within what reaches both from there, and bent early where it would bend at once (a foot lifted over rising
+    ground). Zero where nothing needs it."""
+    held = np.asarray(held, bool)
+    hips, ankles = np.asarray(hips, np.float64), np.asarray(ankles, np.float64)
+    wanted = bend(animated, thigh, shin)
+    beyond = bend(np.linalg.norm(hips - ankles, axis=1), thigh, shin) - wanted
+    offsets = np.zeros_like(ankles)
+    frames = len(held)
+    for first, last in intervals(~held):
+        span = np.arange(max(first - 1, 0), min(last + 2, frames))
+        ends = [end for end in (first - 1, last + 1) if 0 <= end < frames]
+        rate = most
+        if len(ends) == 2:
+            rate = max(most, abs(beyond[ends[1]] - beyond[ends[0]]) / (ends[1] - ends[0]))
+        # Within what turns no faster than that from each end, then the least bend above it that does.
+        kept = beyond[span].copy()
+        for end in ends:
+            kept = np.clip(kept, beyond[end] - rate * np.abs(span - end), beyond[end] + rate * np.abs(span - end))
+        gentle = np.maximum(  # the least bend at or above it that turns no faster: max over k of kept(k) - rate |f - k|
+            np.maximum.accumulate(kept + rate * span) - rate * span,
+            np.maximum.accumulate((kept - rate * span)[::-1])[::-1] + rate * span,
+        )
+        air = (span >= first) & (span <= last)
+        moving = span[air & (np.abs(gentle - beyond[span]) > 1e-9)]
+        if not len(moving):
+            continue
+        turned = gentle[moving - span[0]] + wanted[moving]
+        reach = extension(np.clip(turned, 0.0, np.pi), thigh[moving], shin[moving])
+        apart = ankles[moving] - hips[moving]
+        distance = np.linalg.norm(apart, axis=1)
+        offsets[moving] = apart * (reach / np.maximum(distance, 1e-12) - 1.0)[:, None]
+    return offsets
