@@ -208,8 +208,7 @@ def _bake(obj, depsgraph, planned: plan.Plan, edit: ActionEdit, frames: list[int
     if analysis is not None:
         report.lift = analysis.least_lift
         report.problems.update(planting.outside)
-        if analysis.moved:
-            report.problems.update({foot.limb: analysis.moved for foot in planting.feet})
+        report.problems.update(analysis.problems)
     count = len(frames)
     lengths = solve.world_length(pose)[:, None]
     for group, result in zip(solved.groups, solved.results):

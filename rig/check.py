@@ -40,11 +40,10 @@ def check(obj: bpy.types.Object, depsgraph, progress: Callable[[float], None] | 
         if planned.planting is not None:
             problems.update(planned.planting.outside)
             with source.playing(obj):
-                moved = legs.analysed(
+                analysis = legs.analysed(
                     planned.planting, depsgraph, pose, take_reader(planned, depsgraph, pose, progress)
-                ).moved
-            if moved:
-                problems.update({foot.limb: moved for foot in planned.planting.feet})
+                )
+            problems.update(analysis.problems)
     except LimbIKError as error:
         problems.update(error.problems or {limb.name: str(error) for limb in planned.limbs})
     held = switch.held_by_ik(obj, planned.limbs)

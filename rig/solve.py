@@ -300,8 +300,7 @@ def solve_here(
     if planned.planting is not None:
         read = take_reader(planned, depsgraph, pose, progress, may_step)
         analysis = legs.analysed(planned.planting, depsgraph, pose, read)
-        if analysis.moved:  # solved all the same: the pose is what planting on that ground gives
-            problems.update({foot.limb: analysis.moved for foot in planned.planting.feet})
+        problems.update(analysis.problems)  # solved all the same: the pose is what planting on that ground gives
     frame = depsgraph.scene.frame_current_final
     return Here(pose, solve_frames(planned, groups, pose, [frame], analysis), frame, problems)
 

@@ -19,6 +19,7 @@ import numpy as np
 
 from ...solvers import SolverError, rotation_modes
 from ...solvers.planting import Legs, Planted, PlantSettings, heel_points, plant
+from ...solvers.planting.knees import KNEE_POP, knee_turns
 from ..errors import LimbIKError
 from ..keys import actions
 from ..limbs import soles
@@ -271,6 +272,18 @@ class Analysis:
     stances: dict[str, list]  #: per planted limb, its stances and forced ranges (:func:`.contacts.stances`)
     least_lift: float  #: the lift at the frame where planting moves the body least (world units; negative: down)
     moved: str | None  #: a sentence when planting moves the body further than the take explains (:func:`_moved`)
+    #: per planted limb whose knee planting turns faster than it is held to, a sentence saying where (:func:`_popping`)
+    popping: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def problems(self) -> dict[str, str]:
+        """What is wrong with the planting though it is solved and keyed, per planted limb: a body moved further
+        than the take explains (every leg), a knee turned faster than planting is held to."""
+        problems = {limb: self.moved for limb in self.stances} if self.moved else {}
+        return {
+            **problems,
+            **{limb: " ".join(filter(None, (problems.get(limb), text))) for limb, text in self.popping.items()},
+        }
 
     @cached_property
     def pitches(self) -> bool:
@@ -335,9 +348,36 @@ def analyse(
     reach = float((legs.thigh + legs.shin).max())
     least = float(lift[np.argmin(np.abs(lift))])
     moved = _moved(plan.obj, frames, least, reach, ground.name)
-    analysis = Analysis(frames, planted, lift, reach, ground.name, stances, least, moved)
+    popping = _popping(plan, frames, legs, planted)
+    analysis = Analysis(frames, planted, lift, reach, ground.name, stances, least, moved, popping)
     _last[plan.obj.session_uid] = (plan, analysis)
     return analysis
+
+
+def _popping(plan: PlantPlan, frames: range, legs: Legs, planted: Planted) -> dict[str, str]:
+    """Per planted limb whose knee planting turns in a frame by more than :data:`.knees.KNEE_POP` beyond the
+    animation's turn, a sentence with the frames, the most it turns and whether the foot stands, lands, leaves
+    or is in the air there (the IK bends the knee to the hip-to-ankle distance planting gives, or leaves it
+    straight where that is out of reach)."""
+    hips = np.einsum("fij,fnj->fni", planted.body[:, :3, :3], legs.hip) + planted.body[:, None, :3, 3]
+    turns = knee_turns(hips, planted.foot[..., :3, 3], legs.hip, legs.foot[..., :3, 3], legs.thigh, legs.shin)
+    standing = planted.contacts.stance.any(axis=2)
+    where = {(True, True): "while its foot stands", (False, True): "as its foot lands"}
+    where |= {(True, False): "as its foot leaves", (False, False): "with its foot in the air"}
+    popping = {}
+    for n, foot in enumerate(plan.feet):
+        over = np.flatnonzero(turns[:, n] > KNEE_POP) + 1  # the later frame of each pair
+        if not len(over):
+            continue
+        worst = int(over[np.argmax(turns[over - 1, n])])
+        foot_there = where[bool(standing[worst - 1, n]), bool(standing[worst, n])]
+        popping[foot.limb] = (
+            f"Limb '{foot.limb}': planting turns its knee up to {math.degrees(turns[worst - 1, n]):.1f}° in one "
+            f"frame beyond the animation (frame {frames[worst]}, {foot_there}; more than 10° at "
+            f"{_frames_text(frames, over)}): the ground there asks more of the leg than its motion gives; look at "
+            "those frames."
+        )
+    return popping
 
 
 def _moved(obj: bpy.types.Object, frames: range, least: float, reach: float, ground: str) -> str | None:

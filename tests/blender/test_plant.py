@@ -6,6 +6,8 @@ rough ground, baked, and measured by ``plant_metrics`` (contacts from the source
 heads and tails, Blender's ray cast): nothing of the planting code measures itself.
 """
 
+import re
+
 import bpy
 import numpy as np
 import pytest
@@ -313,3 +315,19 @@ def test_feet_stand_on_the_instanced_ground_the_render_shows(lik, make, beside_a
     report = lik.api.plant(rig, ground, frame_start=1, frame_end=5)
     assert report.lift == pytest.approx(0.3, abs=1e-4)
     assert rigs.world_matrix(rig, "toe.L")[2, 3] - toe == pytest.approx(0.3, abs=1e-4)
+
+
+def test_a_knee_planting_cannot_keep_within_the_limit_is_named_with_its_frames(lik):
+    """The horse walking up the slope turns a knee 24° in a frame, as the shared measure finds: the bake and Check
+    name the limb, the figure and the frames (the largest named is the measure's); a walk within the limits has no
+    such sentence."""
+    figure = mocap.planted("horse_walk", "slope")["figures"]["knee_pop_deg"]
+    rig, _, ground = clips.stage("horse_walk", "slope")
+    lik.api.detect_limbs(rig)
+    problems = lik.api.plant(rig, ground).problems
+    assert figure > 10.0 and problems and lik.api.check(rig) == problems
+    said = {limb: re.search(r"knee up to ([\d.]+)° in one frame", text) for limb, text in problems.items()}
+    named = {limb: float(found.group(1)) for limb, found in said.items()}
+    assert max(named.values()) == pytest.approx(figure, abs=0.1), problems
+    assert all(re.search(r"\(frame \d+, ", text) and "more than 10° at" in text for text in problems.values())
+    assert not mocap.planted("walk", "slope")["bake"].problems
