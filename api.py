@@ -220,8 +220,10 @@ def bake(
     channels only; every other key stays as it was. Returns a report with ``frames``, ``keys``,
     ``unreached`` (limb -> frames its tip was off its goal), ``off_plane`` (limb -> frames its goal lay off the
     plane the limb is held in, and the farthest it lay, in world units), ``seconds``, ``lift`` (how far planting
-    raised the body where it moved it least, negative lowered; None without planting) and ``problems``
-    (limb -> sentence: what was keyed but is wrong, such as a body moved further than the take explains).
+    raised the body where it moved it least, negative lowered; None without planting), ``problems``
+    (limb -> sentence: what was keyed but is wrong, such as a body moved further than the take explains) and
+    ``warnings`` (limb -> sentence: what was keyed beyond the planting limits, a knee planting turns more than 10°
+    in a frame beyond the animation, with the frames).
 
     ``progress``, if given, is called after each frame is read with the fraction of the range done
     (0 to 1); an exception it raises ends the bake with the scene as it was. ``contacts`` forces planted

@@ -78,6 +78,8 @@ def _baked(report, start: int, end: int) -> dict:
     if report.lift is not None:
         part["lift"] = report.lift
     part["problems"] = report.problems  # keyed but wrong: the file fails, unsaved
+    if report.warnings:  # keyed beyond the planting limits: saved, and said
+        part["warnings"] = report.warnings
     return part
 
 

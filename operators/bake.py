@@ -183,8 +183,9 @@ def _run_bake(operator, context, work) -> set[str]:
                 for k, (frames, far) in report.off_plane.items()
             )
         text = f"{text}. {report.why}"
-        if report.problems:  # keyed, but not as it should be
-            operator.report({"WARNING"}, " ".join([*dict.fromkeys(report.problems.values()), text]))
+        if report.problems or report.warnings:  # keyed, but not as it should be
+            said = [*dict.fromkeys(report.problems.values()), *report.warnings.values()]
+            operator.report({"WARNING"}, " ".join([*said, text]))
             return None
         return text
 

@@ -39,6 +39,8 @@ class BakeReport:
     off_plane: dict[str, tuple[int, float]] = field(default_factory=dict)
     #: limb -> a sentence, for what was keyed but is wrong: a body planting moved further than the take explains
     problems: dict[str, str] = field(default_factory=dict)
+    #: limb -> a sentence, for what was keyed beyond the planting limits: a knee turned faster than 10° a frame
+    warnings: dict[str, str] = field(default_factory=dict)
     #: how far planting raises the body (negative: lowers it) where it moves it least (world units); None without
     lift: float | None = None
     seconds: float = 0.0
@@ -209,6 +211,7 @@ def _bake(obj, depsgraph, planned: plan.Plan, edit: ActionEdit, frames: list[int
         report.lift = analysis.least_lift
         report.problems.update(planting.outside)
         report.problems.update(analysis.problems)
+        report.warnings.update(analysis.popping)
     count = len(frames)
     lengths = solve.world_length(pose)[:, None]
     for group, result in zip(solved.groups, solved.results):

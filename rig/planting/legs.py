@@ -277,13 +277,9 @@ class Analysis:
 
     @property
     def problems(self) -> dict[str, str]:
-        """What is wrong with the planting though it is solved and keyed, per planted limb: a body moved further
-        than the take explains (every leg), a knee turned faster than planting is held to."""
-        problems = {limb: self.moved for limb in self.stances} if self.moved else {}
-        return {
-            **problems,
-            **{limb: " ".join(filter(None, (problems.get(limb), text))) for limb, text in self.popping.items()},
-        }
+        """What makes the planting wrong though it is solved, per planted limb: a body moved further than the take
+        explains (every leg)."""
+        return {limb: self.moved for limb in self.stances} if self.moved else {}
 
     @cached_property
     def pitches(self) -> bool:

@@ -42,8 +42,8 @@ from .pelvis import (
     heel_lift,
     heel_turn,
     highest,
+    knee_guard,
     pelvis_drop,
-    straightening_drop,
     support_level,
     surface_under,
     travel_ahead,
@@ -300,10 +300,18 @@ def plant(
         needed = heel_lift(hips[:, n], balls[:, n], ankles[:, n], heels[:, n], tips[:, n], animated[:, n])
         for first, last in intervals(held[:, n]):
             heel_up[first : last + 1, n] = np.minimum(envelope(needed[first : last + 1], sigma), MAX_HEEL)
-    # Nor does the body rise faster than a standing leg, its heel so lifted, can follow without its knee snapping
-    # straight (a body rising onto a step while the back foot still stands); within the maximum drop.
+    # Nor does the body sink or rise faster than a standing leg, its heel so lifted, can follow without its knee
+    # folding (a straight leg coming under a body held low) or snapping straight (a body rising onto a step while
+    # the back foot still stands); rising only as far as every standing foot still reaches, within the maximum drop.
     lifted = _heel_turned(heel_up, balls, ankles, heels, tips)
-    straightening = straightening_drop(hips, lifted, animated, legs.thigh, legs.shin, held, sigma)
+    leg = (animated, legs.thigh, legs.shin, held, sigma)
+    longest = np.minimum(np.maximum(animated, LENGTH_MARGIN * lengths), lengths)
+    rise = knee_guard(
+        hips, lifted, *leg, lower=False, room=np.where(held, highest(hips, lifted, longest), np.inf).min(axis=1)
+    )
+    drop -= rise
+    hips[..., 2] += rise[:, None]
+    straightening = knee_guard(hips, lifted, *leg, lower=True)
     straightening = np.minimum(straightening, np.maximum(pelvis[:, 2] - drop - least, 0.0))
     drop += straightening
     hips[..., 2] -= straightening[:, None]

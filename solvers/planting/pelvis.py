@@ -23,8 +23,8 @@ TRAVELLING = 0.1
 #: Most a standing foot's heel lifts (the foot turning about its ball) so its leg keeps its animated bend: more
 #: would turn the foot off its authored pitch against the ground beyond the 5° the planting limits allow.
 MAX_HEEL = np.radians(4.0)
-#: Most a standing knee straightens in one frame beyond its animated turn (radians): under the 10° the planting
-#: limits allow, with room for what :func:`straightening_drop` leaves out (the heel's lift eased, the foot lock).
+#: Most a standing knee turns in one frame beyond its animated turn (radians): under the 10° the planting
+#: limits allow, with room for what :func:`knee_guard` leaves out (the heel's lift eased, the foot lock).
 KNEE_TURN = np.radians(6.0)
 #: Metres of that drop too little to see, let go at once.
 SETTLED = 1e-4
@@ -228,47 +228,53 @@ def pelvis_drop(hips, ankles, lengths, animated, down, sigma: float, keep=None) 
     return envelope((needed * np.asarray(down, bool)).max(axis=1, initial=0.0), sigma)
 
 
-def straightening_drop(hips, ankles, animated, thigh, shin, held, sigma: float, most: float = KNEE_TURN) -> np.ndarray:
-    """(F,) how much further down (>= 0) the body goes so that no leg ``held`` (F, n) on a frame and the one
-    before straightens its knee in that frame by more than ``most`` beyond its animated turn, as far as holding the
-    body from rising does it: a body rising onto higher ground while the back foot still stands rises as fast as
-    that leg can follow, and catches up over about ``sigma`` frames, as fast as the legs allow. Never lower than
-    the frame before (a knee the motion itself straightens is the motion's). ``hips`` and ``ankles`` (F, n, 3) where
-    they will be; ``animated`` (F, n) each leg's hip-to-ankle distance as animated; ``thigh``, ``shin`` (F, n) its
-    lengths."""
+def knee_guard(
+    hips, ankles, animated, thigh, shin, held, sigma: float, lower: bool, room=None, most: float = KNEE_TURN
+) -> np.ndarray:
+    """(F,) how much further the body goes down (``lower``) or up (>= 0) so that no leg ``held`` (F, n) on a frame and
+    the one before turns its knee in that frame by more than ``most`` beyond its animated turn, straighter (going
+    down holds it bent: a body rising onto higher ground while the back foot still stands) or more bent (going up
+    holds it straight: a body held low while a straight leg comes under it), as far as holding the body where it
+    was the frame before does it: never past that (a knee the motion itself turns is the motion's), nor up by more
+    than ``room`` (F,), what every standing leg still reaches. It catches up over about ``sigma`` frames, as fast as
+    the legs allow. ``hips`` and ``ankles`` (F, n, 3) where they will be; ``animated`` (F, n) each leg's
+    hip-to-ankle distance as animated; ``thigh``, ``shin`` (F, n) its lengths."""
+    way = -1.0 if lower else 1.0  # the body's move, and the turn beyond the animated one it holds back
     hips, ankles = np.asarray(hips, np.float64), np.asarray(ankles, np.float64)
     wanted = bend(animated, thigh, shin)
     beyond = bend(np.linalg.norm(hips - ankles, axis=-1), thigh, shin) - wanted
     held = np.asarray(held, bool)
     both = held[1:] & held[:-1]
-    starts = list(np.flatnonzero((both & (beyond[1:] - beyond[:-1] < -most)).any(axis=1)) + 1)
+    starts = list(np.flatnonzero((both & (way * np.diff(beyond, axis=0) > most)).any(axis=1)) + 1)
     height = hips[..., 2].mean(axis=1)
-    drop = np.zeros(len(hips))
-    keep = np.exp(-1.0 / max(sigma, 1.0))  # of the drop from one frame to the next, where nothing needs more
+    room = np.full(len(hips), np.inf) if room is None else np.asarray(room, np.float64)
+    move = np.zeros(len(hips))
+    keep = np.exp(-1.0 / max(sigma, 1.0))  # of the move from one frame to the next, where nothing needs more
     frame = 0
     while starts:
         frame = max(starts.pop(0), frame)
         # From there on, frame by frame, each held leg's bend beyond the animated one on the frame before (the body
-        # lowered by that frame's drop) bounds how straight it gets; until the drop is back to nothing.
+        # moved by that frame's move) bounds how far it turns; until the move is back to nothing.
         while 0 < frame < len(hips):
             was, legs = frame - 1, both[frame - 1]
             before = hips[was, legs] - ankles[was, legs]
-            before[:, 2] -= drop[was]
+            before[:, 2] += way * move[was]
             last = bend(np.linalg.norm(before, axis=-1), thigh[was, legs], shin[was, legs]) - wanted[was, legs]
-            least = wanted[frame, legs] + last - most
-            reach = extension(np.clip(least, 0.0, np.pi), thigh[frame, legs], shin[frame, legs])
-            # The smaller drop that brings the ankle within reach; none where no drop would (the leg's foot is
-            # too far ahead or behind for that bend: it straightens whatever the body does).
+            limit = wanted[frame, legs] + last + way * most
+            reach = extension(np.clip(limit, 0.0, np.pi), thigh[frame, legs], shin[frame, legs])
+            # The least move that brings the ankle that near (lower) or that far (up); none where no vertical move
+            # would (the foot too far ahead or behind: the knee turns whatever the body does).
             apart = hips[frame, legs] - ankles[frame, legs]
             square = reach**2 - np.einsum("ni,ni->n", apart[:, :2], apart[:, :2])
-            needed = np.where(square >= 0.0, apart[:, 2] - np.sqrt(np.maximum(square, 0.0)), 0.0)
-            eased = keep * drop[was] if drop[was] > SETTLED else 0.0
-            level = max(height[frame] - height[was] + drop[was], 0.0)  # the body held where it was
-            drop[frame] = min(max(needed.max(initial=0.0), eased), level)
-            if drop[frame] == 0.0:
+            root = np.sqrt(np.maximum(square, 0.0))
+            needed = np.where(square >= 0.0, apart[:, 2] - root if lower else root - apart[:, 2], 0.0)
+            eased = keep * move[was] if move[was] > SETTLED else 0.0
+            level = max(way * (height[was] - height[frame]) + move[was], 0.0)  # the body held where it was
+            move[frame] = min(max(needed.max(initial=0.0), eased), level, max(room[frame], 0.0))
+            if move[frame] == 0.0:
                 break
             frame += 1
-    return drop
+    return move
 
 
 def heel_lift(hips, ball, ankle, heel, tip, extension, most: float = MAX_HEEL) -> np.ndarray:

@@ -318,16 +318,16 @@ def test_feet_stand_on_the_instanced_ground_the_render_shows(lik, make, beside_a
 
 
 def test_a_knee_planting_cannot_keep_within_the_limit_is_named_with_its_frames(lik):
-    """The horse walking up the slope turns a knee 24° in a frame, as the shared measure finds: the bake and Check
-    name the limb, the figure and the frames (the largest named is the measure's); a walk within the limits has no
-    such sentence."""
+    """The horse walking up the slope turns a knee 24° in a frame, as the shared measure finds: the bake names the
+    limb, the figure and the frames (the largest named is the measure's), keyed all the same; a walk within the
+    limits has no such sentence."""
     figure = mocap.planted("horse_walk", "slope")["figures"]["knee_pop_deg"]
     rig, _, ground = clips.stage("horse_walk", "slope")
     lik.api.detect_limbs(rig)
-    problems = lik.api.plant(rig, ground).problems
-    assert figure > 10.0 and problems and lik.api.check(rig) == problems
-    said = {limb: re.search(r"knee up to ([\d.]+)° in one frame", text) for limb, text in problems.items()}
+    report = lik.api.plant(rig, ground)
+    assert figure > 10.0 and report.warnings and not report.problems and report.keys
+    said = {limb: re.search(r"knee up to ([\d.]+)° in one frame", text) for limb, text in report.warnings.items()}
     named = {limb: float(found.group(1)) for limb, found in said.items()}
-    assert max(named.values()) == pytest.approx(figure, abs=0.1), problems
-    assert all(re.search(r"\(frame \d+, ", text) and "more than 10° at" in text for text in problems.values())
-    assert not mocap.planted("walk", "slope")["bake"].problems
+    assert max(named.values()) == pytest.approx(figure, abs=0.1), report.warnings
+    assert all(re.search(r"\(frame \d+, ", text) and "more than 10° at" in text for text in report.warnings.values())
+    assert not mocap.planted("walk", "slope")["bake"].warnings

@@ -299,13 +299,6 @@ def assert_knee_smooth(result: Result):
     assert turn.max() <= 10.0, f"knee turns {turn.max():.1f} degrees beyond the source, frame {worst[0]} leg {worst[1]}"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason="down a 20 degree plane at 24 fps a leg swings from standing 50-59 degrees more bent than animated to "
-    "landing 13-17 degrees straighter over a 6-frame swing: 13.1 degrees in one frame (with the Lowest pelvis mode "
-    "the trailing leg stands 50-58 degrees more bent and lets that go: 10.3 degrees)",
-)
 @budget(shrink=False)
 @example(take=DOWN_A_PLANE)
 @given(take=takes("plane"))

@@ -1,13 +1,13 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """How high the body goes between stances and flights (:func:`solvers.planting.pelvis.body_height`), and how fast it
-rises over a standing leg (:func:`solvers.planting.pelvis.straightening_drop`)."""
+rises or sinks over a standing leg (:func:`solvers.planting.pelvis.knee_guard`)."""
 
 import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
 
 from solvers.planting.air import bend, extension
-from solvers.planting.pelvis import KNEE_TURN, body_height, straightening_drop
+from solvers.planting.pelvis import KNEE_TURN, body_height, knee_guard
 from solvers.planting.timeline import smooth_above
 
 #: Frames without a foot on the ground that make a flight in these tests.
@@ -88,14 +88,14 @@ def rising_stances(draw):
 @given(rising_stances(), st.floats(0.0, 6.0))
 def test_a_rising_body_never_snaps_a_standing_knee_straight(stance, sigma):
     hips, ankles, animated, thigh, shin, held = stance
-    drop = straightening_drop(hips, ankles, animated, thigh, shin, held, sigma)
+    drop = knee_guard(hips, ankles, animated, thigh, shin, held, sigma, lower=True)
     assert np.isfinite(drop).all() and (drop >= 0.0).all()
     lowered = hips - drop[:, None, None] * np.array([0.0, 0.0, 1.0])
     beyond = bend(np.linalg.norm(lowered - ankles, axis=-1), thigh, shin) - bend(animated, thigh, shin)
     turned = beyond[1:] - beyond[:-1]
     both = held[1:] & held[:-1]
     rose = np.diff(lowered[:, 0, 2]) > 1e-12
-    assert (turned[both & rose[:, None]] >= -KNEE_TURN - 1e-9).all()  # or held level: the motion's own turn
+    assert (turned[both & rose[:, None]] >= -KNEE_TURN - 1e-6).all()  # or held level: the motion's own turn
     body = lowered[:, 0, 2]
     assert (body[1:] >= np.minimum(body[:-1], hips[1:, 0, 2]) - 1e-12).all()  # held from rising, never pushed down
     if not both.any():
@@ -109,5 +109,24 @@ def test_a_body_that_rises_as_the_legs_allow_is_left_alone():
     bends = np.radians(np.linspace(40.0, 10.0, frames))[:, None]  # the leg straightens 1° a frame, as animated
     hips = np.zeros((frames, 1, 3))
     hips[:, 0, 2] = extension(bends[:, 0], 0.45, 0.45)
-    drop = straightening_drop(hips, ankles, extension(bends, 0.45, 0.45), thigh, shin, np.ones((frames, 1), bool), 3.0)
+    drop = knee_guard(hips, ankles, extension(bends, 0.45, 0.45), thigh, shin, np.ones((frames, 1), bool), 3.0, True)
     assert not drop.any()
+
+
+@given(rising_stances(), st.floats(0.0, 6.0), st.floats(0.0, 0.1))
+def test_a_sinking_body_never_folds_a_standing_knee_and_keeps_within_reach(stance, sigma, spare):
+    hips, ankles, animated, thigh, shin, held = stance
+    sunk = hips[:, 0, 2] - hips[0, 0, 2]
+    hips = hips.copy()  # the body sinks 0-4 cm a frame over the feet, from nearly straight legs
+    hips[..., 2] = (0.99 * (thigh[0, 0] + shin[0, 0]) - sunk)[:, None]
+    room = np.full(len(hips), spare)
+    rise = knee_guard(hips, ankles, animated, thigh, shin, held, sigma, lower=False, room=room)
+    assert np.isfinite(rise).all() and (rise >= 0.0).all() and (rise <= room + 1e-12).all()
+    raised = hips + rise[:, None, None] * np.array([0.0, 0.0, 1.0])
+    beyond = bend(np.linalg.norm(raised - ankles, axis=-1), thigh, shin) - bend(animated, thigh, shin)
+    body = raised[:, 0, 2]
+    sank = np.diff(body) < -1e-12
+    held_up = np.isclose(rise, room)[1:]  # as high as every standing leg reaches: no higher
+    both = held[1:] & held[:-1]
+    assert (np.diff(beyond, axis=0)[both & (sank & ~held_up)[:, None]] <= KNEE_TURN + 1e-6).all()
+    assert (body[1:] <= np.maximum(body[:-1], hips[1:, 0, 2]) + 1e-12).all()  # held from sinking, never pushed up
