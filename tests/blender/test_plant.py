@@ -318,7 +318,7 @@ def test_feet_stand_on_the_instanced_ground_the_render_shows(lik, make, beside_a
 
 
 def test_a_knee_planting_cannot_keep_within_the_limit_is_named_with_its_frames(lik):
-    """The horse walking up the slope turns a knee 24° in a frame, as the shared measure finds: the bake names the
+    """The horse walking up the slope turns a knee 22° in a frame, as the shared measure finds: the bake names the
     limb, the figure and the frames (the largest named is the measure's), keyed all the same; a walk within the
     limits has no such sentence."""
     figure = mocap.planted("horse_walk", "slope")["figures"]["knee_pop_deg"]
