@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 from hypothesis import HealthCheck, settings
+from hypothesis.internal.conjecture import providers
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -25,3 +26,8 @@ settings.register_profile(
 )
 settings.register_profile("thorough", parent=settings.get_profile("solvers"), max_examples=2000, derandomize=False)
 settings.load_profile(os.environ.get("LIMB_IK_HYPOTHESIS", "solvers"))
+if settings.default.derandomize:
+    # Hypothesis also draws the constants it finds in the code under test (every module loaded so far): a constant
+    # changed anywhere, or another set of test files run first, would change the derandomized examples. Without
+    # them the examples depend on the tests alone.
+    providers._get_local_constants = providers.Constants

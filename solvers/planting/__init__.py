@@ -48,7 +48,7 @@ from .pelvis import (
     surface_under,
     travel_ahead,
 )
-from .retime import least_jump
+from .retime import least_jumps
 from .surface import clearing_lift, rest, swing, tilt, transform
 from .timeline import ease_jumps, envelope, fill_gaps, intervals, smoothstep
 
@@ -343,22 +343,25 @@ def plant(
     need, hit = _sinking(moved.reshape(-1, *points.shape[2:]), depth.reshape(-1, *depth.shape[2:]), cast_down)
     need, hit = need.max(axis=1, initial=0.0).reshape(frames, count), hit.reshape(frames, count, -1)
     for n in range(count):
-        for first, last in intervals(~held[:, n]):
-            # A swing with its take-off and landing frames rises over what it would pass through; between two
-            # stances, re-timed where it would rise onto higher ground in a jump.
-            span = slice(max(first - 1, 0), min(last + 2, frames))
-
-            def lifted(track, need=None, down=held[span, n], depth=depth[span, n]):
-                if need is None:
-                    need = _sinking(track, depth, cast_down)[0].max(axis=1, initial=0.0)
-                track = track.copy()
-                track[..., 2] += clearing_lift(np.where(down, 0.0, need), down, sigma)[:, None]
-                return track
-
-            as_animated = lifted(moved[span, n], need[span, n])
-            if first > 0 and last < frames - 1:
-                as_animated = least_jump(moved[span, n], as_animated, points[span, n], lifted)
-            moved[span, n] = as_animated
+        # Each swing with its take-off and landing frames rises over what it would pass through; between two
+        # stances, re-timed where it would rise onto higher ground in a jump.
+        swings = intervals(~held[:, n])
+        spans = [slice(max(first - 1, 0), min(last + 2, frames)) for first, last in swings]
+        tracks = [moved[span, n] for span in spans]
+        lifted = _lifted(tracks, spans, held[:, n], depth[:, n], cast_down, sigma, [need[span, n] for span in spans])
+        between = [i for i, (first, last) in enumerate(swings) if first > 0 and last < frames - 1]
+        chosen = least_jumps(
+            [tracks[i] for i in between],
+            [lifted[i] for i in between],
+            [points[spans[i], n] for i in between],
+            lambda trials, which, n=n, among=[spans[i] for i in between]: _lifted(
+                trials, [among[k] for k in which], held[:, n], depth[:, n], cast_down, sigma
+            ),
+        )
+        for i, track in zip(between, chosen):
+            lifted[i] = track
+        for span, track in zip(spans, lifted):
+            moved[span, n] = track
         # Nor does its knee turn in the air by more than KNEE_TURN a frame beyond its animated turn: the foot moves
         # across the ground towards the hip, its height kept, so the knee bends early instead of at once.
         leg = (animated[:, n], legs.thigh[:, n], legs.shin[:, n])
@@ -401,6 +404,21 @@ def _sinking(points, depth, cast_down: CastDown) -> tuple[np.ndarray, np.ndarray
     heights, _, hit = cast_down(points.reshape(-1, 3))
     heights, hit = heights.reshape(depth.shape), hit.reshape(depth.shape)
     return np.where(hit, heights + depth - points[..., 2], 0.0), hit
+
+
+def _lifted(tracks, spans, down, depth, cast_down: CastDown, sigma: float, needs=None) -> list[np.ndarray]:
+    """The one leg's swing ``tracks`` ((k, K, 3) each), over the frames ``spans`` of a take where it is ``down``
+    (F,) and its K points may go ``depth`` (F, K) deep, each risen over what it would pass through
+    (:func:`.surface.clearing_lift`); ``needs``: how far each would go in ((k,) each), else cast all at once."""
+    if needs is None:
+        need = _sinking(np.concatenate(tracks), np.concatenate([depth[span] for span in spans]), cast_down)[0]
+        needs = np.split(need.max(axis=1, initial=0.0), np.cumsum([len(track) for track in tracks])[:-1])
+    risen = []
+    for track, span, need in zip(tracks, spans, needs):
+        track = np.array(track, dtype=np.float64)
+        track[..., 2] += clearing_lift(np.where(down[span], 0.0, need), down[span], sigma)[:, None]
+        risen.append(track)
+    return risen
 
 
 def _heel_turned(angle, balls, ankles, heels, tips) -> np.ndarray:

@@ -7,8 +7,11 @@ import numpy as np
 
 #: Powers tried for the re-timing, as animated first: a swing's time t (0 at take-off, 1 at landing) goes to t**power.
 POWERS = (1.0, 1.5, 2.0, 3.0)
-#: Metres a foot point may move in a frame beyond its move in the source before its swing is re-timed.
-JUMP = 0.01
+#: Metres a foot point may move in a frame beyond its move in the source before its swing is re-timed: a jump onto
+#: a step, not the centimetre or two of following bumps or a slope (re-timing moves the foot off its animated way).
+JUMP = 0.05
+#: Metres a re-timing must take off that jump to be worth it.
+SAVED = 0.01
 
 
 def retimed(track, power: float) -> np.ndarray:
@@ -30,15 +33,19 @@ def jump(track, source) -> float:
     return float(moves.max(initial=0.0))
 
 
-def least_jump(track, lifted_track, source, lifted) -> np.ndarray:
-    """The swing ``track`` (m + 2, K, 3), from take-off to landing, as ``lifted`` (a track -> the track risen over
-    what it would pass through; ``lifted_track`` for ``track`` itself) has it at the power of :data:`POWERS` whose
-    result jumps least beyond ``source`` (m + 2, K, 3); as animated wherever that is within :data:`JUMP`."""
-    best, most = lifted_track, jump(lifted_track, source)
+def least_jumps(tracks, lifted_tracks, sources, lifted) -> list[np.ndarray]:
+    """Each swing of ``tracks`` ((m + 2, K, 3) each, from take-off to landing) as ``lifted`` has it at the power of
+    :data:`POWERS` whose result jumps least beyond its ``sources`` track, each power taken only where it saves more
+    than :data:`SAVED`: as animated (``lifted_tracks``) wherever that is within :data:`JUMP` or nothing saves more.
+    ``lifted(chosen, which)``: the tracks ``chosen``, of the swings ``which`` (indices), each risen over what it
+    would pass through, all at once."""
+    best = list(lifted_tracks)
+    most = [jump(track, source) for track, source in zip(best, sources)]
     for power in POWERS[1:]:
-        if most <= JUMP:
+        which = [i for i, worst in enumerate(most) if worst > JUMP]
+        if not which:
             break
-        trial = lifted(retimed(track, power))
-        if (trial_jump := jump(trial, source)) < most:
-            best, most = trial, trial_jump
+        for i, trial in zip(which, lifted([retimed(tracks[i], power) for i in which], which)):
+            if (trial_jump := jump(trial, sources[i])) < most[i] - SAVED:
+                best[i], most[i] = trial, trial_jump
     return best

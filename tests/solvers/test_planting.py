@@ -275,6 +275,21 @@ def test_no_ankle_or_ball_sinks_into_the_ground(kind, data):
 # In contact, the foot's pitch against the ground is its pitch against the floor
 
 
+#: A walk over 3 cm bumps a metre apart, at 24 fps, that Hypothesis found: its foot's pitch against the ground
+#: misses the limit (p95 6.2 degrees: the heel's lift, 4 degrees at most, on top of the bumps' tilt).
+SMALL_BUMPS = Take(
+    dataclasses.replace(CLEAN_WALK, speed=0.9375, period=1.0, clearance=0.0625),
+    Sine(waves=((0.0, 1.0, 0.0, 0.0), (0.03125, 1.0, 1.0, 1.0))),
+)
+
+
+@pytest.mark.xfail(strict=True, raises=AssertionError, reason="pitch p95 6.2 degrees over small bumps (SMALL_BUMPS)")
+def test_foot_keeps_its_pitch_over_small_bumps():
+    result = run(SMALL_BUMPS)
+    error = np.abs(result.footing.pitch_error[result.footing.contact])
+    assert percentile(error, 95) <= 5.0, f"p95 {percentile(error, 95):.1f} degrees over {len(error)} contacts"
+
+
 @pytest.mark.parametrize("kind", ["plane", "sine", "step"])
 @budget()
 @given(data=st.data())
@@ -299,6 +314,13 @@ def assert_knee_smooth(result: Result):
     assert turn.max() <= 10.0, f"knee turns {turn.max():.1f} degrees beyond the source, frame {worst[0]} leg {worst[1]}"
 
 
+@pytest.mark.xfail(
+    strict=True,
+    raises=AssertionError,
+    reason="a jog (a third of each stride on the ground, 2.3 m/s at 24 fps) across a 16 degree plane turns a knee "
+    "15.7 degrees in one frame beyond the source (frame 43); the walk down a 20 degree plane of the example holds, "
+    "9.0 degrees",
+)
 @budget(shrink=False)
 @example(take=DOWN_A_PLANE)
 @given(take=takes("plane"))

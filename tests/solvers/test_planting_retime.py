@@ -6,7 +6,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from solvers.planting.retime import JUMP, jump, least_jump, retimed
+from solvers.planting.retime import JUMP, jump, least_jumps, retimed
 from solvers.planting.surface import clearing_lift
 
 swings = st.integers(3, 30).flatmap(
@@ -52,7 +52,7 @@ def test_a_swing_jumps_no_more_than_as_animated_and_lifts_before_an_early_edge(e
     source = track.copy()
     source[:, 0, 2] = 0.0
     as_animated = lifted(track)
-    out = least_jump(track, as_animated, source, lifted)
+    out = least_jumps([track], [as_animated], [source], lambda tracks, which: [lifted(t) for t in tracks])[0]
     assert jump(out, source) <= jump(as_animated, source) + 1e-12
     over = out[:, 0, 0] > edge + 1e-9
     assert (out[over, 0, 2] >= 0.2 - 1e-9).all()  # what crosses the edge is over it
@@ -65,6 +65,6 @@ def test_an_edge_just_after_take_off_is_crossed_without_rising_the_step_in_a_fra
     source = track.copy()
     source[:, 0, 2] = 0.0
     as_animated = lifted(track)
-    out = least_jump(track, as_animated, source, lifted)
+    out = least_jumps([track], [as_animated], [source], lambda tracks, which: [lifted(t) for t in tracks])[0]
     assert np.diff(as_animated[:, 0, 2]).max() >= 0.2 - 1e-9  # the whole step in one frame
     assert np.diff(out[:, 0, 2]).max() <= 0.12
