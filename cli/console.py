@@ -43,8 +43,8 @@ def _armature_summary(part: dict, subcommand: str) -> str:
     bits = [f"detected {', '.join(part['detected'])}" if part["detected"] else ""]
     if part["baked"]:
         bits.append(f"baked {', '.join(part['baked'])} ({part['keys']} keys); {part['why']}")
-    said = {**part.get("warnings", {}), **part["problems"]}
-    bits += [f"{limb}: {text}" for limb, text in said.items()] + [part.get("note", "")]
+    said = (part["problems"], part.get("warnings", {}))  # a limb may have both: each is said
+    bits += [f"{limb}: {text}" for texts in said for limb, text in texts.items()] + [part.get("note", "")]
     return "; ".join(b for b in bits if b) or ("no problems" if subcommand == "check" else "nothing to do")
 
 

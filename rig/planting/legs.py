@@ -20,6 +20,7 @@ import numpy as np
 from ...solvers import SolverError, rotation_modes
 from ...solvers.planting import Legs, Planted, PlantSettings, heel_points, plant
 from ...solvers.planting.knees import KNEE_POP, knee_turns
+from ...solvers.planting.pelvis import moved_with
 from ..errors import LimbIKError
 from ..keys import actions
 from ..limbs import soles
@@ -355,7 +356,7 @@ def _popping(plan: PlantPlan, frames: range, legs: Legs, planted: Planted) -> di
     animation's turn, a sentence with the frames, the most it turns and whether the foot stands, lands, leaves
     or is in the air there (the IK bends the knee to the hip-to-ankle distance planting gives, or leaves it
     straight where that is out of reach)."""
-    hips = np.einsum("fij,fnj->fni", planted.body[:, :3, :3], legs.hip) + planted.body[:, None, :3, 3]
+    hips = moved_with(planted.body, legs.hip)
     turns = knee_turns(hips, planted.foot[..., :3, 3], legs.hip, legs.foot[..., :3, 3], legs.thigh, legs.shin)
     standing = planted.contacts.stance.any(axis=2)
     where = {(True, True): "while its foot stands", (False, True): "as its foot lands"}

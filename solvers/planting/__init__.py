@@ -43,6 +43,7 @@ from .pelvis import (
     heel_turn,
     highest,
     knee_guard,
+    moved_with,
     pelvis_drop,
     support_level,
     surface_under,
@@ -282,7 +283,7 @@ def plant(
         raise_ = body_height(*rule, np.zeros(frames), sigma, flight, np.where(np.isfinite(raise_), raise_, 0.0))
         heights.append(body_height(*rule, carrier - raise_, sigma, flight, target, OVERSHOOT) + raise_)
     body = body_motion(np.stack(heights, axis=1), legs.hip, girdle)
-    hips = np.einsum("fij,fnj->fni", body[:, :3, :3], legs.hip) + body[:, None, :3, 3]
+    hips = moved_with(body, legs.hip)
 
     # A standing leg that cannot keep its animated bend lifts its heel (up to MAX_HEEL), then straightens; the
     # body goes lower where even that does not reach (a foot whose swing must clear something, as a step's
@@ -304,14 +305,13 @@ def plant(
     # folding (a straight leg coming under a body held low) or snapping straight (a body rising onto a step while
     # the back foot still stands); rising only as far as every standing foot still reaches, within the maximum drop.
     lifted = _heel_turned(heel_up, balls, ankles, heels, tips)
-    leg = (animated, legs.thigh, legs.shin, held, sigma)
+    standing_legs = (animated, legs.thigh, legs.shin, held, sigma)
     longest = np.minimum(np.maximum(animated, LENGTH_MARGIN * lengths), lengths)
-    rise = knee_guard(
-        hips, lifted, *leg, lower=False, room=np.where(held, highest(hips, lifted, longest), np.inf).min(axis=1)
-    )
+    room = np.where(held, highest(hips, lifted, longest), np.inf).min(axis=1)
+    rise = knee_guard(hips, lifted, *standing_legs, lower=False, room=room)
     drop -= rise
     hips[..., 2] += rise[:, None]
-    straightening = knee_guard(hips, lifted, *leg, lower=True)
+    straightening = knee_guard(hips, lifted, *standing_legs, lower=True)
     straightening = np.minimum(straightening, np.maximum(pelvis[:, 2] - drop - least, 0.0))
     drop += straightening
     hips[..., 2] -= straightening[:, None]
@@ -348,28 +348,31 @@ def plant(
         swings = intervals(~held[:, n])
         spans = [slice(max(first - 1, 0), min(last + 2, frames)) for first, last in swings]
         tracks = [moved[span, n] for span in spans]
-        lifted = _lifted(tracks, spans, held[:, n], depth[:, n], cast_down, sigma, [need[span, n] for span in spans])
+        risen = _lifted(tracks, spans, held[:, n], depth[:, n], cast_down, sigma, [need[span, n] for span in spans])
         between = [i for i, (first, last) in enumerate(swings) if first > 0 and last < frames - 1]
         chosen = least_jumps(
             [tracks[i] for i in between],
-            [lifted[i] for i in between],
+            [risen[i] for i in between],
             [points[spans[i], n] for i in between],
             lambda trials, which, n=n, among=[spans[i] for i in between]: _lifted(
                 trials, [among[k] for k in which], held[:, n], depth[:, n], cast_down, sigma
             ),
         )
         for i, track in zip(between, chosen):
-            lifted[i] = track
-        for span, track in zip(spans, lifted):
+            risen[i] = track
+        for span, track in zip(spans, risen):
             moved[span, n] = track
         # Nor does its knee turn in the air by more than KNEE_TURN a frame beyond its animated turn: the foot moves
-        # across the ground towards the hip, its height kept, so the knee bends early instead of at once.
+        # along the line from the hip, so the knee bends early instead of at once; then rises again over anything
+        # it would now pass through.
         leg = (animated[:, n], legs.thigh[:, n], legs.shin[:, n])
-        moved[:, n] += gentle_knees(held[:, n], hips[:, n], moved[:, n, 3], *leg, KNEE_TURN)[:, None]
-        again = _sinking(moved[:, n], depth[:, n], cast_down)[0].max(axis=1, initial=0.0)
-        moved[:, n, :, 2] += clearing_lift(np.where(held[:, n], 0.0, np.maximum(again, 0.0)), held[:, n], sigma)[
-            :, None
-        ]
+        gentle = gentle_knees(held[:, n], hips[:, n], moved[:, n, 3], *leg, KNEE_TURN)
+        if gentle.any():
+            moved[:, n] += gentle[:, None]
+            again = _sinking(moved[:, n], depth[:, n], cast_down)[0].max(axis=1, initial=0.0)
+            moved[:, n, :, 2] += clearing_lift(np.where(held[:, n], 0.0, np.maximum(again, 0.0)), held[:, n], sigma)[
+                :, None
+            ]
 
     rotation = quat_to_matrix(turn.reshape(-1, 4)).reshape(frames, count, 3, 3)
     foot = legs.foot.copy()

@@ -186,6 +186,11 @@ def body_motion(heights, hips, girdle) -> np.ndarray:
     return motion
 
 
+def moved_with(body, points) -> np.ndarray:
+    """(F, n, 3) ``points`` (F, n, 3) moved with the body by its (F, 4, 4) transforms ``body`` (:func:`body_motion`)."""
+    return np.einsum("fij,fnj->fni", body[:, :3, :3], points) + body[:, None, :3, 3]
+
+
 def _turns(axis, angle) -> np.ndarray:
     """(F, 3, 3) rotations about unit ``axis`` (F, 3) by ``angle`` (F,) (Rodrigues)."""
     k = np.zeros((len(axis), 3, 3))

@@ -177,18 +177,23 @@ def test_anything_but_f_curves_makes_the_bake_step_the_scene_and_say_why(lik, mo
         np.testing.assert_array_equal(keys[channel]["co"], stepped["co"], err_msg=str(channel))
 
 
-def test_a_bulk_evaluation_that_differs_from_blender_is_not_used(lik, monkeypatch):
-    """Checked at a few frames before anything is written: off by a millimetre is off."""
-    rig, _ = animated_target_scene("QUATERNION")
+def read_goals_off(lik, monkeypatch, metres: float) -> None:
+    """Make the bulk reading of the F-curves put every goal ``metres`` higher than Blender does."""
     evaluate = lik.rig.frames.bulk.evaluate
 
     def off(*args):
         pose, goals, bones = evaluate(*args)
         goals = goals.copy()
-        goals[:, :, 2, 3] += 1e-3
+        goals[:, :, 2, 3] += metres
         return pose, goals, bones
 
     monkeypatch.setattr(lik.rig.frames.bulk, "evaluate", off)
+
+
+def test_a_bulk_evaluation_that_differs_from_blender_is_not_used(lik, monkeypatch):
+    """Checked at a few frames before anything is written: off by a millimetre is off."""
+    rig, _ = animated_target_scene("QUATERNION")
+    read_goals_off(lik, monkeypatch, 1e-3)
     report = lik.api.bake(rig)
     assert report.path == "stepped"
     assert report.why.startswith("Stepped through the scene: F-curves evaluated in bulk differ from Blender's")
@@ -223,13 +228,5 @@ def test_a_take_far_from_the_origin_is_read_in_bulk(lik, monkeypatch):
 
     bpy.ops.wm.read_homefile(app_template="")
     rig = carried_scene(3000.0)
-    evaluate = lik.rig.frames.bulk.evaluate
-
-    def off(*args):
-        pose, goals, bones = evaluate(*args)
-        goals = goals.copy()
-        goals[:, :, 2, 3] += 1e-2
-        return pose, goals, bones
-
-    monkeypatch.setattr(lik.rig.frames.bulk, "evaluate", off)
+    read_goals_off(lik, monkeypatch, 1e-2)
     assert lik.api.bake(rig).path == "stepped"
