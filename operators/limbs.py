@@ -85,6 +85,9 @@ class LIMB_IK_OT_detect_limbs(bpy.types.Operator):
         planes = sorted({label[limb.plane] for limb, _ in added if limb.plane != "NONE"})
         if planes:
             message += f"; their bones lie in one plane, as in a 2D rig: Plane set to {names(planes)}"
+        loose = limbs.loose_feet(context.object, [limb for limb, _ in added])
+        if loose:
+            message += f". {loose}"
         self.report({"INFO"}, f"{message}. Skipped {skipped_text}" if skipped else message)
         held = switch.held_by_ik(context.object, [limb for limb, _ in added])
         if held:

@@ -95,7 +95,9 @@ def bake(
     kept = None
     try:
         if planting is not None:  # from the animator's keys, however often planted
-            kept = source.Planting(obj, edit, source.channels(obj, planned.written, planting.pelvis))
+            kept = source.Planting(
+                obj, edit, source.channels(obj, planned.written, [planting.pelvis, *planned.loose_ends])
+            )
             kept.start()
         report = _bake(obj, depsgraph, planned, edit, frames, progress)
         if kept is not None:
@@ -235,7 +237,7 @@ def _write(obj, edit: ActionEdit, solved: solve.Solved, frames, first_pose) -> i
     modes = [mode for g in groups for mode in g.layout.modes]
     rotations = np.concatenate([r.rotations.reshape(count, -1, 4) for r in results], axis=1)  # (frames, bones, 4)
     y_scale = np.concatenate([r.y_scale.reshape(count, -1) for r in results], axis=1)
-    locations = {}
+    locations = dict(solved.located)
     if carried:
         pelvis = carried[0].index
         locations[pelvis] = np.array([c.location for c in carried])

@@ -30,6 +30,12 @@ class Plan:
     written: np.ndarray = field(default_factory=lambda: np.zeros(0, int))  #: every layout's written bones, in order
     written_modes: list[str] = field(default_factory=list)  #: the rotation mode of each of them
 
+    @property
+    def loose_ends(self) -> list[int]:
+        """Pose bone indices of the end bones that hang from no bone of their chains: the solve writes their
+        location too (:attr:`.limbs.chain.Chain.loose_end`)."""
+        return [chain.indices[-1] for chain in self.chains if chain.loose_end]
+
     def raise_first_problem(self) -> None:
         if self.problems:
             raise LimbIKError(next(iter(self.problems.values())))
@@ -54,6 +60,7 @@ class Layout:
     aims: list[int]  #: their targets' positions in :attr:`Plan.refs`
     poled: list[int]  #: rows with a pole
     poles: list[int]  #: their poles' positions in :attr:`Plan.refs`
+    loose: list[int]  #: rows whose end bone hangs from no bone of the chain (:attr:`.limbs.chain.Chain.loose_end`)
 
 
 def _layouts(planned: "Plan") -> list[Layout]:
@@ -87,6 +94,7 @@ def _layouts(planned: "Plan") -> list[Layout]:
                 [planned.refs.index(chains[r].target) for r in aimed],
                 poled,
                 [planned.refs.index(chains[r].pole) for r in poled],
+                [row for row, chain in enumerate(chains) if chain.loose_end],
             )
         )
     return out
@@ -179,6 +187,9 @@ def signature(obj: bpy.types.Object) -> tuple:
         (bones, "inherit_scale", 1, np.int32),
         (pose_bones, "lock_rotation", 3, bool),
         (pose_bones, "lock_rotation_w", 1, bool),
+        (pose_bones, "lock_location", 3, bool),
+        (bones, "use_connect", 1, bool),
+        (bones, "use_local_location", 1, bool),
         (pose_bones, "rotation_mode", 1, np.int32),
     ):
         array = np.empty(len(collection) * width, dtype)

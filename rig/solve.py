@@ -15,6 +15,7 @@ import bpy
 import numpy as np
 
 from ..solvers import ChainBatch, ChainResult, Reach, SolverError, solve_by_count
+from ..solvers.forward import loose_end
 from . import plan
 from .choices import END_ROTATION_ITEMS, PLANE_ITEMS, PLANE_NORMALS, REACH_ITEMS, SWIVEL_ITEMS
 from .errors import LimbIKError
@@ -231,6 +232,7 @@ class Solved:
     results: list[ChainResult]
     carried: list[legs.Carried]  #: the pelvis' channels at each frame when planting moves it; else empty
     bones: np.ndarray  #: pose bone indices written at each frame: every chain's bones, and the pelvis planting carries
+    located: dict[int, np.ndarray]  #: pose bone index -> (F, 3) location of each loose end bone (:func:`_loose_ends`)
 
 
 def solve_frames(planned: plan.Plan, groups: list[Gathered], pose: Pose, frames, analysis=None) -> Solved:
@@ -247,7 +249,34 @@ def solve_frames(planned: plan.Plan, groups: list[Gathered], pose: Pose, frames,
             names = ", ".join(f"'{limb.name}'" for limb in group.layout.limbs)
             raise LimbIKError(f"Limbs {names} could not be solved: {error}.") from error
     pelvis = [carried[0].index] if carried else []
-    return Solved(groups, results, carried, np.concatenate([planned.written, pelvis]).astype(int))
+    located = _loose_ends(groups, results, pose, len(frames))
+    return Solved(groups, results, carried, np.concatenate([planned.written, pelvis]).astype(int), located)
+
+
+def _loose_ends(groups: list[Gathered], results: list[ChainResult], pose: Pose, count: int) -> dict[int, np.ndarray]:
+    """Turn every end bone that hangs from no bone of its chain where the chain carries it, in ``results``, and
+    return the locations that move it there: pose bone index -> (F, 3) over the ``count`` frames of ``pose``."""
+    out = {}
+    for group, result in zip(groups, results):
+        layout, batch = group.layout, group.batch
+        if not layout.loose:
+            continue
+        size, bones = layout.size, layout.index[layout.loose, -1]
+        rows = (np.arange(count)[:, None] * len(layout.limbs) + np.array(layout.loose)).ravel()  # frame-major
+        rotation, location = loose_end(
+            batch.matrices[rows],
+            batch.scales[rows],
+            batch.rotations[rows],
+            result.rotations[rows, :size],
+            result.y_scale[rows, :size],
+            pose.matrices[:, bones].reshape(
+                -1, 4, 4
+            ),  # where Blender has it: the body planting moves does not carry it
+            pose.location[:, bones].reshape(-1, 3),
+        )
+        result.rotations[rows, size - 1] = rotation
+        out.update(zip(bones.tolist(), np.swapaxes(location.reshape(count, len(bones), 3), 0, 1)))
+    return out
 
 
 def write(obj: bpy.types.Object, pose: Pose, solved: Solved, every: bool = False) -> None:
@@ -270,7 +299,7 @@ def write(obj: bpy.types.Object, pose: Pose, solved: Solved, every: bool = False
         modes,
         np.concatenate(quaternions),
         y_scale if (y_scale != 1.0).any() else None,
-        {c.index: c.location for c in carried},
+        {c.index: c.location for c in carried} | {bone: at[0] for bone, at in solved.located.items()},
         every,
     )
 

@@ -11,7 +11,7 @@ limb as reached.
 
 import numpy as np
 
-from . import vectors
+from . import rotation_modes, vectors
 
 BLOCK = 8192  #: chains per block: the component arrays of a block stay in cache
 
@@ -58,3 +58,39 @@ def posed_block(frames, inverses, heads, rotations, new_rotations, y_scale, poin
             p = vectors.add(heads[i], vectors.mat_vec(frames[i], vectors.quat_rotate(turns[i], local)))
         out.append(p)
     return out
+
+
+def loose_end(matrices, scales, rotations, new_rotations, y_scale, posed, location) -> tuple[np.ndarray, np.ndarray]:
+    """The local rotation (N, 4) and location (N, 3) that pose the last bone of each of N chains where the
+    write-back would carry it, for a last bone that hangs from no bone of its chain (an exported IK foot under
+    the root): nothing carries it, so it must be moved by its own location as well as turned.
+
+    ``matrices`` (N, k, 4, 4), ``scales`` (N, k, 3), ``rotations`` and ``new_rotations`` (N, k, 4), ``y_scale``
+    (N, k): the chain as solved, its last bone posed as if it were the child of the bone above (each bone's
+    change ``M S^-1 R^-1 R' Y S M^-1`` carries it, as :func:`posed_block`). ``posed`` (N, 4, 4): the last
+    bone's pose matrix as Blender has it, and ``location`` (N, 3) its location channel; its parent, which the
+    solve does not move, and its own scale stay. For a bone posed ``M = B T(l) R S`` (``B``: its parent and
+    rest), the new ``T(l') R' = T(l) R S M^-1 M' S^-1``."""
+    matrices = np.asarray(matrices, dtype=np.float64)
+    n, k = matrices.shape[:2]
+    scale = np.zeros((n, k, 4, 4))
+    scale[:, :, [0, 1, 2, 3], [0, 1, 2, 3]] = np.concatenate([np.asarray(scales, np.float64), np.ones((n, k, 1))], -1)
+    stretch = np.ones((n, k, 4))
+    if y_scale is not None:
+        stretch[:, :, 1] = y_scale
+    turn = np.zeros((n, k, 4, 4))
+    turn[:, :, 3, 3] = 1.0
+    old = np.asarray(rotations, dtype=np.float64).reshape(-1, 4)
+    new = np.asarray(new_rotations, dtype=np.float64).reshape(-1, 4)
+    turn[:, :, :3, :3] = rotation_modes.quat_to_matrix(
+        vectors.join(vectors.quat_mul(vectors.quat_conjugate(vectors.split(old)), vectors.split(new)))
+    ).reshape(n, k, 3, 3)
+    unscaled = np.linalg.inv(scale)
+    changes = matrices @ unscaled @ turn @ (stretch[..., None] * scale) @ np.linalg.inv(matrices)
+    carried = matrices[:, -1]
+    for i in reversed(range(k)):
+        carried = changes[:, i] @ carried
+    own = scale[:, -1] @ np.linalg.inv(np.asarray(posed, dtype=np.float64)) @ carried @ unscaled[:, -1]
+    rotation = rotation_modes.quat_to_matrix(old.reshape(n, k, 4)[:, -1])
+    turned = rotation_modes.matrix_to_quat(rotation @ rotation_modes.nearest_rotation(own[:, :3, :3]))
+    return turned, np.asarray(location, dtype=np.float64) + np.einsum("nij,nj->ni", rotation, own[:, :3, 3])

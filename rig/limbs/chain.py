@@ -33,6 +33,9 @@ class Chain:
     #: the scale of the chain bone above it fully, itself or through a bone in between; the first bone
     #: inheriting its parent's as Aligned, which turns that scale with the bone
     partial_scale: tuple[tuple[int, str, str, int], ...] = ()
+    #: the end bone hangs from no bone of the chain (an exported IK foot under the root): the solve poses it where
+    #: the lower bone would carry it, by its location and rotation (:func:`..solvers.forward.loose_end`)
+    loose_end: bool = False
 
     @property
     def size(self) -> int:
@@ -104,7 +107,8 @@ def chain_of(obj: bpy.types.Object, limb, planted: bool = False) -> Chain:
             raise LimbIKError(f"Limb '{limb.name}': bone '{name}' does not exist in armature '{obj.name}'.")
     if len(set(names)) != len(names):
         raise LimbIKError(f"Limb '{limb.name}' uses the same bone twice.")
-    for parent, child in zip(names, names[1:]):
+    loose = len(names) == 3 and _loose(obj, limb, names)
+    for parent, child in zip(names, names[1 : 3 - loose]):
         if bones[parent] not in bones[child].parent_recursive:
             raise LimbIKError(
                 f"Limb '{limb.name}': '{child}' is not a child of '{parent}', so they do not form a chain."
@@ -158,10 +162,30 @@ def chain_of(obj: bpy.types.Object, limb, planted: bool = False) -> Chain:
     above = [bones[names[0]].parent.name if bones[names[0]].parent else "", *names[:-1]]
     partial = tuple(
         (i, mode, above[i], pose_bones.find(above[i]))
-        for i, mode in enumerate(_scale_inheritance(bones, names))
+        for i, mode in enumerate(_scale_inheritance(bones, names[: 3 - loose]))
         if mode != "FULL"
     )
-    return Chain(limb.name, tuple(names), indices, last.length, hinge, toe, target, pole, partial)
+    return Chain(limb.name, tuple(names), indices, last.length, hinge, toe, target, pole, partial, loose)
+
+
+def _loose(obj, limb, names) -> bool:
+    """Whether the end bone of a three-bone chain hangs from no bone of it, above or below (an exported IK foot
+    under the root, which its leg reaches for): the solve then moves it by its location too. Raises
+    :class:`LimbIKError` for one whose location cannot be written that way."""
+    end = obj.data.bones[names[2]]
+    if any(obj.data.bones[n] in end.parent_recursive or end in obj.data.bones[n].parent_recursive for n in names[:2]):
+        return False
+    for wrong, what, fix in (
+        (end.use_connect, "connected to its parent", "disconnect it"),
+        (not end.use_local_location, "not local", "enable its Local Location"),
+        (any(obj.pose.bones[end.name].lock_location), "locked", "unlock its location"),
+    ):
+        if wrong:
+            raise LimbIKError(
+                f"Limb '{limb.name}': its end bone '{end.name}' hangs from no bone of the chain, so the chain moves "
+                f"it by its location, which is {what}; {fix}, or pick an end bone below the lower bone."
+            )
+    return True
 
 
 def _scale_inheritance(bones, names) -> list[str]:

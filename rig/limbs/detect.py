@@ -123,7 +123,18 @@ def find_limbs(obj: bpy.types.Object, shape: "Shape") -> list[FoundLimb]:
             name, number = f"{kind}_{number}.{side}", number + 1
         taken.add(name)
         found.append(FoundLimb(name, limb.upper, limb.lower, limb.end, limb.toe, "shape"))
-    return found
+    return [_hung_foot(obj, limb, skin) if "leg" in limb.name and not limb.end else limb for limb in found]
+
+
+def _hung_foot(obj: bpy.types.Object, limb: FoundLimb, skin) -> FoundLimb:
+    """A leg without a foot bone, given the foot its mesh hangs from outside the chain (:func:`.soles.outside`:
+    an exported IK foot under the root, the hoof below it its toe), which the chain then reaches for."""
+    hung = soles.outside(obj, skin or soles.read_skin(obj), [limb.upper, limb.lower], None, as_low=True)
+    if not hung:
+        return limb
+    bones = obj.data.bones
+    toe = hung[1] if len(hung) > 1 and bones[hung[1]].parent == bones[hung[0]] else ""
+    return FoundLimb(limb.name, limb.upper, limb.lower, hung[0], toe, limb.how)
 
 
 def _by_name(armature: bpy.types.Armature) -> list[FoundLimb]:

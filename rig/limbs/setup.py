@@ -142,6 +142,26 @@ def detect_limbs(obj: bpy.types.Object, depsgraph=None, with_targets: bool = Fal
     return [(obj.limb_ik.limbs[name], how) for name, how in added], skipped
 
 
+def loose_feet(obj: bpy.types.Object, limbs) -> str | None:
+    """A sentence naming the ``limbs`` whose end bone hangs from no bone of their chain (Detect Limbs finds
+    one by the skin: an exported IK foot under the root), which solving and planting move by location too;
+    None for none."""
+    bones = obj.data.bones
+    loose = [
+        f"'{limb.name}' on '{limb.end_bone}'"
+        for limb in limbs
+        if limb.end_bone in bones
+        and limb.lower_bone in bones
+        and not {limb.upper_bone, limb.lower_bone} & {b.name for b in bones[limb.end_bone].parent_recursive}
+    ]
+    if not loose:
+        return None
+    return (
+        f"Feet found by their skin outside the leg chains: {', '.join(loose)}; the chains reach for them, and "
+        "solving and planting move those bones by their location as well as turning them"
+    )
+
+
 def set_plane(limb, normal) -> None:
     """Hold ``limb`` in the plane with the unit ``normal`` (armature space): Side or Front where that is
     the armature's XZ or YZ plane, else Custom."""

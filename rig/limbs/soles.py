@@ -190,11 +190,14 @@ def lowest_at_rest(obj: bpy.types.Object, skin: _Skin | None, bones) -> tuple[fl
     return float(height[carried].min()), float(height.min()), float(height.max())
 
 
-def outside(obj: bpy.types.Object, skin: _Skin | None, chain: list[str], toe: str | None) -> list[str]:
+def outside(
+    obj: bpy.types.Object, skin: _Skin | None, chain: list[str], toe: str | None, as_low: bool = False
+) -> list[str]:
     """The bones outside the leg ``chain`` (thigh, shin and any foot, plus ``toe``) whose skin carries the
     leg's foot: joined to the chain's end by skin (a vertex weighted to both, or a mesh edge between
     vertices each carries), one after another, and reaching lower than the chain's own skin does, by more
-    than :data:`BAND`. Empty without a mesh."""
+    than :data:`BAND`; with ``as_low``, reaching as low, to within it (a foot whose shin's skin comes down
+    to the sole with it, as a knight's boot). Empty without a mesh."""
     if skin is None:
         return []
     bones = obj.data.bones
@@ -207,7 +210,7 @@ def outside(obj: bpy.types.Object, skin: _Skin | None, chain: list[str], toe: st
     carried = _carried(skin, own)
     if not carried.any():
         return []
-    lowest = height[carried].min() - BAND / scale
+    lowest = height[carried].min() + (BAND if as_low else -BAND) / scale
     ends = dominant[skin.edges]
     touching = set(map(tuple, ends[(ends >= 0).all(axis=1)].tolist()))
     found: list[str] = []

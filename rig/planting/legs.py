@@ -96,6 +96,13 @@ def plant_plan(obj: bpy.types.Object, limbs, chains) -> PlantPlan | None:
     pelvis_bone = bones[pelvis]
     if any(obj.pose.bones[pelvis].lock_location):
         raise LimbIKError(f"Pelvis bone '{pelvis}' has locked location; unlock it so planting can lower the hips.")
+    for limb, chain in zip(limbs, chains):
+        if chain.loose_end and pelvis_bone in bones[chain.bones[2]].parent_recursive:
+            raise LimbIKError(
+                f"Limb '{limb.name}': its end bone '{chain.bones[2]}' hangs from the pelvis bone '{pelvis}' but not "
+                "from its chain, so moving the body would move it off where the chain puts it; parent it to the "
+                "lower bone, or to a bone above the pelvis."
+            )
     under = frozenset(
         limb.name for limb, chain in zip(limbs, chains) if pelvis_bone in bones[chain.bones[0]].parent_recursive
     )

@@ -38,17 +38,19 @@ def kept(obj: bpy.types.Object) -> bool:
     return obj.limb_ik.planting_source is not None
 
 
-def channels(obj: bpy.types.Object, bones, pelvis: int | None) -> list[tuple[str, int, str]]:
+def channels(obj: bpy.types.Object, bones, located) -> list[tuple[str, int, str]]:
     """(data path, index, group) of every channel a planting bake of ``bones`` (pose bone indices) and
-    ``pelvis`` may key: rotation in the bone's own mode and stretch, and the pelvis' location too."""
+    ``located`` (the pelvis, end bones outside their chains) may key: rotation in the bone's own mode and
+    stretch, and the location of those ``located`` too."""
+    located = set(map(int, located))
     out = []
-    for index in sorted({*map(int, bones), *([pelvis] if pelvis is not None else [])}):
+    for index in sorted({*map(int, bones), *located}):
         bone = obj.pose.bones[index]
         path = f'pose.bones["{bpy.utils.escape_identifier(bone.name)}"]'
         rotation = rotation_path(bone.rotation_mode)
         out += [(f"{path}.{rotation}", i, bone.name) for i in range(3 if rotation == "rotation_euler" else 4)]
         out.append((f"{path}.scale", 1, bone.name))
-        if index == pelvis:
+        if index in located:
             out += [(f"{path}.location", i, bone.name) for i in range(3)]
     return out
 

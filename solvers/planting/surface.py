@@ -52,7 +52,9 @@ def rest(turn, sole, depth, lift, cast_down) -> np.ndarray:
     # Pitching by a slope ``s`` raises a point ``-along * s``: points behind need ``s >= low``, ahead ``s <= high``.
     low = np.where(behind, deficit / np.where(behind, -along, 1.0), -np.inf).max(axis=1)
     high = np.where(ahead, -deficit / np.where(ahead, along, 1.0), np.inf).min(axis=1)
-    slope = np.where(low <= high, np.clip(0.0, low, high), 0.5 * (low + high))
+    # Where the bounds cross both are finite; elsewhere an unbounded side would make the unused midpoint NaN.
+    middle = 0.5 * (np.where(np.isfinite(low), low, 0.0) + np.where(np.isfinite(high), high, 0.0))
+    slope = np.where(low <= high, np.clip(0.0, low, high), middle)
     angle = np.clip(np.arctan(np.nan_to_num(slope, posinf=0.0, neginf=0.0)), -MAX_REST, MAX_REST)
     axis = np.column_stack([-forward[:, 1], forward[:, 0], np.zeros(len(forward))])  # up x forward
     pitch = np.column_stack([np.cos(0.5 * angle), axis * np.sin(0.5 * angle)[:, None]])

@@ -7,7 +7,6 @@ read from the evaluated mesh at each frame), not against the planting code's own
 
 import bpy
 import numpy as np
-import pytest
 
 from takes import clips
 from takes import measure as mocap
@@ -43,13 +42,77 @@ def test_a_skinned_foot_stands_on_its_lowest_vertices(lik):
         assert np.median(above) <= 0.005 and np.percentile(above, 95) <= 0.01, (foot.limb, np.percentile(above, 95))
 
 
-def test_hooves_skinned_outside_the_leg_chains_are_named(lik):
-    """Quaternius' horse: its hooves hang from baked IK bones under the root, not from the leg chains Detect
-    Limbs finds (which have no foot): planting says which bones, for every leg, and plants nothing."""
+def _apart(rig, frames, first: str, second: str) -> np.ndarray:
+    """How far apart two bones' heads are (world) at each of ``frames``, as Blender poses them."""
+    scene, out = bpy.context.scene, []
+    for frame in frames:
+        scene.frame_set(frame)
+        bones = rig.pose.bones
+        out.append((rig.matrix_world @ bones[first].head - rig.matrix_world @ bones[second].head).length)
+    return np.array(out)
+
+
+def test_hooves_on_ik_bones_outside_the_leg_chains_are_planted_with_them(lik):
+    """Quaternius' horse: its hooves hang from baked IK bones under the root (``IKFrontLeg.L`` > ``FF.L``), not
+    from the two-bone leg chains. Detect Limbs takes those bones for foot and toe, saying so, and planting moves
+    them with the legs: at every frame the fetlock (the IK bone's head) stays as far from the knee as animated
+    (a chain that left its foot behind would stretch that by up to the ground's move), and the hooves' mesh, read
+    by ``plant_metrics``, stands on the ground."""
     rig, frames, ground = clips.stage("quaternius_horse", "flat")
+    bpy.context.view_layer.objects.active = rig
+    assert "FINISHED" in bpy.ops.limb_ik.detect_limbs()
+    limbs = rig.limb_ik.limbs
+    assert [(limbs[f"{end}_leg.L"].end_bone, limbs[f"{end}_leg.L"].toe_bone) for end in ("front", "back")] == [
+        ("IKFrontLeg.L", "FF.L"),
+        ("IKBackLeg.L", "FFB.L"),
+    ]
+    assert "front_leg.L' on 'IKFrontLeg.L'" in lik.rig.limbs.setup.loose_feet(rig, limbs)
+    animated = _apart(rig, frames, "IKFrontLeg.L", "FrontLowerLeg.L")
+    legs = clips.CLIPS["quaternius_horse"].legs
+    feet = mocap.plant_metrics.foot_bones(rig, legs, frames)
+    source = mocap.plant_metrics.sample_sole(rig, legs, frames, feet=feet)
+    for ground_object in ground.objects:  # 20 cm under the hooves: every foot goes down onto it
+        ground_object.location.z -= 0.2
+    report = lik.api.plant(rig, ground)
+    assert report.keys > 0 and not report.problems, report.problems
+    planted = _apart(rig, frames, "IKFrontLeg.L", "FrontLowerLeg.L")
+    assert np.abs(planted - animated).max() <= 1e-4 * animated.max(), np.abs(planted - animated).max()
+    objects = list(ground.objects)
+    result = mocap.plant_metrics.sample_sole(rig, legs, frames, feet=feet, ground=objects, like=source)
+    with mocap.contacts_by_height(in_place=True):
+        figures = mocap.plant_metrics.figures(source, result, objects, mocap.fps(), 0.0)
+    assert figures["contact_frames"] > 0 and figures["points_without_ground"] == 0, figures
+    assert figures["ball_height_median"] <= 0.005 and figures["deepest"] <= 0.005, figures
+
+
+def test_a_loose_foot_planted_live_is_baked_alike_and_planted_again_alike(lik):
+    """The horse on the slope, its feet the IK bones under the root: what Live shows at every frame is what the
+    bake keys (the IK bones moved by their location keys), and planting the baked rig again gives the same
+    keys: the feet's animated locations are kept with the animator's motion, not read back from the bake."""
+    rig, frames, ground = clips.stage("quaternius_horse", "slope")
     lik.api.detect_limbs(rig)
-    with pytest.raises(lik.api.LimbIKError, match=r"outside their chains.*'front_leg\.L' to 'IKFrontLeg\.L', 'FF\.L'"):
-        lik.api.plant(rig, ground)
+    for limb in rig.limb_ik.limbs:
+        limb.plant = True
+    rig.limb_ik.ground = ground
+    names, scene = ("IKFrontLeg.L", "FF.L", "IKBackLeg.R", "FrontLowerLeg.L"), bpy.context.scene
+
+    def heads():
+        out = []
+        for frame in frames:
+            scene.frame_set(frame)
+            out.append([tuple(rig.matrix_world @ rig.pose.bones[name].head) for name in names])
+        return np.array(out)
+
+    animated = heads()
+    rig.limb_ik.live = True
+    live = heads()
+    rig.limb_ik.live = False
+    assert np.abs(live - animated).max() > 0.1  # the slope moves the feet
+    lik.api.plant(rig, ground)
+    baked = heads()
+    assert np.abs(live - baked).max() <= 1e-5, np.abs(live - baked).max()
+    lik.api.plant(rig, ground)
+    assert np.abs(heads() - baked).max() <= 1e-6
 
 
 def test_a_leg_whose_hoof_hangs_outside_its_chain_is_planted_with_a_warning(lik):
