@@ -132,7 +132,8 @@ def switch_to_fk(obj: bpy.types.Object | str, limbs: list[str] | str | None = No
 
 
 def add_limb(obj: bpy.types.Object | str, bones: list[str], name: str = "", with_target: bool = False) -> str:
-    """Add a limb over two or three bones of one chain (root first); returns its name.
+    """Add a limb over two or three bones of one chain (root first); returns its name. The third may hang from
+    no bone of the chain (an exported IK foot under the root): the solve then moves it by its location too.
 
     >>> add_limb(rig, ["thigh.L", "shin.L", "foot.L"], with_target=True)
     'leg.L'

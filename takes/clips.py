@@ -276,15 +276,21 @@ def _gltf(clip: Clip, bone_heuristic: str) -> bpy.types.Object:
     return rig
 
 
-def footprint(rig: bpy.types.Object, name: str, frames: range) -> tuple[np.ndarray, np.ndarray]:
-    """Where the clip goes: the path of its feet's middle (F, 3), and every foot position (F * n, 3), in world space."""
+def footprint(rig: bpy.types.Object, name: str, frames: range) -> tuple[np.ndarray, np.ndarray, float]:
+    """Where the clip goes: the path of its feet's middle (F, 3), every foot position (F * n, 3), in world space,
+    and its legs' longest hip-to-ankle distance (a T-rex's foot reaches metres beyond its ankle)."""
     scene = bpy.context.scene
-    feet = []
+    feet, legs = [], []
     for frame in frames:
         scene.frame_set(frame)
-        feet.append([rig.matrix_world @ rig.pose.bones[leg[2]].head for leg in CLIPS[name].legs.values()])
+        bones = rig.pose.bones
+        feet.append([rig.matrix_world @ bones[leg[2]].head for leg in CLIPS[name].legs.values()])
+        legs += [
+            (rig.matrix_world @ bones[leg[0]].head - foot).length
+            for leg, foot in zip(CLIPS[name].legs.values(), feet[-1])
+        ]
     feet = np.array(feet, dtype=np.float64)
-    return feet.mean(axis=1), feet.reshape(-1, 3)
+    return feet.mean(axis=1), feet.reshape(-1, 3), max(legs)
 
 
 def stage(
@@ -301,7 +307,8 @@ def stage(
     rig, frames = load(name, bone_heuristic)
     collection = bpy.data.collections.new("Ground")
     bpy.context.scene.collection.children.link(collection)
-    grounds.build(ground, *footprint(rig, name, frames), collection, CLIPS[name].floor)
+    path, feet, leg = footprint(rig, name, frames)
+    grounds.build(ground, path, feet, collection, CLIPS[name].floor, leg)
     rig.limb_ik.floor_height = CLIPS[name].floor
     bpy.context.view_layer.objects.active = rig
     return rig, frames, collection

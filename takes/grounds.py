@@ -28,9 +28,17 @@ ROUGH = {"rough": (0.1, 1.0), "boulders": (0.25, 0.6)}  #: Displace strength and
 SPACING = 0.05  #: rough grid spacing (metres)
 
 
-def build(kind: str, path: np.ndarray, feet: np.ndarray, collection: bpy.types.Collection, floor: float = 0.0):
+def build(
+    kind: str,
+    path: np.ndarray,
+    feet: np.ndarray,
+    collection: bpy.types.Collection,
+    floor: float = 0.0,
+    leg: float = 0.0,
+):
     """A ground of ``kind`` under a clip whose feet's middle follows ``path`` (F, 3) and whose feet
-    are ever at ``feet`` (k, 3), in ``collection``. Returns its object."""
+    are ever at ``feet`` (k, 3), in ``collection``, reaching :data:`MARGIN` or a ``leg``'s length beyond them,
+    whichever is more. Returns its object."""
     start = path[0, :2]
     along = path[-1, :2] - start
     if np.linalg.norm(along) < 0.3:  # in place: the way the feet spread most
@@ -39,7 +47,8 @@ def build(kind: str, path: np.ndarray, feet: np.ndarray, collection: bpy.types.C
     along = along / np.linalg.norm(along)
     across = np.array([-along[1], along[0]])
     reach = (feet[:, :2] - start) @ np.column_stack([along, across])
-    (a0, c0), (a1, c1) = reach.min(axis=0) - MARGIN, reach.max(axis=0) + MARGIN
+    margin = max(MARGIN, leg)
+    (a0, c0), (a1, c1) = reach.min(axis=0) - margin, reach.max(axis=0) + margin
     middle = float(((path[:, :2] - start) @ along).mean())
 
     def corner(a, c, z):

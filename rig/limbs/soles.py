@@ -16,6 +16,8 @@ from dataclasses import dataclass
 import bpy
 import numpy as np
 
+from ..keys.actions import fcurves
+
 #: Metres above a foot's lowest vertex (at rest, along the world's up) that still count as its sole.
 BAND = 0.02
 #: A vertex belongs to the foot when the foot's bones carry at least this share of its weight.
@@ -134,11 +136,31 @@ def _up(obj: bpy.types.Object) -> tuple[np.ndarray, float]:
     return up, float(np.linalg.norm(world @ up))
 
 
+def _standing_up(obj: bpy.types.Object, bone: str) -> tuple[np.ndarray, float]:
+    """:func:`_up` as the rig stands: taken back through the turn of the bone at the top of ``bone``'s hierarchy
+    where that turn is a constant the action does not key, as where a bind pose lying on its side stands up
+    only through its root's (Quaternius' triceratops). The same at every frame, so a plan does not depend on
+    the frame it is made at."""
+    up, scale = _up(obj)
+    above = obj.data.bones[bone].parent_recursive
+    if not above:
+        return up, scale
+    root = above[-1]
+    path = f'pose.bones["{bpy.utils.escape_identifier(root.name)}"].rotation_'
+    if any(curve.data_path.startswith(path) for curve in fcurves(obj) or ()):
+        return up, scale
+    rest = np.array(root.matrix_local, dtype=np.float64)[:3, :3]
+    turn = np.array(obj.pose.bones[root.name].matrix_basis, dtype=np.float64)[:3, :3]
+    standing = np.linalg.solve(rest @ turn @ np.linalg.inv(rest), up)
+    return standing / np.linalg.norm(standing), scale
+
+
 def sole(obj: bpy.types.Object, skin: _Skin | None, foot: str, toe: str | None) -> Sole | None:
     """The heel, ball and tip of the foot bone ``foot`` (and its ``toe``) on the mesh, or None where no
     vertex is carried by them.
 
-    The sole is the foot's vertices within :data:`BAND` of its lowest, at rest. Along the way the foot
+    The sole is the foot's vertices within :data:`BAND` of its lowest, at rest, as the rig stands
+    (:func:`_standing_up`). Along the way the foot
     points (ankle to toe joint, or to the foot's tail; the sole's own spread where those are level), the
     heel is its rearmost vertex, the tip its foremost; the ball is under the toe joint, at the sole's
     lowest height (a toe-less foot's ball is its tip, as on the bones)."""
@@ -147,7 +169,7 @@ def sole(obj: bpy.types.Object, skin: _Skin | None, foot: str, toe: str | None) 
     carried = np.flatnonzero(_carried(skin, _foot_bones(obj, foot, toe)))
     if not len(carried):
         return None
-    up, scale = _up(obj)
+    up, scale = _standing_up(obj, foot)
     points = skin.points[carried]
     height = points @ up
     low = points[height <= height.min() + BAND / scale]
