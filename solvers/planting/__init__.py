@@ -176,8 +176,12 @@ def plant(
     if settings.foot_lock:
         most = LOCK_REACH * np.median(lengths, axis=0)
         for n in range(count):
-            reach = most[n] if forced is None else np.where(np.asarray(forced)[:, n] == DOWN, np.inf, most[n])
-            shift[:, n, :2] = lock_offsets(sole[:, n, :, :2], contacts.stance[:, n], settings.release * fps, reach)
+            pinned = np.zeros(frames, bool) if forced is None else np.asarray(forced)[:, n] == DOWN
+            reach = np.where(pinned, np.inf, most[n])
+            fastest = np.where(pinned, np.inf, settings.contact_speed / fps)
+            shift[:, n, :2] = lock_offsets(
+                sole[:, n, :, :2], contacts.stance[:, n], settings.release * fps, reach, fastest
+            )
     if contacts.pressed.any():
         shift[..., 2] = pressed_down(contacts, settings.release * fps)
     if legs.solid is not None:

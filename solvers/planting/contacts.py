@@ -99,16 +99,19 @@ def horizontal_speed(points, fps: float) -> np.ndarray:
     return np.minimum(into, out_of)
 
 
-def lock_offsets(sole_xy, stance, release_frames: float, most=np.inf) -> np.ndarray:
+def lock_offsets(sole_xy, stance, release_frames: float, most=np.inf, fastest=np.inf) -> np.ndarray:
     """(F, 2) horizontal corrections that hold one foot still while it stands.
 
     ``sole_xy`` (F, P, 2) and ``stance`` (F, P) of one foot. On each standing frame after the
     first, the correction cancels the step its holding point (:data:`LOCK_ORDER`) took since the
     frame before, so that point stays where it stood; a foot pivoting on its ball keeps the ball
-    still. A correction never grows beyond ``most``: a foot the animation drags further than a
-    capture's slide is being moved, and goes with it. After lift-off the correction eases back to
-    zero over ``release_frames``; a new contact within that time carries on from where the easing
-    is, so nothing jumps.
+    still. Once the ball has stood and no longer does, the foot is rolling off its toe to leave: a step
+    of the toe longer than ``fastest``, more than a standing point moves in a frame, is that roll, and is
+    not cancelled, or the lock would jolt the foot by it in one frame (a landing's slide, before the ball
+    is down, still is). A correction never grows beyond ``most``: a foot the animation drags further
+    than a capture's slide is being moved, and goes with it. ``most`` and ``fastest``: a length, or one
+    per frame. After lift-off the correction eases back to zero over ``release_frames``; a new contact
+    within that time carries on from where the easing is, so nothing jumps.
     """
     sole_xy = np.asarray(sole_xy, dtype=np.float64)
     stance = np.asarray(stance, bool)
@@ -116,24 +119,31 @@ def lock_offsets(sole_xy, stance, release_frames: float, most=np.inf) -> np.ndar
     holder = holders(stance)
     offsets = np.zeros((len(stance), 2))
     most = np.broadcast_to(np.asarray(most, dtype=np.float64), len(stance))
+    fastest = np.broadcast_to(np.asarray(fastest, dtype=np.float64), len(stance))
     correction = np.zeros(2)
-    at_lift, since_lift = None, 0
+    at_lift, since_lift, ball_stood = None, 0, False
     for frame in range(len(stance)):
         if standing[frame]:
             if frame > 0 and standing[frame - 1]:
                 p = holder[frame]
-                correction = correction - (sole_xy[frame, p] - sole_xy[frame - 1, p])
+                step = sole_xy[frame, p] - sole_xy[frame - 1, p]
+                rolling = ball_stood and not stance[frame, BALL]
+                if not (rolling and np.linalg.norm(step) > fastest[frame]):
+                    correction = correction - step
                 length = np.linalg.norm(correction)
                 if length > most[frame]:
                     correction = correction * (most[frame] / length)
+            ball_stood |= stance[frame, BALL]
             at_lift = None
-        elif at_lift is not None or (frame > 0 and standing[frame - 1]):
-            if at_lift is None:
-                at_lift, since_lift = correction, 0
-            since_lift += 1
-            correction = at_lift * (1.0 - smoothstep(since_lift / max(release_frames, 1.0)))
-            if since_lift >= release_frames:
-                at_lift = None
+        else:
+            ball_stood = False
+            if at_lift is not None or (frame > 0 and standing[frame - 1]):
+                if at_lift is None:
+                    at_lift, since_lift = correction, 0
+                since_lift += 1
+                correction = at_lift * (1.0 - smoothstep(since_lift / max(release_frames, 1.0)))
+                if since_lift >= release_frames:
+                    at_lift = None
         offsets[frame] = correction
     return offsets
 
