@@ -217,16 +217,17 @@ def outside(
 ) -> list[str]:
     """The bones outside the leg ``chain`` (thigh, shin and any foot, plus ``toe``) whose skin carries the
     leg's foot: joined to the chain's end by skin (a vertex weighted to both, or a mesh edge between
-    vertices each carries), one after another, and reaching lower than the chain's own skin does, by more
-    than :data:`BAND`; with ``as_low``, reaching as low, to within it (a foot whose shin's skin comes down
-    to the sole with it, as a knight's boot). Empty without a mesh."""
+    vertices each carries), one after another, and reaching lower than the chain's own skin does (as the
+    rig stands, :func:`_standing_up`), by more than :data:`BAND`; with ``as_low``, reaching as low, to
+    within it (a foot whose shin's skin comes down to the sole with it, as a knight's boot). Empty without
+    a mesh."""
     if skin is None:
         return []
     bones = obj.data.bones
     end = chain[-1]
     own = _foot_bones(obj, end, toe)
     barred = set(chain) | set(own) | {b.name for b in bones[chain[0]].parent_recursive}
-    up, scale = _up(obj)
+    up, scale = _standing_up(obj, chain[0])
     height = skin.points @ up
     dominant = skin.dominant
     carried = _carried(skin, own)

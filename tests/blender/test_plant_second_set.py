@@ -47,10 +47,10 @@ MISSES = {
     },
     ("quaternius_stag", "slope"): "knee 11.7° in one frame",
     ("quaternius_stag", "rough"): "pitch p95 21.7°",
-    ("triceratops", "slope"): "ball p95 688.6 mm, a point 32.7 mm deep, pitch p95 12.2°, knee 15.1°",
-    ("triceratops", "step"): "ball p95 44.1 mm, pitch p95 5.2°, knee 19.7°",
-    ("triceratops", "rough"): "ball p95 38.4 mm, pitch p95 5.4°, knee 21.0°",
-    ("triceratops", "flat"): "ball p95 51.1 mm, knee 11.9°",
+    ("triceratops", "slope"): "ball p95 115.2 mm, a point 134.5 mm deep, pitch p95 12.8°, knee 13.9°",
+    ("triceratops", "step"): "ball p95 59.9 mm, pitch p95 9.4°, knee 20.0°",
+    ("triceratops", "rough"): "ball p95 36.4 mm, a point 7.3 mm deep, pitch p95 6.6°, knee 19.9°",
+    ("triceratops", "flat"): "ball p95 48.1 mm, knee 11.7°",
     **{
         ("trex", ground): f"ball p95 {figure} mm: its claws go 8 cm under its floor in the source's contact frames, "
         "and planting keeps a point as deep under its stance's level as the source has it"
