@@ -146,14 +146,13 @@ def loose_feet(obj: bpy.types.Object, limbs) -> str | None:
     """A sentence naming the ``limbs`` whose end bone hangs from no bone of their chain (Detect Limbs finds
     one by the skin: an exported IK foot under the root), which solving and planting move by location too;
     None for none."""
-    bones = obj.data.bones
-    loose = [
-        f"'{limb.name}' on '{limb.end_bone}'"
-        for limb in limbs
-        if limb.end_bone in bones
-        and limb.lower_bone in bones
-        and not {limb.upper_bone, limb.lower_bone} & {b.name for b in bones[limb.end_bone].parent_recursive}
-    ]
+    loose = []
+    for limb in limbs:
+        try:
+            if chain_of(obj, limb).loose_end:
+                loose.append(f"'{limb.name}' on '{limb.end_bone}'")
+        except LimbIKError:  # not a chain: nothing to say of its foot here
+            continue
     if not loose:
         return None
     return (
@@ -252,7 +251,10 @@ def _hung_feet(obj: bpy.types.Object) -> str:
     hung = [f"'{name}' to {', '.join(repr(b) for b in bones)}" for name, bones in hung if bones]
     if not hung:
         return ""
-    return f" (their feet are skinned to bones outside their chains, which planting does not move: {'; '.join(hung)})"
+    return (
+        f" (their feet are skinned to bones outside their chains: {'; '.join(hung)}; make the first of each a leg's "
+        "end bone, as Detect Limbs does, and planting moves it with the leg)"
+    )
 
 
 def remove_limb(obj: bpy.types.Object, index: int) -> None:

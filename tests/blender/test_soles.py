@@ -7,6 +7,8 @@ read from the evaluated mesh at each frame), not against the planting code's own
 
 import bpy
 import numpy as np
+import pytest
+import rigs
 
 from takes import clips
 from takes import measure as mocap
@@ -83,6 +85,24 @@ def test_hooves_on_ik_bones_outside_the_leg_chains_are_planted_with_them(lik):
         figures = mocap.plant_metrics.figures(source, result, objects, mocap.fps(), 0.0)
     assert figures["contact_frames"] > 0 and figures["points_without_ground"] == 0, figures
     assert figures["ball_height_median"] <= 0.005 and figures["deepest"] <= 0.005, figures
+
+
+def test_legs_added_without_their_loose_feet_are_refused_naming_the_feet(lik):
+    """The horse's legs added by hand as two bones each: planting refuses them in one sentence naming the bones
+    their hooves hang from and what to do, and leaves the scene as it was; with those as end bones it plants."""
+    rig, frames, ground = clips.stage("quaternius_horse", "flat")
+    for end, part in (("front", "Front"), ("back", "Back")):
+        lik.api.add_limb(rig, [f"{part}UpperLeg.L", f"{part}LowerLeg.L"], f"{end}_leg.L")
+    with (
+        rigs.unchanged(rig),
+        pytest.raises(lik.api.LimbIKError, match="make the first of each a leg's end bone") as error,
+    ):
+        lik.api.plant(rig, ground)
+    assert "'front_leg.L' to 'IKFrontLeg.L', 'FF.L'" in str(error.value)
+    for end, part, foot in (("front", "Front", "IKFrontLeg.L"), ("back", "Back", "IKBackLeg.L")):
+        lik.api.remove_limb(rig, f"{end}_leg.L")
+        lik.api.add_limb(rig, [f"{part}UpperLeg.L", f"{part}LowerLeg.L", foot], f"{end}_leg.L")
+    assert lik.api.plant(rig, ground).keys > 0
 
 
 def test_a_loose_foot_planted_live_is_baked_alike_and_planted_again_alike(lik):
