@@ -7,8 +7,9 @@ is a matrix product (:func:`..planting.legs.leg_sample`). Without a mesh on the 
 toe's head and tail, or a toe-less foot's tail), as before.
 
 A mesh's foot may hang from bones outside the leg chain (a glTF export's baked IK bones: the hooves of
-Quaternius' animals on ``FF.L`` under the root): planting moves the chain only, so that skin does not
-follow; :func:`outside` names those bones, for the plan to say so.
+Quaternius' animals on ``IKFrontLeg.L`` > ``FF.L`` under the root). :func:`outside` finds those bones: Detect
+Limbs makes them a footless leg's foot and toe, which the solve then moves by location too; where a leg has
+a foot of its own, the plan says they stay behind.
 """
 
 from dataclasses import dataclass
