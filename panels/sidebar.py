@@ -3,7 +3,7 @@
 
 import bpy
 
-from ..rig.limbs import switch
+from ..rig.limbs import chain, switch
 
 
 def _armature(context):
@@ -99,6 +99,9 @@ class LIMB_IK_PT_limb(_LimbPanel, bpy.types.Panel):
         column = layout.column(align=True)
         for prop in ("upper_bone", "lower_bone", "end_bone"):
             column.prop_search(limb, prop, obj.data, "bones")
+        names = (limb.upper_bone, limb.lower_bone, limb.end_bone)
+        if all(name in obj.data.bones for name in names) and chain.apart(obj.data.bones, *names):
+            column.label(text="The chain does not carry its end bone: it is moved by its location too", icon="INFO")
         layout.separator()
         for goal, bone in (("target", "target_bone"), ("pole", "pole_bone")):
             layout.prop(limb, goal)

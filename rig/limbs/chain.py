@@ -168,13 +168,22 @@ def chain_of(obj: bpy.types.Object, limb, planted: bool = False) -> Chain:
     return Chain(limb.name, tuple(names), indices, last.length, hinge, toe, target, pole, partial, loose)
 
 
+def apart(bones, upper: str, lower: str, end: str) -> bool:
+    """Whether the bone ``end`` hangs from neither ``upper`` nor ``lower``, nor carries them (of the armature's
+    ``bones``): a limb's end bone that the chain does not carry."""
+    end_bone = bones[end]
+    return not any(
+        bones[n] in end_bone.parent_recursive or end_bone in bones[n].parent_recursive for n in (upper, lower)
+    )
+
+
 def _loose(obj, limb, names) -> bool:
     """Whether the end bone of a three-bone chain hangs from no bone of it, above or below (an exported IK foot
     under the root, which its leg reaches for): the solve then moves it by its location too. Raises
     :class:`LimbIKError` for one whose location cannot be written that way."""
-    end = obj.data.bones[names[2]]
-    if any(obj.data.bones[n] in end.parent_recursive or end in obj.data.bones[n].parent_recursive for n in names[:2]):
+    if not apart(obj.data.bones, *names):
         return False
+    end = obj.data.bones[names[2]]
     for wrong, what, fix in (
         (end.use_connect, "connected to its parent", "disconnect it"),
         (not end.use_local_location, "not local", "enable its Local Location"),

@@ -107,3 +107,17 @@ def test_the_contacts_panel_lists_the_active_legs_stances_with_buttons_to_force_
     assert operators("LIMB_IK_PT_contacts").count("limb_ik.force_contact") == 3 + 2 * (len(stances) - 1) + 1
     rig.limb_ik.active_limb_index = rig.limb_ik.limbs.find("arm.L")
     assert drawn("LIMB_IK_PT_contacts") == []  # not planted
+
+
+def test_a_limb_whose_end_bone_the_chain_does_not_carry_says_so(lik):
+    """Quaternius' horse, its legs detected with the IK bones their hooves hang from as feet: the limb panel says
+    the end bone is moved by its location; a made leg whose foot is the shin's child does not."""
+    rig, _, _ = clips.stage("quaternius_horse", "flat")
+    assert bpy.ops.limb_ik.detect_limbs() == {"FINISHED"}
+    note = ("label", "The chain does not carry its end bone: it is moved by its location too")
+    assert note in drawn("LIMB_IK_PT_limb")
+    leg = rigs.leg_armature()
+    bpy.ops.object.mode_set(mode="OBJECT")
+    bpy.context.view_layer.objects.active = leg
+    assert bpy.ops.limb_ik.detect_limbs() == {"FINISHED"}
+    assert leg.limb_ik.limbs and note not in drawn("LIMB_IK_PT_limb")
