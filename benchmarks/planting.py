@@ -45,7 +45,7 @@ def row(name: str, ground: str) -> list:
     try:
         result = measure.planted(name, ground)
     except measure.extension().api.LimbIKError as error:  # what planting says instead, once for every ground
-        return [name, "any", f"{measure.fps():.0f}", *["–"] * 11, f"not planted: {error}"]
+        return [name, "any", f"{measure.fps():.0f}", *["–"] * 11, f"not planted: {error}", "all"]
     f, frames = result["figures"], result["frames"]
     missed = measure.over(f, measure.limits(name))
     return [
@@ -64,7 +64,23 @@ def row(name: str, ground: str) -> list:
         f"{1e3 * f['jump']:.0f}",
         f"{result['seconds']:.2f}",
         ", ".join(missed) or "–",
+        ", ".join(sorted({**result["bake"].problems, **result["bake"].warnings})) or "–",
     ]
+
+
+def said(rows) -> str:
+    """How many of the planted rows beyond a limit (and beyond the knee's) the bake named a leg in: what it
+    reports as a problem or a warning, against what the independent measure finds."""
+    planted = [r for r in rows if r[1] != "any"]
+    beyond = [r for r in planted if r[-2] != "–"]
+    knees = [r for r in beyond if "knee_pop_deg" in r[-2]]
+    named = [r for r in planted if r[-1] != "–"]
+    return (
+        f"- rows beyond a limit: {len(beyond)} of {len(planted)}; the bake named a leg in "
+        f"{sum(r in named for r in beyond)} of them; beyond the knee limit: {len(knees)}, named in "
+        f"{sum(r in named for r in knees)}; rows within every limit where the bake named a leg: "
+        f"{sum(r not in beyond for r in named)}"
+    )
 
 
 MODE_GROUNDS = ("slope", "step", "course")  # the course: the demo's 15° ramp and 20 cm step
@@ -171,6 +187,7 @@ def main() -> int:
         "jump",
         "plant s",
         "beyond the limits",
+        "named by the bake",
     ]
     rows = []
     for name in names:
@@ -181,7 +198,8 @@ def main() -> int:
             print(f"measured {name} on {ground}", file=sys.stderr, flush=True)
             if rows[-1][1] == "any":
                 break
-    print(report.table(headings, rows, right=[False, False] + [True] * 12 + [False]), flush=True)
+    print(report.table(headings, rows, right=[False, False] + [True] * 12 + [False, False]), flush=True)
+    print("\n" + said(rows), flush=True)
     if "boxing" in names:
         with report.quiet():
             lines = live_cost(lik)
