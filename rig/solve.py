@@ -263,16 +263,16 @@ def _loose_ends(groups: list[Gathered], results: list[ChainResult], pose: Pose, 
             continue
         size, bones = layout.size, layout.index[layout.loose, -1]
         rows = (np.arange(count)[:, None] * len(layout.limbs) + np.array(layout.loose)).ravel()  # frame-major
+        # The batch holds the chain as planting carries it with the body; the bone itself is where Blender has it.
+        posed, location = pose.matrices[:, bones].reshape(-1, 4, 4), pose.location[:, bones].reshape(-1, 3)
         rotation, location = loose_end(
             batch.matrices[rows],
             batch.scales[rows],
             batch.rotations[rows],
             result.rotations[rows, :size],
             result.y_scale[rows, :size],
-            pose.matrices[:, bones].reshape(
-                -1, 4, 4
-            ),  # where Blender has it: the body planting moves does not carry it
-            pose.location[:, bones].reshape(-1, 3),
+            posed,
+            location,
         )
         result.rotations[rows, size - 1] = rotation
         out.update(zip(bones.tolist(), np.swapaxes(location.reshape(count, len(bones), 3), 0, 1)))

@@ -11,6 +11,8 @@ from ..errors import LimbIKError
 
 #: Two heads closer than this (in armature units) make a zero-length segment.
 MIN_SEGMENT = 1e-6
+#: An end bone the chain does not carry is its foot only within this many upper segments of the lower bone.
+REACH = 4.0
 #: A pose matrix whose columns differ in length or angle by more than this (relative) is scaled unevenly;
 #: single-precision rest and pose matrices are orthonormal to about 3e-5.
 EVEN_SCALE = 1e-4
@@ -181,9 +183,16 @@ def _loose(obj, limb, names) -> bool:
     """Whether the end bone of a three-bone chain hangs from no bone of it, above or below (an exported IK foot
     under the root, which its leg reaches for): the solve then moves it by its location too. Raises
     :class:`LimbIKError` for one whose location cannot be written that way."""
-    if not apart(obj.data.bones, *names):
+    bones = obj.data.bones
+    if not apart(bones, *names):
         return False
-    end = obj.data.bones[names[2]]
+    upper, lower, end = (np.array(bones[name].head_local, dtype=np.float64) for name in names)
+    if np.linalg.norm(end - lower) > REACH * np.linalg.norm(lower - upper):
+        raise LimbIKError(
+            f"Limb '{limb.name}': '{names[2]}' is not a child of '{names[1]}', and stands too far from it to be the "
+            "foot it reaches for, so they do not form a chain."
+        )
+    end = bones[names[2]]
     for wrong, what, fix in (
         (end.use_connect, "connected to its parent", "disconnect it"),
         (not end.use_local_location, "not local", "enable its Local Location"),

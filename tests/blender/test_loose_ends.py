@@ -102,3 +102,15 @@ def test_a_loose_foot_under_the_pelvis_is_refused_for_planting(lik):
     ground = rigs.plane_ground()
     with pytest.raises(lik.api.LimbIKError, match="'foot.L' hangs from the pelvis bone 'hips' but not from its chain"):
         lik.api.plant(rig, ground, limbs=["leg.L"])
+
+
+def test_a_bone_too_far_from_the_shin_is_no_loose_foot(lik):
+    """A bone under the root that stands metres from the shin is not the foot the leg reaches for: refused as
+    before, in a sentence, and the rig left as it was."""
+    rig = _leg_with_a_loose_foot()
+    bpy.ops.object.mode_set(mode="EDIT")
+    far = rig.data.edit_bones.new("far")
+    far.head, far.tail, far.parent = (3.0, 0.0, 0.0), (3.0, 0.2, 0.0), rig.data.edit_bones["root"]
+    bpy.ops.object.mode_set(mode="POSE")
+    with rigs.unchanged(rig), pytest.raises(lik.api.LimbIKError, match="stands too far from it to be the foot"):
+        lik.api.add_limb(rig, ["thigh.L", "shin.L", "far"])
