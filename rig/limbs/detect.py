@@ -123,13 +123,17 @@ def find_limbs(obj: bpy.types.Object, shape: "Shape") -> list[FoundLimb]:
             name, number = f"{kind}_{number}.{side}", number + 1
         taken.add(name)
         found.append(FoundLimb(name, limb.upper, limb.lower, limb.end, limb.toe, "shape"))
-    return [_hung_foot(obj, limb, skin) if "leg" in limb.name and not limb.end else limb for limb in found]
+    footless = [limb for limb in found if "leg" in limb.name and not limb.end]
+    if footless and skin is None:
+        skin = soles.read_skin(obj)  # once for them all
+    return [_hung_foot(obj, limb, skin) if limb in footless else limb for limb in found]
 
 
 def _hung_foot(obj: bpy.types.Object, limb: FoundLimb, skin) -> FoundLimb:
-    """A leg without a foot bone, given the foot its mesh hangs from outside the chain (:func:`.soles.outside`:
-    an exported IK foot under the root, the hoof below it its toe), which the chain then reaches for."""
-    hung = soles.outside(obj, skin or soles.read_skin(obj), [limb.upper, limb.lower], None, as_low=True)
+    """A leg without a foot bone, given the foot its mesh (``skin``) hangs from outside the chain
+    (:func:`.soles.outside`: an exported IK foot under the root, the hoof below it its toe), which the chain
+    then reaches for."""
+    hung = soles.outside(obj, skin, [limb.upper, limb.lower], None, as_low=True)
     if not hung:
         return limb
     bones = obj.data.bones

@@ -244,10 +244,14 @@ def to_plant(obj: bpy.types.Object, names=None, depsgraph=None) -> list:
 
 
 def _hung_feet(obj: bpy.types.Object) -> str:
-    """Why legs found without a foot have none, where their mesh's feet hang from bones outside their chains."""
+    """Why legs found without a foot have none, where their mesh's feet hang from bones outside their chains: the
+    bones Detect Limbs would make their feet (:func:`.soles.outside`, as low as the shin's skin)."""
     footless = [limb for limb in obj.limb_ik.limbs if limb.enabled and not limb.end_bone and "leg" in limb.name.lower()]
     skin = soles.read_skin(obj) if footless else None
-    hung = [(limb.name, soles.outside(obj, skin, [limb.upper_bone, limb.lower_bone], None)) for limb in footless]
+    hung = [
+        (limb.name, soles.outside(obj, skin, [limb.upper_bone, limb.lower_bone], None, as_low=True))
+        for limb in footless
+    ]
     hung = [f"'{name}' to {', '.join(repr(b) for b in bones)}" for name, bones in hung if bones]
     if not hung:
         return ""

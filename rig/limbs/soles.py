@@ -19,7 +19,7 @@ import numpy as np
 
 from ..keys.actions import fcurves
 
-#: Metres above a foot's lowest vertex (at rest, along the world's up) that still count as its sole.
+#: Metres above a foot's lowest vertex (at rest, along the up as the rig stands) that still count as its sole.
 BAND = 0.02
 #: A vertex belongs to the foot when the foot's bones carry at least this share of its weight.
 CARRIED = 0.5
@@ -129,20 +129,16 @@ def _foot_bones(obj: bpy.types.Object, foot: str, toe: str | None) -> list[str]:
     return list(dict.fromkeys(names))
 
 
-def _up(obj: bpy.types.Object) -> tuple[np.ndarray, float]:
-    """The world's up in the armature's space (a unit vector), and how many metres an armature unit is."""
+def _up(obj: bpy.types.Object, bone: str) -> tuple[np.ndarray, float]:
+    """The world's up in the armature's rest space as the rig stands (a unit vector), and how many metres an
+    armature unit is. The up is taken back through the armature object and through the turn of the bone at
+    the top of ``bone``'s hierarchy where that turn is a constant the action does not key, as where a bind pose
+    lying on its side stands up only through its root's (Quaternius' triceratops). The same at every frame, so a
+    plan does not depend on the frame it is made at."""
     world = np.array(obj.matrix_world, dtype=np.float64)[:3, :3]
     up = np.linalg.solve(world, [0.0, 0.0, 1.0])
     up /= np.linalg.norm(up)
-    return up, float(np.linalg.norm(world @ up))
-
-
-def _standing_up(obj: bpy.types.Object, bone: str) -> tuple[np.ndarray, float]:
-    """:func:`_up` as the rig stands: taken back through the turn of the bone at the top of ``bone``'s hierarchy
-    where that turn is a constant the action does not key, as where a bind pose lying on its side stands up
-    only through its root's (Quaternius' triceratops). The same at every frame, so a plan does not depend on
-    the frame it is made at."""
-    up, scale = _up(obj)
+    scale = float(np.linalg.norm(world @ up))
     above = obj.data.bones[bone].parent_recursive
     if not above:
         return up, scale
@@ -161,7 +157,7 @@ def sole(obj: bpy.types.Object, skin: _Skin | None, foot: str, toe: str | None) 
     vertex is carried by them.
 
     The sole is the foot's vertices within :data:`BAND` of its lowest, at rest, as the rig stands
-    (:func:`_standing_up`). Along the way the foot
+    (:func:`_up`). Along the way the foot
     points (ankle to toe joint, or to the foot's tail; the sole's own spread where those are level), the
     heel is its rearmost vertex, the tip its foremost; the ball is under the toe joint, at the sole's
     lowest height (a toe-less foot's ball is its tip, as on the bones)."""
@@ -170,7 +166,7 @@ def sole(obj: bpy.types.Object, skin: _Skin | None, foot: str, toe: str | None) 
     carried = np.flatnonzero(_carried(skin, _foot_bones(obj, foot, toe)))
     if not len(carried):
         return None
-    up, scale = _standing_up(obj, foot)
+    up, scale = _up(obj, foot)
     points = skin.points[carried]
     height = points @ up
     low = points[height <= height.min() + BAND / scale]
@@ -200,8 +196,9 @@ def sole(obj: bpy.types.Object, skin: _Skin | None, foot: str, toe: str | None) 
 
 
 def lowest_at_rest(obj: bpy.types.Object, skin: _Skin | None, bones) -> tuple[float, float, float] | None:
-    """How high (along the world's up, armature units) the lowest vertex ``bones`` carry stands at rest, with the
-    lowest and highest of every vertex the rig deforms; None where no vertex is carried by them."""
+    """How high (along the up as the rig stands, :func:`_up`; armature units) the lowest vertex ``bones`` carry
+    stands at rest, with the lowest and highest of every vertex the rig deforms; None where no vertex is carried
+    by them."""
     if skin is None:
         return None
     carried = _carried(
@@ -209,7 +206,7 @@ def lowest_at_rest(obj: bpy.types.Object, skin: _Skin | None, bones) -> tuple[fl
     )
     if not carried.any():
         return None
-    height = skin.points @ _up(obj)[0]
+    height = skin.points @ _up(obj, bones[0])[0]
     return float(height[carried].min()), float(height.min()), float(height.max())
 
 
@@ -219,7 +216,7 @@ def outside(
     """The bones outside the leg ``chain`` (thigh, shin and any foot, plus ``toe``) whose skin carries the
     leg's foot: joined to the chain's end by skin (a vertex weighted to both, or a mesh edge between
     vertices each carries), one after another, and reaching lower than the chain's own skin does (as the
-    rig stands, :func:`_standing_up`), by more than :data:`BAND`; with ``as_low``, reaching as low, to
+    rig stands, :func:`_up`), by more than :data:`BAND`; with ``as_low``, reaching as low, to
     within it (a foot whose shin's skin comes down to the sole with it, as a knight's boot). Empty without
     a mesh."""
     if skin is None:
@@ -228,7 +225,7 @@ def outside(
     end = chain[-1]
     own = _foot_bones(obj, end, toe)
     barred = set(chain) | set(own) | {b.name for b in bones[chain[0]].parent_recursive}
-    up, scale = _standing_up(obj, chain[0])
+    up, scale = _up(obj, chain[0])
     height = skin.points @ up
     dominant = skin.dominant
     carried = _carried(skin, own)
