@@ -96,7 +96,7 @@ def bake(
     try:
         if planting is not None:  # from the animator's keys, however often planted
             kept = source.Planting(
-                obj, edit, source.channels(obj, planned.written, [planting.pelvis, *planned.loose_ends])
+                obj, edit, source.channels(obj, planned.written, [planting.pelvis, *planned.located])
             )
             kept.start()
         report = _bake(obj, depsgraph, planned, edit, frames, progress)

@@ -31,10 +31,10 @@ class Plan:
     written_modes: list[str] = field(default_factory=list)  #: the rotation mode of each of them
 
     @property
-    def loose_ends(self) -> list[int]:
-        """Pose bone indices of the end bones that hang from no bone of their chains: the solve writes their
-        location too (:attr:`.limbs.chain.Chain.loose_end`)."""
-        return [chain.indices[-1] for chain in self.chains if chain.loose_end]
+    def located(self) -> list[int]:
+        """Pose bone indices of the end bones and toes that hang from no bone of their chains: the solve writes
+        their location too (:attr:`.limbs.chain.Chain.located`)."""
+        return [index for chain in self.chains for index in chain.located]
 
     def raise_first_problem(self) -> None:
         if self.problems:
@@ -61,6 +61,7 @@ class Layout:
     poled: list[int]  #: rows with a pole
     poles: list[int]  #: their poles' positions in :attr:`Plan.refs`
     loose: list[int]  #: rows whose end bone hangs from no bone of the chain (:attr:`.limbs.chain.Chain.loose_end`)
+    loose_toes: list[int]  #: rows whose toe hangs from no bone of the chain (:attr:`.limbs.chain.Chain.loose_toe`)
 
 
 def _layouts(planned: "Plan") -> list[Layout]:
@@ -95,6 +96,7 @@ def _layouts(planned: "Plan") -> list[Layout]:
                 poled,
                 [planned.refs.index(chains[r].pole) for r in poled],
                 [row for row, chain in enumerate(chains) if chain.loose_end],
+                [row for row, chain in enumerate(chains) if chain.loose_toe],
             )
         )
     return out

@@ -232,7 +232,9 @@ class Solved:
     results: list[ChainResult]
     carried: list[legs.Carried]  #: the pelvis' channels at each frame when planting moves it; else empty
     bones: np.ndarray  #: pose bone indices written at each frame: every chain's bones, and the pelvis planting carries
-    located: dict[int, np.ndarray]  #: pose bone index -> (F, 3) location of each loose end bone (:func:`_loose_ends`)
+    located: dict[
+        int, np.ndarray
+    ]  #: pose bone index -> (F, 3) location of each loose end bone or toe (:func:`_loose_ends`)
 
 
 def solve_frames(planned: plan.Plan, groups: list[Gathered], pose: Pose, frames, analysis=None) -> Solved:
@@ -254,28 +256,36 @@ def solve_frames(planned: plan.Plan, groups: list[Gathered], pose: Pose, frames,
 
 
 def _loose_ends(groups: list[Gathered], results: list[ChainResult], pose: Pose, count: int) -> dict[int, np.ndarray]:
-    """Turn every end bone that hangs from no bone of its chain where the chain carries it, in ``results``, and
-    return the locations that move it there: pose bone index -> (F, 3) over the ``count`` frames of ``pose``."""
+    """Turn every end bone and toe that hangs from no bone of its chain where the chain carries it, in
+    ``results``, and return the locations that move it there: pose bone index -> (F, 3) over the ``count``
+    frames of ``pose``. Toes first: the solve carries one by its end bone as if that were the lower bone's child."""
     out = {}
     for group, result in zip(groups, results):
         layout, batch = group.layout, group.batch
-        if not layout.loose:
-            continue
-        size, bones = layout.size, layout.index[layout.loose, -1]
-        rows = (np.arange(count)[:, None] * len(layout.limbs) + np.array(layout.loose)).ravel()  # frame-major
-        # The batch holds the chain as planting carries it with the body; the bone itself is where Blender has it.
-        posed, location = pose.matrices[:, bones].reshape(-1, 4, 4), pose.location[:, bones].reshape(-1, 3)
-        rotation, location = loose_end(
-            batch.matrices[rows],
-            batch.scales[rows],
-            batch.rotations[rows],
-            result.rotations[rows, :size],
-            result.y_scale[rows, :size],
-            posed,
-            location,
-        )
-        result.rotations[rows, size - 1] = rotation
-        out.update(zip(bones.tolist(), np.swapaxes(location.reshape(count, len(bones), 3), 0, 1)))
+        size = layout.size
+        for loose, column in ((layout.loose_toes, size), (layout.loose, size - 1)):
+            if not loose:
+                continue
+            bones = layout.written[loose, column]
+            rows = (np.arange(count)[:, None] * len(layout.limbs) + np.array(loose)).ravel()  # frame-major
+            # The batch holds the chain as planting carries it with the body; the bone itself is where Blender has it.
+            matrices, scales, rotations = batch.matrices[rows], batch.scales[rows], batch.rotations[rows]
+            if column == size:
+                matrices = np.concatenate([matrices, batch.toe_matrices[rows, None]], axis=1)
+                scales = np.concatenate([scales, batch.toe_scales[rows, None]], axis=1)
+                rotations = np.concatenate([rotations, batch.toe_rotations[rows, None]], axis=1)
+            posed, location = pose.matrices[:, bones].reshape(-1, 4, 4), pose.location[:, bones].reshape(-1, 3)
+            rotation, location = loose_end(
+                matrices,
+                scales,
+                rotations,
+                result.rotations[rows, : column + 1],
+                result.y_scale[rows, : column + 1],
+                posed,
+                location,
+            )
+            result.rotations[rows, column] = rotation
+            out.update(zip(bones.tolist(), np.swapaxes(location.reshape(count, len(bones), 3), 0, 1)))
     return out
 
 

@@ -177,7 +177,7 @@ _SECOND = {
     "leela": Clip(
         "quaternius-showcase/Leela.glb",
         1.0,
-        _pair(("MidLeg.{side}", "LowerLeg.{side}", "FootBack.{side}", None), "LR"),
+        _pair(("UpperLeg.{side}", "MidLeg.{side}", "LowerLeg.{side}", "Foot.{side}"), "LR"),  # digitigrade
         "Body",
         in_place=True,
         action="Walk",

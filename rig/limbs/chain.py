@@ -38,6 +38,9 @@ class Chain:
     #: the end bone hangs from no bone of the chain (an exported IK foot under the root): the solve poses it where
     #: the lower bone would carry it, by its location and rotation (:func:`..solvers.forward.loose_end`)
     loose_end: bool = False
+    #: the toe hangs from no bone of the chain (a digitigrade leg's foot, exported as an IK bone under the root):
+    #: the solve poses it where the end bone would carry it, by its location and rotation, as a loose end bone
+    loose_toe: bool = False
 
     @property
     def size(self) -> int:
@@ -47,6 +50,11 @@ class Chain:
     def written(self) -> tuple[int, ...]:
         """Pose bone indices the solve writes: the chain's, and the toe's."""
         return self.indices if self.toe is None else (*self.indices, self.toe)
+
+    @property
+    def located(self) -> tuple[int, ...]:
+        """Pose bone indices the solve moves by their location too: its loose end bone and loose toe."""
+        return (self.indices[-1],) * self.loose_end + (self.toe,) * self.loose_toe
 
 
 def check_armature(obj) -> None:
@@ -157,7 +165,7 @@ def chain_of(obj: bpy.types.Object, limb, planted: bool = False) -> Chain:
     lengths = np.linalg.norm(points[1] - points[0]) * np.linalg.norm(points[2] - points[1])
     straight = np.linalg.norm(bend) <= STRAIGHT * lengths
     hinge = (0.0, 0.0, 0.0) if straight else tuple(upper_rest.T @ (bend / np.linalg.norm(bend)))
-    toe = _toe(obj, limb, names, planted or getattr(limb, "plant", False))
+    toe, loose_toe = _toe(obj, limb, names, planted or getattr(limb, "plant", False))
     target = (limb.target, limb.target_bone) if limb.target is not None else ()
     pole = (limb.pole, limb.pole_bone) if limb.pole is not None else ()
     indices = tuple(pose_bones.find(n) for n in names)
@@ -167,7 +175,7 @@ def chain_of(obj: bpy.types.Object, limb, planted: bool = False) -> Chain:
         for i, mode in enumerate(_scale_inheritance(bones, names[: 3 - loose]))
         if mode != "FULL"
     )
-    return Chain(limb.name, tuple(names), indices, last.length, hinge, toe, target, pole, partial, loose)
+    return Chain(limb.name, tuple(names), indices, last.length, hinge, toe, target, pole, partial, loose, loose_toe)
 
 
 def apart(bones, upper: str, lower: str, end: str) -> bool:
@@ -192,18 +200,24 @@ def _loose(obj, limb, names) -> bool:
             f"Limb '{limb.name}': '{names[2]}' is not a child of '{names[1]}', and stands too far from it to be the "
             "foot it reaches for, so they do not form a chain."
         )
-    end = bones[names[2]]
+    _check_located(obj, limb, names[2], "end bone", "an end bone below the lower bone")
+    return True
+
+
+def _check_located(obj, limb, name: str, role: str, instead: str) -> None:
+    """Raise :class:`LimbIKError` unless the bone ``name``, which hangs from no bone of the chain, can be moved
+    by its location channel: the solve poses it where the chain would carry it."""
+    bone = obj.data.bones[name]
     for wrong, what, fix in (
-        (end.use_connect, "connected to its parent", "disconnect it"),
-        (not end.use_local_location, "not local", "enable its Local Location"),
-        (any(obj.pose.bones[end.name].lock_location), "locked", "unlock its location"),
+        (bone.use_connect, "connected to its parent", "disconnect it"),
+        (not bone.use_local_location, "not local", "enable its Local Location"),
+        (any(obj.pose.bones[name].lock_location), "locked", "unlock its location"),
     ):
         if wrong:
             raise LimbIKError(
-                f"Limb '{limb.name}': its end bone '{end.name}' hangs from no bone of the chain, so the chain moves "
-                f"it by its location, which is {what}; {fix}, or pick an end bone below the lower bone."
+                f"Limb '{limb.name}': its {role} '{name}' hangs from no bone of the chain, so the chain moves "
+                f"it by its location, which is {what}; {fix}, or pick {instead}."
             )
-    return True
 
 
 def _scale_inheritance(bones, names) -> list[str]:
@@ -240,23 +254,34 @@ def check_scale_inheritance(limbs, chains, matrices) -> None:
                 )
 
 
-def _toe(obj, limb, names, planted: bool) -> int | None:
-    """The toe a planted three-bone leg keeps flat while its foot rolls: below the foot, turning with it."""
+def _toe(obj, limb, names, planted: bool) -> tuple[int | None, bool]:
+    """The toe a planted three-bone leg keeps flat while its foot rolls, and whether it hangs from no bone of the
+    chain: below the foot, turning with it, or apart from the chain (a digitigrade leg's foot exported as an IK
+    bone under the root, which the end bone, the long bone down to it, carries as the solve has it)."""
     name = getattr(limb, "toe_bone", "") if planted and len(names) == 3 else ""
     if not name:
-        return None
+        return None, False
     bones = obj.data.bones
     if name not in bones:
         raise LimbIKError(f"Limb '{limb.name}': toe bone '{name}' does not exist in armature '{obj.name}'.")
-    if bones[names[2]] not in bones[name].parent_recursive or not _inherits_rotation(bones[name], bones[names[2]]):
-        raise LimbIKError(f"Limb '{limb.name}': toe bone '{name}' is not a child of the foot '{names[2]}'.")
     if name in names:
         raise LimbIKError(f"Limb '{limb.name}': the toe bone '{name}' is also a bone of the chain.")
+    loose = not any(bones[n] in bones[name].parent_recursive or bones[name] in bones[n].parent_recursive for n in names)
+    if loose:
+        tail, toe = np.array(bones[names[2]].tail_local), np.array(bones[name].head_local)
+        if np.linalg.norm(toe - tail) > bones[names[2]].length:
+            raise LimbIKError(
+                f"Limb '{limb.name}': toe bone '{name}' is not a child of the foot '{names[2]}', and stands too far "
+                "from its tail to be the toe it carries."
+            )
+        _check_located(obj, limb, name, "toe bone", "a toe below the foot")
+    elif bones[names[2]] not in bones[name].parent_recursive or not _inherits_rotation(bones[name], bones[names[2]]):
+        raise LimbIKError(f"Limb '{limb.name}': toe bone '{name}' is not a child of the foot '{names[2]}'.")
     if _locked(obj.pose.bones[name]):
         raise LimbIKError(
             f"Limb '{limb.name}': toe bone '{name}' has locked rotation; unlock it so planting can turn it."
         )
-    return obj.pose.bones.find(name)
+    return obj.pose.bones.find(name), loose
 
 
 def _locked(pose_bone: bpy.types.PoseBone) -> bool:

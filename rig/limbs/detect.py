@@ -126,19 +126,52 @@ def find_limbs(obj: bpy.types.Object, shape: "Shape") -> list[FoundLimb]:
     footless = [limb for limb in found if "leg" in limb.name and not limb.end]
     if footless and skin is None:
         skin = soles.read_skin(obj)  # once for them all
-    return [_hung_foot(obj, limb, skin) if limb in footless else limb for limb in found]
+    used |= {b for limb in found for b in (limb.upper, limb.lower, limb.end, limb.toe) if b}
+    return [_hung_foot(obj, limb, skin, shape, used) if limb in footless else limb for limb in found]
 
 
-def _hung_foot(obj: bpy.types.Object, limb: FoundLimb, skin) -> FoundLimb:
+def _hung_foot(obj: bpy.types.Object, limb: FoundLimb, skin, shape: "Shape", used: set[str]) -> FoundLimb:
     """A leg without a foot bone, given the foot its mesh (``skin``) hangs from outside the chain
     (:func:`.soles.outside`: an exported IK foot under the root, the hoof below it its toe), which the chain
-    then reaches for."""
+    then reaches for. A leg of three segments (a digitigrade leg: thigh, shin and the long bone down to the
+    ground, ``UpperLeg`` > ``MidLeg`` > ``LowerLeg``) ends at that third bone, its only child still free, where
+    it hangs on down; its toe is then the foot outside the chain (an exported IK foot under the root) that its
+    mesh hangs from, as low as the third bone's own skin to within a tenth of that bone's length, else the bone
+    named as this side's foot or toe whose head is as near that bone's far end."""
+    bones = obj.data.bones
+    below = [child for child in bones[limb.lower].children if child.name not in used]
+    if len(below) == 1 and shape.hangs([below[0].name]):
+        end = below[0]
+        chain = [limb.upper, limb.lower, end.name]
+        near = 0.1 * end.length
+        hung = soles.outside(obj, skin, chain, None, as_low=True, within=near)
+        toe = next((name for name in hung if not bones[name].parent or bones[name].parent.name not in hung), "")
+        return FoundLimb(limb.name, limb.upper, limb.lower, end.name, toe or _named_foot(obj, chain, near), limb.how)
     hung = soles.outside(obj, skin, [limb.upper, limb.lower], None, as_low=True)
     if not hung:
         return limb
-    bones = obj.data.bones
     toe = hung[1] if len(hung) > 1 and bones[hung[1]].parent == bones[hung[0]] else ""
     return FoundLimb(limb.name, limb.upper, limb.lower, hung[0], toe, limb.how)
+
+
+def _named_foot(obj: bpy.types.Object, chain: list[str], near: float) -> str:
+    """The bone named as the side's foot or toe that hangs from no bone of ``chain`` (nor carries it) and whose head
+    is within ``near`` of the far end of the chain's last bone (its child's head, else its tail); the nearest, or
+    empty."""
+    bones = obj.data.bones
+    side = parse(chain[0]) or parse(chain[1])
+    last = bones[chain[-1]]
+    joint = np.array(last.children[0].head_local if last.children else last.tail_local)
+    feet = []
+    for bone in bones:
+        named = parse(bone.name)
+        if named is None or side is None or named[0] != side[0] or named[1] not in ("foot", "toe"):
+            continue
+        related = any(bones[n] in bone.parent_recursive or bone in bones[n].parent_recursive for n in chain)
+        distance = float(np.linalg.norm(np.array(bone.head_local) - joint))
+        if not related and bone.name not in chain and distance <= near:
+            feet.append((distance, bone.name))
+    return min(feet)[1] if feet else ""
 
 
 def _by_name(armature: bpy.types.Armature) -> list[FoundLimb]:

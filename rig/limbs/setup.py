@@ -143,20 +143,23 @@ def detect_limbs(obj: bpy.types.Object, depsgraph=None, with_targets: bool = Fal
 
 
 def loose_feet(obj: bpy.types.Object, limbs) -> str | None:
-    """A sentence naming the ``limbs`` whose end bone hangs from no bone of their chain (Detect Limbs finds
-    one by the skin: an exported IK foot under the root), which solving and planting move by location too;
-    None for none."""
+    """A sentence naming the ``limbs`` whose end bone or toe hangs from no bone of their chain (Detect Limbs finds
+    one by the skin or by its name: an exported IK foot under the root), which solving and planting move by
+    location too; None for none."""
     loose = []
     for limb in limbs:
         try:
-            if chain_of(obj, limb).loose_end:
-                loose.append(f"'{limb.name}' on '{limb.end_bone}'")
+            chain = chain_of(obj, limb, planted=True)
         except LimbIKError:  # not a chain: nothing to say of its foot here
             continue
+        if chain.loose_end:
+            loose.append(f"'{limb.name}' on '{limb.end_bone}'")
+        if chain.loose_toe:
+            loose.append(f"'{limb.name}' on '{limb.toe_bone}' (its toe, below '{limb.end_bone}')")
     if not loose:
         return None
     return (
-        f"Feet found by their skin outside the leg chains: {', '.join(loose)}; the chains reach for them, and "
+        f"Feet found outside the leg chains: {', '.join(loose)}; the chains reach for them, and "
         "solving and planting move those bones by their location as well as turning them"
     )
 

@@ -34,6 +34,8 @@ class Sole:
     heel: tuple[float, float, float, float]
     ball: tuple[float, float, float, float]
     tip: tuple[float, float, float, float]
+    #: heel and ball are in the toe's rest space: a digitigrade leg stands on a toe apart from its foot's hierarchy
+    on_toe: bool = False
 
 
 @dataclass
@@ -160,16 +162,20 @@ def sole(obj: bpy.types.Object, skin: _Skin | None, foot: str, toe: str | None) 
     (:func:`_up`). Along the way the foot
     points (ankle to toe joint, or to the foot's tail; the sole's own spread where those are level), the
     heel is its rearmost vertex, the tip its foremost; the ball is under the toe joint, at the sole's
-    lowest height (a toe-less foot's ball is its tip, as on the bones)."""
+    lowest height (a toe-less foot's ball is its tip, as on the bones). A toe that hangs from no bone of the
+    foot's (a digitigrade leg's foot under the root, below the long bone down to it) is what the leg stands on,
+    turning apart from that bone: heel, ball and tip are then the toe's own sole, in its space."""
     if skin is None:
         return None
-    carried = np.flatnonzero(_carried(skin, _foot_bones(obj, foot, toe)))
+    on_toe = bool(toe) and obj.data.bones[foot] not in obj.data.bones[toe].parent_recursive
+    carried = np.flatnonzero(_carried(skin, _foot_bones(obj, toe, None) if on_toe else _foot_bones(obj, foot, toe)))
     if not len(carried):
         return None
     up, scale = _up(obj, foot)
     points = skin.points[carried]
     height = points @ up
-    low = points[height <= height.min() + BAND / scale]
+    lowest = height.min()
+    low = points[height <= lowest + BAND / scale]
     bones = obj.data.bones
     ankle = np.array(bones[foot].head_local, dtype=np.float64)
     ahead = np.array((bones[toe].head_local if toe else bones[foot].tail_local), dtype=np.float64) - ankle
@@ -184,7 +190,7 @@ def sole(obj: bpy.types.Object, skin: _Skin | None, foot: str, toe: str | None) 
     heel, tip = low[int(np.argmin(along))], low[int(np.argmax(along))]
     if toe:
         joint = np.array(bones[toe].head_local, dtype=np.float64)
-        ball = joint - (joint @ up - height.min()) * up
+        ball = joint - (joint @ up - lowest) * up
     else:
         ball = tip
 
@@ -192,7 +198,8 @@ def sole(obj: bpy.types.Object, skin: _Skin | None, foot: str, toe: str | None) 
         rest = np.array(bones[bone].matrix_local, dtype=np.float64)
         return tuple(float(x) for x in np.linalg.solve(rest, np.append(point, 1.0)))
 
-    return Sole(local(foot, heel), local(foot, ball), local(toe or foot, tip))
+    carrier = toe if on_toe else foot
+    return Sole(local(carrier, heel), local(carrier, ball), local(toe or foot, tip), on_toe)
 
 
 def lowest_at_rest(obj: bpy.types.Object, skin: _Skin | None, bones) -> tuple[float, float, float] | None:
@@ -211,14 +218,19 @@ def lowest_at_rest(obj: bpy.types.Object, skin: _Skin | None, bones) -> tuple[fl
 
 
 def outside(
-    obj: bpy.types.Object, skin: _Skin | None, chain: list[str], toe: str | None, as_low: bool = False
+    obj: bpy.types.Object,
+    skin: _Skin | None,
+    chain: list[str],
+    toe: str | None,
+    as_low: bool = False,
+    within: float | None = None,
 ) -> list[str]:
     """The bones outside the leg ``chain`` (thigh, shin and any foot, plus ``toe``) whose skin carries the
     leg's foot: joined to the chain's end by skin (a vertex weighted to both, or a mesh edge between
     vertices each carries), one after another, and reaching lower than the chain's own skin does (as the
     rig stands, :func:`_up`), by more than :data:`BAND`; with ``as_low``, reaching as low, to
-    within it (a foot whose shin's skin comes down to the sole with it, as a knight's boot). Empty without
-    a mesh."""
+    within it, or to ``within`` (armature units) where given (a foot whose shin's skin comes down to the
+    sole with it, as a knight's boot). Empty without a mesh."""
     if skin is None:
         return []
     bones = obj.data.bones
@@ -231,7 +243,7 @@ def outside(
     carried = _carried(skin, own)
     if not carried.any():
         return []
-    lowest = height[carried].min() + (BAND if as_low else -BAND) / scale
+    lowest = height[carried].min() + ((within if within is not None else BAND / scale) if as_low else -BAND / scale)
     ends = dominant[skin.edges]
     touching = set(map(tuple, ends[(ends >= 0).all(axis=1)].tolist()))
     found: list[str] = []

@@ -96,13 +96,16 @@ def plant_plan(obj: bpy.types.Object, limbs, chains) -> PlantPlan | None:
     pelvis_bone = bones[pelvis]
     if any(obj.pose.bones[pelvis].lock_location):
         raise LimbIKError(f"Pelvis bone '{pelvis}' has locked location; unlock it so planting can lower the hips.")
+    names = {index: bone.name for index, bone in enumerate(obj.pose.bones)}
     for limb, chain in zip(limbs, chains):
-        if chain.loose_end and pelvis_bone in bones[chain.bones[2]].parent_recursive:
-            raise LimbIKError(
-                f"Limb '{limb.name}': its end bone '{chain.bones[2]}' hangs from the pelvis bone '{pelvis}' but not "
-                "from its chain, so moving the body would move it off where the chain puts it; parent it to the "
-                "lower bone, or to a bone above the pelvis."
-            )
+        for index in chain.located:
+            if pelvis_bone in bones[names[index]].parent_recursive:
+                role = "end bone" if index == chain.indices[-1] else "toe bone"
+                raise LimbIKError(
+                    f"Limb '{limb.name}': its {role} '{names[index]}' hangs from the pelvis bone '{pelvis}' but not "
+                    "from its chain, so moving the body would move it off where the chain puts it; parent it to the "
+                    f"{'lower bone' if role == 'end bone' else 'end bone'}, or to a bone above the pelvis."
+                )
     under = frozenset(
         limb.name for limb, chain in zip(limbs, chains) if pelvis_bone in bones[chain.bones[0]].parent_recursive
     )
@@ -220,6 +223,7 @@ class LegSample(NamedTuple):
     balls: np.ndarray  #: (n, 3) where each foot bends: its toe's head, or a toe-less foot's tail
     tips: np.ndarray  #: (n, 3) the toes' tips (the balls again for toe-less feet)
     toes: np.ndarray  #: (n, 3, 3) toe rotations (the foot's for a toe-less foot)
+    heels: np.ndarray  #: (n, 3) the heels of the feet whose sole is a mesh's (NaN for the others)
     hips: np.ndarray  #: (n, 3) upper bones' heads
     knees: np.ndarray  #: (n, 3) lower bones' heads
     pelvis: np.ndarray  #: (3,)
@@ -249,12 +253,16 @@ def leg_sample(plan: PlantPlan, pose: Pose) -> LegSample:
     foot_tips = feet[..., :3, 3] + feet[..., :3, 1] * foot_length  # a toe-less foot bends at its tip
     balls = np.where(has_toe, toes[..., :3, 3], foot_tips)
     tips = np.where(has_toe, toes[..., :3, 3] + toes[..., :3, 1] * toe_length, foot_tips)
+    heels = np.full_like(balls, np.nan)
     for n, f in enumerate(plan.feet):
         if f.sole is not None:  # on the mesh
-            balls[..., n, :] = (feet[..., n, :, :] @ f.sole.ball)[..., :3]
+            carrier = (toes if f.sole.on_toe else feet)[..., n, :, :]
+            heels[..., n, :] = (carrier @ f.sole.heel)[..., :3]
+            balls[..., n, :] = (carrier @ f.sole.ball)[..., :3]
             tips[..., n, :] = (toes[..., n, :, :] @ f.sole.tip)[..., :3]
     pelvis = world(plan.pelvis)[..., :3, 3].copy()
-    return LegSample(feet, balls, tips, toes[..., :3, :3].copy(), np.stack(hips, -2), np.stack(knees, -2), pelvis)
+    hips, knees = np.stack(hips, -2), np.stack(knees, -2)
+    return LegSample(feet, balls, tips, toes[..., :3, :3].copy(), heels, hips, knees, pelvis)
 
 
 def sole_points(plan: PlantPlan, track: LegSample) -> np.ndarray:
@@ -262,9 +270,8 @@ def sole_points(plan: PlantPlan, track: LegSample) -> np.ndarray:
     on the skinned mesh where one follows the foot; else the bones', the heel found in the motion
     (:func:`..solvers.planting.heel_points`)."""
     heel = heel_points(track.feet, track.balls)
-    for n, foot in enumerate(plan.feet):
-        if foot.sole is not None:
-            heel[:, n] = (track.feet[:, n] @ foot.sole.heel)[:, :3]
+    on_mesh = np.array([foot.sole is not None for foot in plan.feet])
+    heel[:, on_mesh] = track.heels[:, on_mesh]
     return np.stack([heel, track.balls, track.tips], axis=2)
 
 

@@ -77,7 +77,11 @@ def _sole(obj: bpy.types.Object, plan: PlantPlan, analysis: Analysis, n: int) ->
     # As :func:`.legs.leg_sample` reads them: on the mesh where one follows the foot, else the foot bends at
     # the toe's head (a toe-less foot at its tip).
     if foot.sole is not None:
-        ball = (matrices @ foot.sole.ball)[:, :3]
+        ball = (
+            toe_head + turns @ np.asarray(foot.sole.ball[:3])
+            if foot.sole.on_toe
+            else (matrices @ foot.sole.ball)[:, :3]
+        )
         if foot.toe is None:
             tip = (matrices @ foot.sole.tip)[:, :3]
         else:
@@ -99,6 +103,7 @@ def _leg(obj, plan: PlantPlan, analysis: Analysis, n: int, ground: Ground) -> Fo
     # along the ground's normal. It is carried by the foot from there. A mesh's sole has its own heel.
     foot = analysis.planted.foot[:, n]
     footprints, frames = [], []
+    on_toe = plan.feet[n].sole is not None and plan.feet[n].sole.on_toe
     if standing.any() and plan.feet[n].sole is not None:  # the mesh's heel
         local_heel = np.asarray(plan.feet[n].sole.heel)
     elif standing.any():
@@ -109,7 +114,10 @@ def _leg(obj, plan: PlantPlan, analysis: Analysis, n: int, ground: Ground) -> Fo
     for first, last in intervals(standing):
         row = first + int(np.argmin(flat[first : last + 1]))
         _, ball, tip = sole[row]
-        heel = (foot[row] @ local_heel)[:3]
+        if on_toe:  # on the toe, in its space: from the ball back, as the toe turns
+            heel = ball + analysis.planted.toe[row, n] @ (local_heel[:3] - np.asarray(plan.feet[n].sole.ball[:3]))
+        else:
+            heel = (foot[row] @ local_heel)[:3]
         length = max(np.linalg.norm((tip - heel)[:2]), np.linalg.norm((ball - heel)[:2]))
         if length == 0.0:
             continue

@@ -87,6 +87,51 @@ def test_hooves_on_ik_bones_outside_the_leg_chains_are_planted_with_them(lik):
     assert figures["ball_height_median"] <= 0.005 and figures["deepest"] <= 0.005, figures
 
 
+def _held_in(rig, frames, carrier: str, bone: str) -> np.ndarray:
+    """(F, 3) the head of ``bone`` in the frame of ``carrier`` at each of ``frames``, as Blender poses them."""
+    scene, out = bpy.context.scene, []
+    for frame in frames:
+        scene.frame_set(frame)
+        bones = rig.pose.bones
+        out.append(tuple(bones[carrier].matrix.inverted() @ bones[bone].head))
+    return np.array(out)
+
+
+def test_a_digitigrade_leg_is_planted_on_its_toe_outside_the_chain(lik):
+    """Quaternius' mech (Leela): three-segment legs (``UpperLeg`` > ``MidLeg`` > ``LowerLeg``) whose foot is a baked
+    IK bone under the root (``Foot.L``). Detect Limbs makes the third bone the end and that foot its toe, saying
+    so; planting onto ground 20 cm under the feet carries the toe with the leg (its head stays where the animation
+    has it in the long bone's frame, though no bone of the chain carries it) and stands its mesh on the ground."""
+    rig, frames, ground = clips.stage("leela", "flat")
+    bpy.context.view_layer.objects.active = rig
+    assert "FINISHED" in bpy.ops.limb_ik.detect_limbs()
+    limb = rig.limb_ik.limbs["leg.L"]
+    assert (limb.upper_bone, limb.lower_bone, limb.end_bone, limb.toe_bone) == (
+        "UpperLeg.L",
+        "MidLeg.L",
+        "LowerLeg.L",
+        "Foot.L",
+    )
+    assert "'leg.L' on 'Foot.L' (its toe" in lik.rig.limbs.setup.loose_feet(rig, rig.limb_ik.limbs)
+    animated = _held_in(rig, frames, "LowerLeg.L", "Foot.L")
+    legs = clips.CLIPS["leela"].legs
+    feet = mocap.plant_metrics.foot_bones(rig, legs, frames)
+    source = mocap.plant_metrics.sample_sole(rig, legs, frames, feet=feet)
+    for ground_object in ground.objects:
+        ground_object.location.z -= 0.2
+    report = lik.api.plant(rig, ground)
+    assert report.keys > 0 and not report.problems, report.problems
+    planted = _held_in(rig, frames, "LowerLeg.L", "Foot.L")
+    assert np.abs(planted - animated).max() <= 1e-4, np.abs(planted - animated).max()
+    assert np.abs(rig.pose.bones["Foot.L"].location).max() > 0.0
+    objects = list(ground.objects)
+    result = mocap.plant_metrics.sample_sole(rig, legs, frames, feet=feet, ground=objects, like=source)
+    with mocap.contacts_by_height(in_place=True):
+        figures = mocap.plant_metrics.figures(source, result, objects, mocap.fps(), 0.0)
+    assert figures["contact_frames"] > 0 and figures["points_without_ground"] == 0, figures
+    assert figures["ball_height_median"] <= 0.005 and figures["deepest"] <= 0.005, figures
+
+
 def test_legs_added_without_their_loose_feet_are_refused_naming_the_feet(lik):
     """The horse's legs added by hand as two bones each: planting refuses them in one sentence naming the bones
     their hooves hang from and what to do, and leaves the scene as it was; with those as end bones it plants."""
@@ -194,3 +239,21 @@ def test_the_overlay_draws_footprints_as_long_as_the_mesh_sole(lik):
     for outline in left.footprints:
         span = np.linalg.norm(outline[:, None, :2] - outline[None, :, :2], axis=-1).max()
         assert 0.75 * length <= span <= 1.5 * length, (span, length)
+
+
+@pytest.mark.parametrize(
+    "change,words",
+    [
+        (lambda bone, pose_bone: setattr(pose_bone, "lock_location", (True, False, False)), "which is locked"),
+        (lambda bone, pose_bone: setattr(bone, "use_local_location", False), "which is not local"),
+    ],
+)
+def test_a_toe_outside_the_chain_that_cannot_be_moved_is_refused(lik, change, words):
+    """Leela's toe hangs from no bone of its leg, so the solve moves it by its location: one whose location cannot
+    be written is refused in a sentence naming it and what to do, and the scene is left as it was."""
+    rig, _, ground = clips.stage("leela", "flat")
+    lik.api.detect_limbs(rig)
+    change(rig.data.bones["Foot.L"], rig.pose.bones["Foot.L"])
+    with rigs.unchanged(rig), pytest.raises(lik.api.LimbIKError, match=words) as error:
+        lik.api.plant(rig, ground)
+    assert "toe bone 'Foot.L' hangs from no bone of the chain" in str(error.value)
