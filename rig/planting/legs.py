@@ -223,7 +223,7 @@ class LegSample(NamedTuple):
     balls: np.ndarray  #: (n, 3) where each foot bends: its toe's head, or a toe-less foot's tail
     tips: np.ndarray  #: (n, 3) the toes' tips (the balls again for toe-less feet)
     toes: np.ndarray  #: (n, 3, 3) toe rotations (the foot's for a toe-less foot)
-    heels: np.ndarray  #: (n, 3) the heels of the feet whose sole is a mesh's (NaN for the others)
+    heels: np.ndarray  #: (n, 3) the heels of the feet whose sole is a mesh's (their balls for the others)
     hips: np.ndarray  #: (n, 3) upper bones' heads
     knees: np.ndarray  #: (n, 3) lower bones' heads
     pelvis: np.ndarray  #: (3,)
@@ -253,7 +253,7 @@ def leg_sample(plan: PlantPlan, pose: Pose) -> LegSample:
     foot_tips = feet[..., :3, 3] + feet[..., :3, 1] * foot_length  # a toe-less foot bends at its tip
     balls = np.where(has_toe, toes[..., :3, 3], foot_tips)
     tips = np.where(has_toe, toes[..., :3, 3] + toes[..., :3, 1] * toe_length, foot_tips)
-    heels = np.full_like(balls, np.nan)
+    heels = balls.copy()  # a bone sole's heel is found in the motion (:func:`sole_points`)
     for n, f in enumerate(plan.feet):
         if f.sole is not None:  # on the mesh
             carrier = (toes if f.sole.on_toe else feet)[..., n, :, :]
