@@ -100,7 +100,7 @@ class LIMB_IK_PT_limb(_LimbPanel, bpy.types.Panel):
         for prop in ("upper_bone", "lower_bone", "end_bone"):
             column.prop_search(limb, prop, obj.data, "bones")
         names = (limb.upper_bone, limb.lower_bone, limb.end_bone)
-        if all(name in obj.data.bones for name in names) and chain.apart(obj.data.bones, *names):
+        if all(name in obj.data.bones for name in names) and chain.apart(obj.data.bones, names[2], names[:2]):
             column.label(text="The chain does not carry its end bone: it is moved by its location too", icon="INFO")
         layout.separator()
         for goal, bone in (("target", "target_bone"), ("pole", "pole_bone")):

@@ -178,13 +178,11 @@ def chain_of(obj: bpy.types.Object, limb, planted: bool = False) -> Chain:
     return Chain(limb.name, tuple(names), indices, last.length, hinge, toe, target, pole, partial, loose, loose_toe)
 
 
-def apart(bones, upper: str, lower: str, end: str) -> bool:
-    """Whether the bone ``end`` hangs from neither ``upper`` nor ``lower``, nor carries them (of the armature's
-    ``bones``): a limb's end bone that the chain does not carry."""
-    end_bone = bones[end]
-    return not any(
-        bones[n] in end_bone.parent_recursive or end_bone in bones[n].parent_recursive for n in (upper, lower)
-    )
+def apart(bones, name: str, chain) -> bool:
+    """Whether the bone ``name`` hangs from no bone of ``chain`` (names), nor carries one (of the armature's
+    ``bones``): a limb's end bone or toe that the chain does not carry."""
+    bone = bones[name]
+    return not any(bones[n] in bone.parent_recursive or bone in bones[n].parent_recursive for n in chain)
 
 
 def _loose(obj, limb, names) -> bool:
@@ -192,7 +190,7 @@ def _loose(obj, limb, names) -> bool:
     under the root, which its leg reaches for): the solve then moves it by its location too. Raises
     :class:`LimbIKError` for one whose location cannot be written that way."""
     bones = obj.data.bones
-    if not apart(bones, *names):
+    if not apart(bones, names[2], names[:2]):
         return False
     upper, lower, end = (np.array(bones[name].head_local, dtype=np.float64) for name in names)
     if np.linalg.norm(end - lower) > REACH * np.linalg.norm(lower - upper):
@@ -266,7 +264,7 @@ def _toe(obj, limb, names, planted: bool) -> tuple[int | None, bool]:
         raise LimbIKError(f"Limb '{limb.name}': toe bone '{name}' does not exist in armature '{obj.name}'.")
     if name in names:
         raise LimbIKError(f"Limb '{limb.name}': the toe bone '{name}' is also a bone of the chain.")
-    loose = not any(bones[n] in bones[name].parent_recursive or bones[name] in bones[n].parent_recursive for n in names)
+    loose = apart(bones, name, names)
     if loose:
         tail, toe = np.array(bones[names[2]].tail_local), np.array(bones[name].head_local)
         if np.linalg.norm(toe - tail) > bones[names[2]].length:

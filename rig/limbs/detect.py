@@ -29,7 +29,7 @@ from bpy_extras import anim_utils
 from .. import timeline
 from ..errors import LimbIKError
 from . import soles
-from .chain import check_scale
+from .chain import apart, check_scale
 
 #: Role of each spelling, after lower-casing and dropping separators.
 ROLE_NAMES = {
@@ -167,9 +167,8 @@ def _named_foot(obj: bpy.types.Object, chain: list[str], near: float) -> str:
         named = parse(bone.name)
         if named is None or side is None or named[0] != side[0] or named[1] not in ("foot", "toe"):
             continue
-        related = any(bones[n] in bone.parent_recursive or bone in bones[n].parent_recursive for n in chain)
         distance = float(np.linalg.norm(np.array(bone.head_local) - joint))
-        if not related and bone.name not in chain and distance <= near:
+        if bone.name not in chain and apart(bones, bone.name, chain) and distance <= near:
             feet.append((distance, bone.name))
     return min(feet)[1] if feet else ""
 

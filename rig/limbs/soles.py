@@ -243,7 +243,8 @@ def outside(
     carried = _carried(skin, own)
     if not carried.any():
         return []
-    lowest = height[carried].min() + ((within if within is not None else BAND / scale) if as_low else -BAND / scale)
+    margin = (BAND / scale if within is None else within) if as_low else -BAND / scale
+    lowest = height[carried].min() + margin
     ends = dominant[skin.edges]
     touching = set(map(tuple, ends[(ends >= 0).all(axis=1)].tolist()))
     found: list[str] = []

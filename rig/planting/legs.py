@@ -96,13 +96,13 @@ def plant_plan(obj: bpy.types.Object, limbs, chains) -> PlantPlan | None:
     pelvis_bone = bones[pelvis]
     if any(obj.pose.bones[pelvis].lock_location):
         raise LimbIKError(f"Pelvis bone '{pelvis}' has locked location; unlock it so planting can lower the hips.")
-    names = {index: bone.name for index, bone in enumerate(obj.pose.bones)}
     for limb, chain in zip(limbs, chains):
         for index in chain.located:
-            if pelvis_bone in bones[names[index]].parent_recursive:
+            name = obj.pose.bones[index].name
+            if pelvis_bone in bones[name].parent_recursive:
                 role = "end bone" if index == chain.indices[-1] else "toe bone"
                 raise LimbIKError(
-                    f"Limb '{limb.name}': its {role} '{names[index]}' hangs from the pelvis bone '{pelvis}' but not "
+                    f"Limb '{limb.name}': its {role} '{name}' hangs from the pelvis bone '{pelvis}' but not "
                     "from its chain, so moving the body would move it off where the chain puts it; parent it to the "
                     f"{'lower bone' if role == 'end bone' else 'end bone'}, or to a bone above the pelvis."
                 )

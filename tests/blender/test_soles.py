@@ -54,6 +54,22 @@ def _apart(rig, frames, first: str, second: str) -> np.ndarray:
     return np.array(out)
 
 
+def _planted_lower(lik, rig, frames, ground, clip: str) -> dict:
+    """Plant the staged ``clip`` onto its ``ground`` moved 20 cm under its feet (every foot goes down onto it),
+    asserting the bake keys and names no problem; the shared measure's figures of the skinned feet."""
+    legs = clips.CLIPS[clip].legs
+    feet = mocap.plant_metrics.foot_bones(rig, legs, frames)
+    source = mocap.plant_metrics.sample_sole(rig, legs, frames, feet=feet)
+    for ground_object in ground.objects:
+        ground_object.location.z -= 0.2
+    report = lik.api.plant(rig, ground)
+    assert report.keys > 0 and not report.problems, report.problems
+    objects = list(ground.objects)
+    result = mocap.plant_metrics.sample_sole(rig, legs, frames, feet=feet, ground=objects, like=source)
+    with mocap.contacts_by_height(in_place=True):
+        return mocap.plant_metrics.figures(source, result, objects, mocap.fps(), 0.0)
+
+
 def test_hooves_on_ik_bones_outside_the_leg_chains_are_planted_with_them(lik):
     """Quaternius' horse: its hooves hang from baked IK bones under the root (``IKFrontLeg.L`` > ``FF.L``), not
     from the two-bone leg chains. Detect Limbs takes those bones for foot and toe, saying so, and planting moves
@@ -70,19 +86,9 @@ def test_hooves_on_ik_bones_outside_the_leg_chains_are_planted_with_them(lik):
     ]
     assert "front_leg.L' on 'IKFrontLeg.L'" in lik.rig.limbs.setup.loose_feet(rig, limbs)
     animated = _apart(rig, frames, "IKFrontLeg.L", "FrontLowerLeg.L")
-    legs = clips.CLIPS["quaternius_horse"].legs
-    feet = mocap.plant_metrics.foot_bones(rig, legs, frames)
-    source = mocap.plant_metrics.sample_sole(rig, legs, frames, feet=feet)
-    for ground_object in ground.objects:  # 20 cm under the hooves: every foot goes down onto it
-        ground_object.location.z -= 0.2
-    report = lik.api.plant(rig, ground)
-    assert report.keys > 0 and not report.problems, report.problems
+    figures = _planted_lower(lik, rig, frames, ground, "quaternius_horse")
     planted = _apart(rig, frames, "IKFrontLeg.L", "FrontLowerLeg.L")
     assert np.abs(planted - animated).max() <= 1e-4 * animated.max(), np.abs(planted - animated).max()
-    objects = list(ground.objects)
-    result = mocap.plant_metrics.sample_sole(rig, legs, frames, feet=feet, ground=objects, like=source)
-    with mocap.contacts_by_height(in_place=True):
-        figures = mocap.plant_metrics.figures(source, result, objects, mocap.fps(), 0.0)
     assert figures["contact_frames"] > 0 and figures["points_without_ground"] == 0, figures
     assert figures["ball_height_median"] <= 0.005 and figures["deepest"] <= 0.005, figures
 
@@ -114,20 +120,10 @@ def test_a_digitigrade_leg_is_planted_on_its_toe_outside_the_chain(lik):
     )
     assert "'leg.L' on 'Foot.L' (its toe" in lik.rig.limbs.setup.loose_feet(rig, rig.limb_ik.limbs)
     animated = _held_in(rig, frames, "LowerLeg.L", "Foot.L")
-    legs = clips.CLIPS["leela"].legs
-    feet = mocap.plant_metrics.foot_bones(rig, legs, frames)
-    source = mocap.plant_metrics.sample_sole(rig, legs, frames, feet=feet)
-    for ground_object in ground.objects:
-        ground_object.location.z -= 0.2
-    report = lik.api.plant(rig, ground)
-    assert report.keys > 0 and not report.problems, report.problems
+    figures = _planted_lower(lik, rig, frames, ground, "leela")
     planted = _held_in(rig, frames, "LowerLeg.L", "Foot.L")
     assert np.abs(planted - animated).max() <= 1e-4, np.abs(planted - animated).max()
     assert np.abs(rig.pose.bones["Foot.L"].location).max() > 0.0
-    objects = list(ground.objects)
-    result = mocap.plant_metrics.sample_sole(rig, legs, frames, feet=feet, ground=objects, like=source)
-    with mocap.contacts_by_height(in_place=True):
-        figures = mocap.plant_metrics.figures(source, result, objects, mocap.fps(), 0.0)
     assert figures["contact_frames"] > 0 and figures["points_without_ground"] == 0, figures
     assert figures["ball_height_median"] <= 0.005 and figures["deepest"] <= 0.005, figures
 
