@@ -184,7 +184,7 @@ def _run_bake(operator, context, work) -> set[str]:
             )
         text = f"{text}. {report.why}"
         if report.problems or report.warnings:  # keyed, but not as it should be
-            said = [*dict.fromkeys(report.problems.values()), *report.warnings.values()]
+            said = dict.fromkeys([*report.problems.values(), *report.warnings.values()])
             operator.report({"WARNING"}, " ".join([*said, text]))
             return None
         return text

@@ -24,7 +24,7 @@ from .frames import overrides, sampling
 from .keys.actions import ActionEdit, check_editable
 from .keys.bones import key_bone, key_rotations, rotation_path
 from .limbs import setup
-from .planting import figures, legs, source
+from .planting import contacts, figures, legs, limits, source
 from .planting.ground import Ground
 from .pose import AXIS_ANGLE, QUATERNION, by_mode
 
@@ -39,7 +39,8 @@ class BakeReport:
     off_plane: dict[str, tuple[int, float]] = field(default_factory=dict)
     #: limb -> a sentence, for what was keyed but is wrong: a body planting moved further than the take explains
     problems: dict[str, str] = field(default_factory=dict)
-    #: limb -> a sentence, for what was keyed beyond the planting limits: a knee turned faster than 10° a frame
+    #: limb -> a sentence, for what was keyed beyond the planting limits: a knee turned faster than 10° a frame; a
+    #: foot off its height, pitch, sunk or sliding where it stands, measured on the keys (:mod:`.planting.limits`)
     warnings: dict[str, str] = field(default_factory=dict)
     #: how far planting raises the body (negative: lowers it) where it moves it least (world units); None without
     lift: float | None = None
@@ -225,7 +226,30 @@ def _bake(obj, depsgraph, planned: plan.Plan, edit: ActionEdit, frames: list[int
             if off.any():
                 report.off_plane[limb.name] = (int(np.count_nonzero(off)), float(off.max()))
     report.keys = _write(obj, edit, solved, frames, pose.frame(0))
+    if analysis is not None:
+        for limb, sentence in _beyond_limits(
+            depsgraph, planned, frames, track.at(np.asarray(frames) - span.start), analysis, ground
+        ).items():
+            report.warnings[limb] = f"{report.warnings[limb]} {sentence}" if limb in report.warnings else sentence
     return report
+
+
+def _beyond_limits(
+    depsgraph, planned: plan.Plan, frames: list[int], track: legs.LegSample, analysis: legs.Analysis, ground: Ground
+) -> dict[str, str]:
+    """The planted legs beyond the planting limits (:mod:`.planting.limits`) as keyed over ``frames``: the keys read
+    back as they play, against the take as read there (``track``) and the ground it was authored on."""
+    scene, planting = depsgraph.scene, planned.planting
+    keyed = sampling.sample(depsgraph, planned, frames, frames[:1]).pose
+    authored = figures.points(planting, track)
+    played = figures.points(planting, legs.leg_sample(planting, keyed))
+    seconds = np.asarray(frames) * scene.render.fps_base / scene.render.fps
+    rows = np.asarray(frames) - analysis.frames.start
+    forced = contacts.forced(planned.obj, planting.feet, analysis.frames)
+    found = figures.measure(
+        authored, played, ground, seconds, analysis.planted.source[rows], None if forced is None else forced[rows]
+    )
+    return limits.beyond([f.limb for f in planting.feet], found, frames)
 
 
 def _write(obj, edit: ActionEdit, solved: solve.Solved, frames, first_pose) -> int:

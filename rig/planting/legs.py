@@ -347,7 +347,7 @@ def analyse(
         under = np.flatnonzero(planted.under_floor[:, n])
         if len(under) and foot.limb not in problems:
             problems[foot.limb] = (
-                f"Limb '{foot.limb}' stands far under {floor} at {_frames_text(frames, under)}, "
+                f"Limb '{foot.limb}' stands far under {floor} at {frames_text(frames, under)}, "
                 "on nothing the take shows, so it is not planted; set the Authored Floor to the floor the take "
                 "stands on, or give the Authored Ground it was made on."
             )
@@ -385,7 +385,7 @@ def _popping(plan: PlantPlan, frames: range, legs: Legs, planted: Planted) -> di
         popping[foot.limb] = (
             f"Limb '{foot.limb}': planting turns its knee up to {math.degrees(turns[worst - 1, n]):.1f}° in one "
             f"frame beyond the animation (frame {frames[worst]}, {foot_there}; more than 10° at "
-            f"{_frames_text(frames, over)}): the ground there asks more of the leg than its motion gives; look at "
+            f"{frames_text(frames, over)}): the ground there asks more of the leg than its motion gives; look at "
             "those frames."
         )
     return popping
@@ -430,7 +430,7 @@ def girdles(plan: PlantPlan) -> np.ndarray | None:
     return girdle
 
 
-def _frames_text(frames: range, missing: np.ndarray) -> str:
+def frames_text(frames: range, missing: np.ndarray) -> str:
     first, last = frames[int(missing[0])], frames[int(missing[-1])]
     return f"frame {first}" if len(missing) == 1 else f"{len(missing)} frames from {first} to {last}"
 
@@ -441,9 +441,9 @@ def _missing_text(frames: range, missing: np.ndarray, asked: range) -> str:
     inside = np.isin(np.asarray(frames), np.asarray(asked))
     here, around = np.flatnonzero(missing & inside), int((missing & ~inside).sum())
     if not len(here):
-        everywhere = _frames_text(frames, np.flatnonzero(missing))
+        everywhere = frames_text(frames, np.flatnonzero(missing))
         return f"{everywhere} of the take around the frames asked, read to plant them"
-    text = _frames_text(frames, here)
+    text = frames_text(frames, here)
     return text + (f" (and {around} more of the take around them, read to plant them)" if around else "")
 
 

@@ -5,8 +5,9 @@ Each clip that can be planted (the BVH captures, and the glTF characters, whose 
 meshes') is planted by the API on a 10° slope, a 20 cm step and rough ground (the long CMU 131 takes on the
 slope only; the glTF characters on flat ground too, where a mesh keyed into the floor shows), baked and
 measured by ``plant_metrics`` as ``benchmarks/planting.py --set second`` does. The rows that miss a limit are
-strict xfails with the figure and what happens, measured by that benchmark. Not planted: the mech (Leela),
-whose three-segment legs are not found; the uneven-terrain walks are not registered here.
+strict xfails with the figure and what happens, measured by that benchmark; the bake names a leg in every row
+beyond a limit and in none within them, but where its measure cannot see the miss (strict xfails too). The
+uneven-terrain walks are not registered here.
 """
 
 import bpy
@@ -91,6 +92,30 @@ def test_second_set_clips_plant_within_the_limits(clip, ground):
     figures = mocap.planted(clip, ground)["figures"]
     assert figures["contact_frames"] > 0 and figures["points_without_ground"] == 0, figures
     assert not mocap.over(figures, mocap.limits(clip)), mocap.over(figures, mocap.limits(clip))
+
+
+#: The rows beyond a limit whose miss the bake does not see, and why.
+UNSEEN = {
+    ("leela", ground): "the mech's heel spur is skinned to the long bone above the toe it stands on, outside the "
+    "sole planting keeps (the toe's own), so the bake's measure of the keyed pose does not see it dig in"
+    for ground in ("step", "flat")
+}
+
+
+@pytest.mark.parametrize(
+    "clip,ground",
+    [
+        pytest.param(*row, marks=pytest.mark.xfail(strict=True, reason=UNSEEN[row])) if row in UNSEEN else row
+        for row in ((name, ground) for name in PLANTED for ground in _grounds(name))
+    ],
+)
+def test_the_bake_names_a_leg_exactly_where_a_row_misses(clip, ground):
+    """No wrong result reported as fine, and no right one reported as wrong: the bake's own measure of what it
+    keyed (``rig/planting/limits.py``) against the independent one."""
+    planted = mocap.planted(clip, ground)
+    missed, bake = mocap.over(planted["figures"], mocap.limits(clip)), planted["bake"]
+    named = {**bake.problems, **bake.warnings}
+    assert bool(named) == bool(missed), (missed, named)
 
 
 def test_the_upper_body_goes_up_the_slope_with_the_hips(lik):

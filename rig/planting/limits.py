@@ -1,0 +1,74 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The planting limits, held to the pose a planting bake keyed: the legs it missed them on, in sentences.
+
+After the keys are written, the bake reads them back as they play and measures them against the take
+it read (:func:`.figures.measure`, which calls nothing of the planting solver): its feet's height above
+the ground where they stand, their pitch against it, how far they sink into it and slide over it. The
+standing frames of all the planted legs are pooled, as the limits are stated; where a figure is beyond
+its limit, each leg with frames beyond it is named with them. A take where no foot stands by the
+figures' rule is named too: nothing can then be said of how it stands.
+"""
+
+import math
+
+import numpy as np
+
+from . import legs
+from .figures import CONTACT_HEIGHT, CONTACT_SPEED, Measured, percentile
+
+HEIGHT_P95 = 0.01  #: metres a standing point may be off its authored height above the ground, 95th percentile
+HEIGHT_MEDIAN = 0.005  #: and at the median
+DEEPEST = 0.005  #: metres an ankle or standing point may go into the ground
+PITCH_P95 = math.radians(5.0)  #: how far a standing foot's pitch may be off its authored one, 95th percentile
+SLIDE = 0.005  #: metres a standing foot may slide, in a take whose body travels
+
+
+def beyond(limbs: list[str], found: Measured, frames) -> dict[str, str]:
+    """Per leg (``limbs``, the columns of ``found``, measured at ``frames``) beyond a planting limit, a sentence
+    naming the figure, how far and the frames."""
+    standing = found.contact & ~np.isnan(found.height)
+    if not standing.any():
+        return dict.fromkeys(limbs, _no_stance(found.travels))
+    said: dict[str, list[str]] = {limb: [] for limb in limbs}
+    heights = found.height[standing]
+    if percentile(heights, 95) > HEIGHT_P95 or percentile(heights, 50) > HEIGHT_MEDIAN:
+        over = HEIGHT_P95 if percentile(heights, 95) > HEIGHT_P95 else HEIGHT_MEDIAN
+        _name(said, limbs, frames, found.height, over, "where it stands, its sole is up to {} off its height", _mm)
+    if percentile(found.pitch[standing], 95) > PITCH_P95:
+        _name(said, limbs, frames, found.pitch, PITCH_P95, "its pitch up to {} off", _degrees)
+    _name(said, limbs, frames, found.sink, DEEPEST, "it goes up to {} into the ground", _mm)
+    if found.travels:
+        _name(said, limbs, frames, found.slide, SLIDE, "it slides up to {} as it stands", _mm)
+    return {
+        limb: f"Limb '{limb}' is keyed beyond the planting limits (measured on the keys as they play, at the lowest "
+        f"point of its sole, against the take as authored): {'; '.join(parts)}; look at those frames."
+        for limb, parts in said.items()
+        if parts
+    }
+
+
+def _name(said: dict, limbs: list[str], frames, values: np.ndarray, limit: float, text: str, unit) -> None:
+    """Add to ``said`` the ``text`` (its figure in ``unit``) of each leg with frames where ``values`` pass ``limit``."""
+    for n, limb in enumerate(limbs):
+        over = np.flatnonzero(np.nan_to_num(values[:, n]) > limit)
+        if len(over):
+            worst = unit(float(np.nanmax(values[over, n])))
+            said[limb].append(f"{text.format(worst)} (beyond {unit(limit)} at {legs.frames_text(frames, over)})")
+
+
+def _no_stance(travels: bool) -> str:
+    rule = f"within {CONTACT_HEIGHT * 100:.0f} cm of its lowest" + (
+        f" and slower than {CONTACT_SPEED} m/s" if travels else ""
+    )
+    return (
+        f"No planted foot stands on any frame as the figures count it (its sole {rule}), so the bake cannot tell how "
+        "the planted feet stand: look at the keyed take before using it."
+    )
+
+
+def _mm(metres: float) -> str:
+    return f"{metres * 1e3:.1f} mm"
+
+
+def _degrees(radians: float) -> str:
+    return f"{math.degrees(radians):.1f}°"

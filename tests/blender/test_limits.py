@@ -1,0 +1,72 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""What a planting bake says of the pose it keyed (``rig/planting/limits.py``), on measurements made up here: each
+limit names the legs with frames beyond it, and those frames; a take where no foot stands is named whole."""
+
+import math
+
+import numpy as np
+import pytest
+
+LEGS = ["leg.L", "leg.R"]
+FRAMES = list(range(101, 141))
+
+
+def _found(lik, travels=True, **changes):
+    """Measurements of two legs standing on every frame but the first, all within the limits, but for ``changes``."""
+    count = len(FRAMES)
+    contact = np.ones((count, 2), bool)
+    contact[0] = False
+    values = {
+        "contact": contact,
+        "height": np.where(contact, 0.001, np.nan),
+        "pitch": np.where(contact, math.radians(1.0), np.nan),
+        "sink": np.zeros((count, 2)),
+        "turn": np.zeros((count, 2)),
+        "slide": np.zeros((count, 2)),
+        "without_ground": np.zeros((count, 2), bool),
+        "travels": travels,
+    }
+    for name, (rows, leg, value) in changes.items():
+        values[name][rows, leg] = value
+    return lik.rig.planting.figures.Measured(**values)
+
+
+def test_a_take_within_every_limit_names_no_leg(lik):
+    assert lik.rig.planting.limits.beyond(LEGS, _found(lik), FRAMES) == {}
+
+
+def test_a_height_beyond_its_limit_names_the_leg_the_frames_and_the_figure(lik):
+    said = lik.rig.planting.limits.beyond(LEGS, _found(lik, height=(slice(20, 26), 1, 0.025)), FRAMES)
+    assert list(said) == ["leg.R"]
+    assert "its sole is up to 25.0 mm off its height" in said["leg.R"] and "6 frames from 121 to 126" in said["leg.R"]
+
+
+def test_a_few_frames_beyond_the_95th_percentile_name_nothing(lik):
+    """One frame of 78 standing ones beyond 10 mm is within the 95th percentile."""
+    assert lik.rig.planting.limits.beyond(LEGS, _found(lik, height=(slice(30, 31), 0, 0.025)), FRAMES) == {}
+
+
+@pytest.mark.parametrize(
+    "change,text",
+    [
+        ({"pitch": (slice(1, 40), 0, math.radians(7.0))}, "its pitch up to 7.0° off"),
+        ({"sink": (slice(5, 6), 0, 0.012)}, "goes up to 12.0 mm into the ground (beyond 5.0 mm at frame 106)"),
+        ({"slide": (slice(10, 12), 0, 0.02)}, "slides up to 20.0 mm as it stands"),
+    ],
+)
+def test_each_limit_names_the_leg_beyond_it(lik, change, text):
+    said = lik.rig.planting.limits.beyond(LEGS, _found(lik, **change), FRAMES)
+    assert list(said) == ["leg.L"] and text in said["leg.L"], said
+
+
+def test_a_cycle_walked_in_place_may_slide(lik):
+    slide = {"slide": (slice(10, 12), 0, 0.02)}
+    assert lik.rig.planting.limits.beyond(LEGS, _found(lik, travels=False, **slide), FRAMES) == {}
+
+
+def test_a_take_where_no_foot_stands_names_every_leg(lik):
+    found = _found(lik, contact=(slice(None), slice(None), False))
+    said = lik.rig.planting.limits.beyond(LEGS, found, FRAMES)
+    assert list(said) == LEGS and all(
+        "No planted foot stands on any frame as the figures count it" in text for text in said.values()
+    )
