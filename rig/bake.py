@@ -28,6 +28,8 @@ from .planting import contacts, figures, legs, limits, source
 from .planting.ground import Ground
 from .pose import AXIS_ANGLE, QUATERNION, by_mode
 
+READ_BACK = 2000  #: frames of keys read back at once to hold them to the planting limits: a long take in parts
+
 
 @dataclass
 class BakeReport:
@@ -227,9 +229,9 @@ def _bake(obj, depsgraph, planned: plan.Plan, edit: ActionEdit, frames: list[int
                 report.off_plane[limb.name] = (int(np.count_nonzero(off)), float(off.max()))
     report.keys = _write(obj, edit, solved, frames, pose.frame(0))
     if analysis is not None:
-        for limb, sentence in _beyond_limits(
-            depsgraph, planned, frames, track.at(np.asarray(frames) - span.start), analysis, ground
-        ).items():
+        del sampled, pose, groups, solved  # the take as read and solved, whose place the keys read back take
+        track = track.at(np.asarray(frames) - span.start)
+        for limb, sentence in _beyond_limits(depsgraph, planned, frames, track, analysis, ground).items():
             report.warnings[limb] = f"{report.warnings[limb]} {sentence}" if limb in report.warnings else sentence
     return report
 
@@ -240,9 +242,13 @@ def _beyond_limits(
     """The planted legs beyond the planting limits (:mod:`.planting.limits`) as keyed over ``frames``: the keys read
     back as they play, against the take as read there (``track``) and the ground it was authored on."""
     scene, planting = depsgraph.scene, planned.planting
-    keyed = sampling.sample(depsgraph, planned, frames, frames[:1]).pose
     authored = figures.points(planting, track)
-    played = figures.points(planting, legs.leg_sample(planting, keyed))
+    parts = [frames[first : first + READ_BACK] for first in range(0, len(frames), READ_BACK)]
+    read = [
+        figures.points(planting, legs.leg_sample(planting, sampling.sample(depsgraph, planned, part, part[:1]).pose))
+        for part in parts
+    ]
+    played = {key: np.concatenate([part[key] for part in read]) for key in read[0]}
     seconds = np.asarray(frames) * scene.render.fps_base / scene.render.fps
     rows = np.asarray(frames) - analysis.frames.start
     forced = contacts.forced(planned.obj, planting.feet, analysis.frames)

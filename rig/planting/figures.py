@@ -169,7 +169,10 @@ def record(obj: bpy.types.Object, planting: legs.PlantPlan, frames: range, sampl
     obj[RECORD] = {
         "start": frames.start,
         "limbs": [f.limb for f in planting.feet],
-        **{key: value.ravel().tolist() for key, value in points(planting, sample).items()},
+        **{
+            key: np.ascontiguousarray(value, dtype=np.float64).ravel()
+            for key, value in points(planting, sample).items()
+        },
     }
 
 
