@@ -126,6 +126,8 @@ def main(argv: list[str]) -> int:
 
     baked = lik.api.plant(rig)
     print(f"\nPlanted and baked in {baked.seconds:.2f} s: {baked.keys} keys over {baked.frames} frames")
+    said = dict.fromkeys([*baked.problems.values(), *baked.warnings.values()])
+    print("\n".join(said) or "The bake's own check of its keys names no leg beyond the planting limits.")
     print("\n".join(lik.api.foot_report(rig)["lines"]))
     after = track(rig, frames)
     planted = filmstrip.snapshot(rig, shown)
