@@ -255,7 +255,10 @@ def _beyond_limits(
     found = figures.measure(
         authored, played, ground, seconds, analysis.planted.source[rows], None if forced is None else forced[rows]
     )
-    return limits.beyond([f.limb for f in planting.feet], found, frames)
+    held = analysis.planted.contacts.stance.any(axis=2)[rows]
+    settings = planned.obj.limb_ik
+    limbs = [f.limb for f in planting.feet]
+    return limits.beyond(limbs, found, frames, held, settings.max_foot_angle, settings.use_foot_lock)
 
 
 def _write(obj, edit: ActionEdit, solved: solve.Solved, frames, first_pose) -> int:

@@ -220,6 +220,8 @@ class Measured:
     )  #: (F, n) metres the standing point has moved across the ground since its contact began (0 off one)
     without_ground: np.ndarray  #: (F, n) where the ankle or the standing point has no surface under it
     travels: bool  #: whether the body travels: else an in-place cycle, whose standing feet slide back by design
+    under: np.ndarray  #: (F, n) metres the standing point lies under the floor as authored (0 where above)
+    tilt: np.ndarray  #: (F, n) radians the surface under the standing point tilts from level
 
 
 def measure(authored: dict, played: dict, ground: Ground, seconds: np.ndarray, floor, forced=None) -> Measured:
@@ -271,6 +273,8 @@ def measure(authored: dict, played: dict, ground: Ground, seconds: np.ndarray, f
         slide,
         ~found,
         travels,
+        np.maximum(floor - was_ball[..., 2], 0.0),
+        np.arccos(np.clip(normals[1][..., 2], -1.0, 1.0)),
     )
 
 

@@ -1,12 +1,12 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """The planting limits, held to the pose a planting bake keyed: the legs it missed them on, in sentences.
 
-After the keys are written, the bake reads them back as they play and measures them against the take
-it read (:func:`.figures.measure`, which calls nothing of the planting solver): its feet's height above
-the ground where they stand, their pitch against it, how far they sink into it and slide over it. The
-standing frames of all the planted legs are pooled, as the limits are stated; where a figure is beyond
-its limit, each leg with frames beyond it is named with them. A take where no foot stands by the
-figures' rule is named too: nothing can then be said of how it stands.
+After the keys are written, the bake reads them back as they play and measures them against the take it
+read (:func:`.figures.measure`, which calls nothing of the planting solver): its feet's height above the
+ground where they stand, their pitch against it, how far they sink into it and slide over it. The standing
+frames of all the planted legs are pooled, as the limits are stated; where a figure is beyond its limit,
+each leg with frames beyond it is named with them, and with the cause where the take or the settings show
+it. A take where no foot stands by the figures' rule is named too: nothing can then be said of how it stands.
 """
 
 import math
@@ -23,37 +23,72 @@ PITCH_P95 = math.radians(5.0)  #: how far a standing foot's pitch may be off its
 SLIDE = 0.005  #: metres a standing foot may slide, in a take whose body travels
 
 
-def beyond(limbs: list[str], found: Measured, frames) -> dict[str, str]:
+def beyond(
+    limbs: list[str],
+    found: Measured,
+    frames,
+    held: np.ndarray | None = None,
+    max_tilt: float = math.pi / 2,
+    locked: bool = True,
+) -> dict[str, str]:
     """Per leg (``limbs``, the columns of ``found``, measured at ``frames``) beyond a planting limit, a sentence
-    naming the figure, how far and the frames."""
+    naming the figure, how far, the frames and what causes it where that shows: ``held`` (F, n), where planting
+    stood each foot; ``max_tilt``, the steepest ground a foot tips to follow (radians); ``locked``, whether the
+    foot lock held standing feet."""
     standing = found.contact & ~np.isnan(found.height)
     if not standing.any():
         return dict.fromkeys(limbs, _no_stance(found.travels))
     said: dict[str, list[str]] = {limb: [] for limb in limbs}
+
+    def name(values: np.ndarray, limit: float, text: str, unit, cause) -> None:
+        for n, limb in enumerate(limbs):
+            over = np.flatnonzero(np.nan_to_num(values[:, n]) > limit)
+            if len(over):
+                worst = unit(float(np.nanmax(values[over, n])))
+                because = cause(n, over)
+                said[limb].append(
+                    f"{text.format(worst)} (beyond {unit(limit)} at {legs.frames_text(frames, over)}"
+                    + (f": {because})" if because else ")")
+                )
+
+    def dug_in(n: int, over: np.ndarray) -> str | None:
+        if np.median(found.under[over, n]) <= HEIGHT_MEDIAN:
+            return None
+        deepest = _mm(float(found.under[over, n].max()))
+        return f"the take has it up to {deepest} under its floor there"
+
+    def steep(n: int, over: np.ndarray) -> str | None:
+        if np.median(found.tilt[over, n]) <= max_tilt:
+            return None
+        return (
+            f"the ground there tilts up to {_degrees(float(found.tilt[over, n].max()))}, more than the Max Foot Angle "
+            f"({_degrees(max_tilt)}) lets a foot follow"
+        )
+
+    def loose(n: int, over: np.ndarray) -> str | None:
+        if held is not None and held[over, n].mean() <= 0.5:
+            why = "planting does not stand it there, as the rig's Contact Height and Contact Speed read the take"
+        elif not locked:
+            why = "Foot Lock is off"
+        else:
+            return None
+        return f"{why}; force it down under Contacts to hold it"
+
     heights = found.height[standing]
     if percentile(heights, 95) > HEIGHT_P95 or percentile(heights, 50) > HEIGHT_MEDIAN:
-        over = HEIGHT_P95 if percentile(heights, 95) > HEIGHT_P95 else HEIGHT_MEDIAN
-        _name(said, limbs, frames, found.height, over, "where it stands, its sole is up to {} off its height", _mm)
+        limit = HEIGHT_P95 if percentile(heights, 95) > HEIGHT_P95 else HEIGHT_MEDIAN
+        name(found.height, limit, "where it stands, its sole is up to {} off its height", _mm, dug_in)
     if percentile(found.pitch[standing], 95) > PITCH_P95:
-        _name(said, limbs, frames, found.pitch, PITCH_P95, "its pitch up to {} off", _degrees)
-    _name(said, limbs, frames, found.sink, DEEPEST, "it goes up to {} into the ground", _mm)
+        name(found.pitch, PITCH_P95, "its pitch up to {} off", _degrees, steep)
+    name(found.sink, DEEPEST, "it goes up to {} into the ground", _mm, lambda n, over: None)
     if found.travels:
-        _name(said, limbs, frames, found.slide, SLIDE, "it slides up to {} as it stands", _mm)
+        name(found.slide, SLIDE, "it slides up to {} as it stands", _mm, loose)
     return {
         limb: f"Limb '{limb}' is keyed beyond the planting limits (measured on the keys as they play, at the lowest "
         f"point of its sole, against the take as authored): {'; '.join(parts)}; look at those frames."
         for limb, parts in said.items()
         if parts
     }
-
-
-def _name(said: dict, limbs: list[str], frames, values: np.ndarray, limit: float, text: str, unit) -> None:
-    """Add to ``said`` the ``text`` (its figure in ``unit``) of each leg with frames where ``values`` pass ``limit``."""
-    for n, limb in enumerate(limbs):
-        over = np.flatnonzero(np.nan_to_num(values[:, n]) > limit)
-        if len(over):
-            worst = unit(float(np.nanmax(values[over, n])))
-            said[limb].append(f"{text.format(worst)} (beyond {unit(limit)} at {legs.frames_text(frames, over)})")
 
 
 def _no_stance(travels: bool) -> str:

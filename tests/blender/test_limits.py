@@ -25,6 +25,8 @@ def _found(lik, travels=True, **changes):
         "slide": np.zeros((count, 2)),
         "without_ground": np.zeros((count, 2), bool),
         "travels": travels,
+        "under": np.zeros((count, 2)),
+        "tilt": np.zeros((count, 2)),
     }
     for name, (rows, leg, value) in changes.items():
         values[name][rows, leg] = value
@@ -70,3 +72,23 @@ def test_a_take_where_no_foot_stands_names_every_leg(lik):
     assert list(said) == LEGS and all(
         "No planted foot stands on any frame as the figures count it" in text for text in said.values()
     )
+
+
+def test_the_cause_is_named_where_the_take_or_the_settings_show_it(lik):
+    """A sole the take digs under its floor; ground steeper than the Max Foot Angle; a slide where planting did not
+    stand the foot."""
+    beyond = lik.rig.planting.limits.beyond
+    rows = slice(20, 26)
+    dug = _found(lik, height=(rows, 0, 0.03), under=(rows, 0, 0.03))
+    assert "the take has it up to 30.0 mm under its floor there" in beyond(LEGS, dug, FRAMES)["leg.L"]
+    steep = _found(lik, pitch=(slice(1, 40), 0, math.radians(9.0)), tilt=(slice(1, 40), 0, math.radians(45.0)))
+    assert (
+        "tilts up to 45.0°, more than the Max Foot Angle (40.0°)"
+        in beyond(LEGS, steep, FRAMES, max_tilt=math.radians(40.0))["leg.L"]
+    )
+    slid, held = _found(lik, slide=(rows, 1, 0.02)), np.ones((len(FRAMES), 2), bool)
+    assert "force it down" not in beyond(LEGS, slid, FRAMES, held)["leg.R"]  # held, and slid: no cause shows
+    assert "Foot Lock is off; force it down under Contacts" in beyond(LEGS, slid, FRAMES, held, locked=False)["leg.R"]
+    held[rows, 1] = False
+    assert "planting does not stand it there" in beyond(LEGS, slid, FRAMES, held)["leg.R"]
+    assert "under its floor" not in beyond(LEGS, _found(lik, height=(rows, 0, 0.03)), FRAMES)["leg.L"]
