@@ -257,8 +257,9 @@ def _beyond_limits(
     )
     held = analysis.planted.contacts.stance.any(axis=2)[rows]
     settings = planned.obj.limb_ik
+    lowered = np.maximum(settings.floor_height - analysis.planted.source[rows], 0.0)
     limbs = [f.limb for f in planting.feet]
-    return limits.beyond(limbs, found, frames, held, settings.max_foot_angle, settings.use_foot_lock)
+    return limits.beyond(limbs, found, frames, held, settings.max_foot_angle, settings.use_foot_lock, lowered)
 
 
 def _write(obj, edit: ActionEdit, solved: solve.Solved, frames, first_pose) -> int:

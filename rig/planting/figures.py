@@ -7,7 +7,7 @@ foot's tail; on a skinned mesh's sole, the lowest of its heel, ball and tip (as 
 stood on as authored while that is within 2 mm of the lowest). A foot is *in contact*
 where, as authored, its ball is within 3 cm of its lowest height over the frames measured and moves
 slower than 0.3 m/s across the floor (in a cycle walked in place, whose body travels less than
-0.3 m, by its height alone). Then:
+half its legs' length, by its height alone). Then:
 
 * ball height: in contact, how far the ball's height above the surface under it is from its
   authored height above the floor (no less than 0): median and 95th percentile;
@@ -43,7 +43,7 @@ from .ground import Ground
 
 CONTACT_HEIGHT = 0.03  #: metres above its lowest height a ball in contact may be
 CONTACT_SPEED = 0.3  #: metres per second across the floor a ball in contact may move
-IN_PLACE = 0.3  #: metres: a body that travels less over the frames measured walks in place
+IN_PLACE = 0.5  #: a body that travels less than this much of its legs' length (pelvis to ankle) walks in place
 TIE = 0.002  #: metres: a sole stands on the same point as authored while that point is this close to its lowest
 RECORD = "limb_ik_authored"  #: the rig's custom property holding the take as the last planting bake read it
 
@@ -231,8 +231,8 @@ def measure(authored: dict, played: dict, ground: Ground, seconds: np.ndarray, f
 
     A foot is in contact where, as authored, its standing point is within :data:`CONTACT_HEIGHT` of its lowest
     height over the frames and moves slower than :data:`CONTACT_SPEED` across the floor since the frame before;
-    where the body does not travel :data:`IN_PLACE` over the frames (a cycle walked in place), by height alone; and
-    where the animator forced it down, not where forced up (``forced``: (F, n), :func:`.contacts.forced`)."""
+    where the body travels less than :data:`IN_PLACE` of its legs' length (a cycle walked in place), by height
+    alone; and where the animator forced it down, not where forced up (``forced``: (F, n), :func:`.contacts.forced`)."""
     was_ankle, ankle = authored["ankle"], played["ankle"]
     was_ball, ball = _standing(authored["sole"], played["sole"])
     frames, count = ball.shape[:2]
@@ -246,8 +246,9 @@ def measure(authored: dict, played: dict, ground: Ground, seconds: np.ndarray, f
     sink[1][was_ball[..., 2] < floor] = 0.0
     sink = np.where(found, sink.max(axis=0), 0.0)
 
-    pelvis = authored["pelvis"][:, :2]
-    travels = bool(np.linalg.norm(pelvis - pelvis[:1], axis=1).max(initial=0.0) >= IN_PLACE)
+    pelvis = authored["pelvis"]
+    legs_length = np.linalg.norm(was_ankle - pelvis[:, None], axis=-1).max(initial=0.0)
+    travels = bool(np.linalg.norm(pelvis[:, :2] - pelvis[:1, :2], axis=1).max(initial=0.0) >= IN_PLACE * legs_length)
     speed = np.linalg.norm(np.diff(was_ball[..., :2], axis=0), axis=-1) / np.diff(seconds)[:, None]
     contact = np.zeros((frames, count), bool)
     low = was_ball[1:, :, 2] < was_ball[..., 2].min(axis=0) + CONTACT_HEIGHT

@@ -30,11 +30,13 @@ def beyond(
     held: np.ndarray | None = None,
     max_tilt: float = math.pi / 2,
     locked: bool = True,
+    lowered: np.ndarray | None = None,
 ) -> dict[str, str]:
     """Per leg (``limbs``, the columns of ``found``, measured at ``frames``) beyond a planting limit, a sentence
     naming the figure, how far, the frames and what causes it where that shows: ``held`` (F, n), where planting
     stood each foot; ``max_tilt``, the steepest ground a foot tips to follow (radians); ``locked``, whether the
-    foot lock held standing feet."""
+    foot lock held standing feet; ``lowered`` (F, n), how far under its floor the take stands each foot (metres,
+    the level planting read from its stances, which it keeps under the ground it plants on)."""
     standing = found.contact & ~np.isnan(found.height)
     if not standing.any():
         return dict.fromkeys(limbs, _no_stance(found.travels))
@@ -81,6 +83,9 @@ def beyond(
     if percentile(found.pitch[standing], 95) > PITCH_P95:
         name(found.pitch, PITCH_P95, "its pitch up to {} off", _degrees, steep)
     name(found.sink, DEEPEST, "it goes up to {} into the ground", _mm, lambda n, over: None)
+    if lowered is not None and percentile(lowered[standing], 95) > HEIGHT_P95:
+        text = "the take stands it up to {} under its floor, which planting reads as lower ground and keeps under the"
+        name(np.where(standing, lowered, 0.0), HEIGHT_P95, text + " ground it plants on", _mm, lambda n, over: None)
     if found.travels:
         name(found.slide, SLIDE, "it slides up to {} as it stands", _mm, loose)
     return {

@@ -218,13 +218,16 @@ def plant(
     leaning, bearing = np.where(stands, 0.0, need).max(axis=1), np.where(stands, need, 0.0).max(axis=1)
     hanging = np.zeros((frames, count), bool)
     hanging[held] = leaning > bearing + settings.contact_height
+    # Where what a held foot stands on changes faster than the steepest slope it follows (a step's
+    # edge under it), the change eases over time, before and after.
+    steady = np.tan(settings.max_tilt) * np.linalg.norm(np.diff(pivot[..., :2], axis=0), axis=2) + STEADY
+    edges = np.abs(np.diff(lift, axis=0)) > steady + settings.contact_height
     for n in range(count):
         for first, last in intervals(held[:, n]):
             span = slice(first, last + 1)
             held[span, n] = _held_part(hanging[span, n])
-    # Where what a held foot stands on changes faster than the steepest slope it follows (a step's
-    # edge under it), the change eases over time, before and after.
-    steady = np.tan(settings.max_tilt) * np.linalg.norm(np.diff(pivot[..., :2], axis=0), axis=2) + STEADY
+            from_hip = pivot[span, n, :2] - legs.hip[span, n, :2]
+            held[span, n] &= _across_edges(edges[first:last, n], standing[span, n], from_hip)
     for n in range(count):
         for first, last in intervals(held[:, n]):
             lift[first : last + 1, n] = ease_jumps(lift[first : last + 1, n], steady[first:last, n], sigma)
@@ -460,6 +463,28 @@ def _held_part(hanging) -> np.ndarray:
         return ~keep
     keep[: np.argmin(hanging)] = False
     keep[len(hanging) - np.argmin(hanging[::-1]) :] = False
+    return keep
+
+
+def _across_edges(edges, standing, from_hip) -> np.ndarray:
+    """Which frames of one held run (m,) still hold: not a stretch where the foot slides without standing across an
+    edge (``edges`` (m - 1,): its ground changes height between frames i and i + 1 more steeply than a foot
+    follows, and by more than the contact height), within it or from the frames on either side, going the other
+    way from its hip (``from_hip`` (m, 2): the foot's place from the hip, across the floor) than it goes while it
+    stands: a skimming swing over a step's riser, onto the level it lands on. Such a stretch is in the air: the
+    swing rises to where it lands, instead of being dragged up or down the edge in a frame. A stretch going the
+    way the standing foot goes (the standing foot of a cycle walked in place, sliding back over the edge), and a
+    run where the foot never stands, hold."""
+    keep = np.ones(len(standing), bool)
+    standing = np.asarray(standing, bool)
+    steps = np.diff(from_hip, axis=0)
+    stands = steps[standing[1:] & standing[:-1]].sum(axis=0)  # where the standing foot goes from the hip
+    for first, last in intervals(~standing):
+        if not edges[max(first - 1, 0) : last + 1].any():
+            continue
+        moved = from_hip[min(last + 1, len(standing) - 1)] - from_hip[max(first - 1, 0)]
+        if moved @ stands < 0.0:
+            keep[first : last + 1] = False
     return keep
 
 

@@ -92,3 +92,15 @@ def test_the_cause_is_named_where_the_take_or_the_settings_show_it(lik):
     held[rows, 1] = False
     assert "planting does not stand it there" in beyond(LEGS, slid, FRAMES, held)["leg.R"]
     assert "under its floor" not in beyond(LEGS, _found(lik, height=(rows, 0, 0.03)), FRAMES)["leg.L"]
+
+
+def test_a_take_standing_under_its_floor_is_named(lik):
+    """Planting reads a stance under the floor as lower ground and keeps it under the ground it plants on: right for
+    a take made on lower ground, wrong for one that digs into its floor, so it is said either way."""
+    beyond, found = lik.rig.planting.limits.beyond, _found(lik)
+    lowered = np.zeros((len(FRAMES), 2))
+    lowered[10:30, 1] = 0.08
+    said = beyond(LEGS, found, FRAMES, lowered=lowered)
+    assert list(said) == ["leg.R"] and "the take stands it up to 80.0 mm under its floor" in said["leg.R"], said
+    lowered[10:30, 1] = 0.004
+    assert beyond(LEGS, found, FRAMES, lowered=lowered) == {}

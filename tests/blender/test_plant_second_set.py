@@ -31,7 +31,8 @@ MISSES = {
     ("bandai_run_youthful", "step"): "knee 22.5° and ball p95 109.4 mm: the right foot lands with its toe 1.5 cm "
     "over the riser's edge, is lifted over the upper level for that frame as a foot hanging over an edge is, "
     "then drops",
-    ("bandai_walk_elderly", "step"): "knee 21.1° in one frame at the step",
+    ("bandai_walk_elderly", "step"): "knee 19.4° in one frame at the step: the left foot leaves with the riser under "
+    "its toe, its swing 7 frames long",
     ("bandai_walk_exhausted", "slope"): "knee 11.1° in one frame",
     ("cesium_man", "slope"): "knee 19.2° and a point 5.8 mm deep: the in-place walk's feet slide back downhill",
     ("cesium_man", "step"): "knee 86.4°, jump 174 mm: the in-place walk's feet slide back across the riser; and "
@@ -96,9 +97,13 @@ def test_second_set_clips_plant_within_the_limits(clip, ground):
 
 #: The rows beyond a limit whose miss the bake does not see, and why.
 UNSEEN = {
-    ("leela", ground): "the mech's heel spur is skinned to the long bone above the toe it stands on, outside the "
-    "sole planting keeps (the toe's own), so the bake's measure of the keyed pose does not see it dig in"
-    for ground in ("step", "flat")
+    **{
+        ("leela", ground): "the mech's heel spur is skinned to the long bone above the toe it stands on, outside the "
+        "sole planting keeps (the toe's own), so the bake's measure of the keyed pose does not see it dig in"
+        for ground in ("step", "flat")
+    },
+    ("trex", "flat"): "its claws, 8 cm under its floor in the source, are mesh vertices outside the heel, ball and "
+    "tip planting keeps and measures",
 }
 
 
