@@ -1,9 +1,12 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """The "Limb IK" tab of the 3D Viewport sidebar. Drawing only: nothing here writes data."""
 
+import textwrap
+
 import bpy
 
 from ..rig.limbs import chain, switch
+from ..rig.planting import limits
 
 
 def _armature(context):
@@ -188,6 +191,18 @@ class LIMB_IK_PT_ground(_Panel, bpy.types.Panel):
         row.operator("limb_ik.plant", icon="KEYINGSET")
         row.operator("limb_ik.foot_report", icon="INFO")
         layout.prop(settings, "show_overlay")
+        said = limits.remembered(obj)
+        if said is not None:
+            box = layout.box()
+            if not said:
+                box.label(text="The last planting bake is within the limits", icon="CHECKMARK")
+                return
+            box.label(text="The last planting bake said:", icon="ERROR")
+            pixels = context.region.width if context.region else 300  # no region when drawn without a window
+            width = max(int(pixels / (7 * (context.preferences.system.ui_scale or 1.0))), 20)  # characters a line holds
+            for text in dict.fromkeys(said.values()):
+                for line in textwrap.wrap(text, width):
+                    box.label(text=line)
 
 
 classes = (LIMB_IK_UL_limbs, LIMB_IK_PT_limbs, LIMB_IK_PT_limb, LIMB_IK_PT_reach, LIMB_IK_PT_hinge, LIMB_IK_PT_ground)

@@ -105,6 +105,7 @@ def bake(
         report = _bake(obj, depsgraph, planned, edit, frames, progress)
         if kept is not None:
             kept.finish(frames[0], frames[-1])
+            limits.remember(obj, {**report.problems, **report.warnings})
     except Exception:
         edit.rollback()
         if kept is not None:

@@ -16,6 +16,7 @@ import numpy as np
 from . import legs
 from .figures import CONTACT_HEIGHT, CONTACT_SPEED, Measured, percentile
 
+SAID = "limb_ik_said"  #: the rig's custom property holding what its last planting bake said, per limb
 HEIGHT_P95 = 0.01  #: metres a standing point may be off its authored height above the ground, 95th percentile
 HEIGHT_MEDIAN = 0.005  #: and at the median
 DEEPEST = 0.005  #: metres an ankle or standing point may go into the ground
@@ -94,6 +95,24 @@ def beyond(
         for limb, parts in said.items()
         if parts
     }
+
+
+def remember(obj, said: dict[str, str]) -> None:
+    """Keep on ``obj`` what its planting bake said (limb -> sentence), for the sidebar to show until the next one."""
+    obj[SAID] = dict(said)
+
+
+def remembered(obj) -> dict[str, str] | None:
+    """What the last planting bake of ``obj`` said, per limb (:func:`remember`: empty where it said nothing); None
+    before one."""
+    said = obj.get(SAID)
+    return None if said is None else {str(limb): str(text) for limb, text in said.items()}
+
+
+def forget(obj) -> None:
+    """Drop what the last planting bake of ``obj`` said: its planting was removed."""
+    if SAID in obj:
+        del obj[SAID]
 
 
 def _no_stance(travels: bool) -> str:

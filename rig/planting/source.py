@@ -29,6 +29,7 @@ from ..keys.actions import (
     write_keys,
 )
 from ..keys.bones import rotation_path
+from . import limits
 
 UNKEYED = "limb_ik_unkeyed"  #: the source action's ID property: the values of channels that had no F-curve
 
@@ -144,6 +145,7 @@ def remove(obj: bpy.types.Object) -> int:
         raise
     obj.limb_ik.planting_source = None
     bpy.data.actions.remove(store)
+    limits.forget(obj)
     _changed(obj)
     return count
 

@@ -121,3 +121,19 @@ def test_a_limb_whose_end_bone_the_chain_does_not_carry_says_so(lik):
     bpy.context.view_layer.objects.active = leg
     assert bpy.ops.limb_ik.detect_limbs() == {"FINISHED"}
     assert leg.limb_ik.limbs and note not in drawn("LIMB_IK_PT_limb")
+
+
+def test_the_ground_panel_shows_what_the_last_planting_bake_said_until_the_planting_is_removed(lik):
+    rig, _, ground = clips.stage("horse_walk", "slope")
+    lik.api.detect_limbs(rig)
+    report = lik.api.plant(rig, ground)
+    labels = [name for kind, name in drawn("LIMB_IK_PT_ground") if kind == "label"]
+    assert report.warnings and "The last planting bake said:" in labels
+    shown = " ".join(labels[labels.index("The last planting bake said:") + 1 :])
+    assert all(f"Limb '{limb}'" in shown for limb in report.warnings), shown
+    lik.api.remove_planting(rig)
+    assert not any("planting bake" in name for kind, name in drawn("LIMB_IK_PT_ground") if kind == "label")
+    rig, _, ground = clips.stage("walk", "slope")
+    lik.api.detect_limbs(rig)
+    assert not lik.api.plant(rig, ground).warnings
+    assert ("label", "The last planting bake is within the limits") in drawn("LIMB_IK_PT_ground")
