@@ -357,9 +357,10 @@ def foot_report(
     solving paused). Per foot: ``contact_frames``, ``ball_height_median``, ``ball_height_p95``,
     ``deepest``, ``pitch_p95``, ``knee_pop``, ``slide`` and ``frames_without_ground``; and the
     ``pelvis_drop`` and ``pelvis_lift``: metres and degrees, each defined once, in
-    ``rig/planting/figures.py`` (the README's *Foot planting* section quotes those definitions); and
-    ``lines``, all of it in words (a line per foot, one for the pelvis), as the Foot Report button and the
-    command line's ``check`` show it.
+    ``rig/planting/figures.py`` (the README's *Foot planting* section quotes those definitions); ``beyond``
+    (limb -> sentence: each foot beyond the planting limits, with the frames, as a planting bake names them); and
+    ``lines``, all of it in words (a line per foot, one for the pelvis, then the ``beyond`` sentences), as the Foot
+    Report button and the command line's ``check`` show it.
 
         foot_report(rig)["feet"][0]["slide"]     # 0.0003
     """

@@ -55,9 +55,12 @@ class LIMB_IK_OT_foot_report(bpy.types.Operator):
     def execute(self, context):
         def work():
             report = foot_report(context.object, context.evaluated_depsgraph_get())
-            *feet, pelvis = report.lines()
+            lines = report.lines()
+            feet, pelvis = lines[: len(report.feet)], lines[len(report.feet)]
             for line in feet:
                 self.report({"INFO"}, line)
+            for sentence in lines[len(report.feet) + 1 :]:  # the feet beyond the limits
+                self.report({"WARNING"}, sentence)
             return pelvis[0].upper() + pelvis[1:]
 
         return run(self, work)

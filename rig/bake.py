@@ -24,7 +24,7 @@ from .frames import overrides, sampling
 from .keys.actions import ActionEdit, check_editable
 from .keys.bones import key_bone, key_rotations, rotation_path
 from .limbs import setup
-from .planting import contacts, figures, legs, limits, source
+from .planting import contacts, figures, legs, limits, measured, source
 from .planting.ground import Ground
 from .pose import AXIS_ANGLE, QUATERNION, by_mode
 
@@ -253,7 +253,7 @@ def _beyond_limits(
     seconds = np.asarray(frames) * scene.render.fps_base / scene.render.fps
     rows = np.asarray(frames) - analysis.frames.start
     forced = contacts.forced(planned.obj, planting.feet, analysis.frames)
-    found = figures.measure(
+    found = measured.measure(
         authored, played, ground, seconds, analysis.planted.source[rows], None if forced is None else forced[rows]
     )
     held = analysis.planted.contacts.stance.any(axis=2)[rows]

@@ -29,22 +29,18 @@ live solving paused. Nothing here calls the planting solver.
 """
 
 import math
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 
 import bpy
 import numpy as np
 
-from ...solvers.planting.contacts import DOWN, UP
 from .. import plan, timeline
 from ..errors import LimbIKError
 from ..pose import read_pose
-from . import contacts, legs
+from . import contacts, legs, limits
 from .ground import Ground
+from .measured import Measured, measure, percentile
 
-CONTACT_HEIGHT = 0.03  #: metres above its lowest height a ball in contact may be
-CONTACT_SPEED = 0.3  #: metres per second across the floor a ball in contact may move
-IN_PLACE = 0.5  #: a body that travels less than this much of its legs' length (pelvis to ankle) walks in place
-TIE = 0.002  #: metres: a sole stands on the same point as authored while that point is this close to its lowest
 RECORD = "limb_ik_authored"  #: the rig's custom property holding the take as the last planting bake read it
 
 
@@ -68,6 +64,8 @@ class FootReport:
     pelvis_drop: float  #: metres
     pelvis_lift: float  #: metres, negative below
     authored: str  #: where the authored take came from: "recorded by the last bake" or "the animation"
+    #: limb -> a sentence, for each foot beyond the planting limits (:func:`.limits.beyond`, as a planting bake says)
+    beyond: dict[str, str] = field(default_factory=dict)
 
     def as_dict(self) -> dict:
         """The report as plain data, its words (``lines``) included: what the API returns and the command
@@ -78,11 +76,12 @@ class FootReport:
             "pelvis_drop": self.pelvis_drop,
             "pelvis_lift": self.pelvis_lift,
             "authored": self.authored,
+            "beyond": dict(self.beyond),
             "lines": self.lines(),
         }
 
     def lines(self) -> list[str]:
-        """The report in words: a line per foot, one for the pelvis."""
+        """The report in words: a line per foot, one for the pelvis, and a sentence per foot beyond the limits."""
         feet = [
             f"{f.limb}: {f.contact_frames} contact frames, ball height off by {1e3 * f.ball_height_median:.1f} "
             f"mm (p95 {1e3 * f.ball_height_p95:.1f}), deepest {1e3 * f.deepest:.1f} mm, pitch off by "
@@ -91,7 +90,7 @@ class FootReport:
             for f in self.feet
         ]
         pelvis = f"pelvis drop {1e3 * self.pelvis_drop:.1f} mm, lift {1e3 * self.pelvis_lift:.1f} mm"
-        return [*feet, f"{pelvis} (against {self.authored})"]
+        return [*feet, f"{pelvis} (against {self.authored})", *dict.fromkeys(self.beyond.values())]
 
 
 def foot_report(
@@ -115,13 +114,16 @@ def foot_report(
         authored, source = _track(depsgraph, planting, frames, paused=True), "the animation"
     ground = Ground(planting.ground, timeline.evaluated(depsgraph.view_layer))
     fps = scene.render.fps / scene.render.fps_base
+    settings = obj.limb_ik
     forced = contacts.forced(obj, planting.feet, frames)
-    found = measure(authored, played, ground, np.asarray(frames) / fps, obj.limb_ik.floor_height, forced)
-    feet = [_figures(f.limb, n, found) for n, f in enumerate(planting.feet)]
+    found = measure(authored, played, ground, np.asarray(frames) / fps, settings.floor_height, forced)
+    limbs = [f.limb for f in planting.feet]
+    feet = [_figures(limb, n, found) for n, limb in enumerate(limbs)]
     lift = played["pelvis"][:, 2] - authored["pelvis"][:, 2]
     pelvis_lift = float(lift[np.argmin(np.abs(lift))])
-    floor = obj.limb_ik.floor_height
-    return FootReport((start, end), feet, _pelvis_drop(authored, played, ground, floor), pelvis_lift, source)
+    drop = _pelvis_drop(authored, played, ground, settings.floor_height)
+    said = limits.beyond(limbs, found, frames, max_tilt=settings.max_foot_angle, locked=settings.use_foot_lock)
+    return FootReport((start, end), feet, drop, pelvis_lift, source, said)
 
 
 def points(planting: legs.PlantPlan, sample: legs.LegSample) -> dict[str, np.ndarray]:
@@ -138,19 +140,6 @@ def points(planting: legs.PlantPlan, sample: legs.LegSample) -> dict[str, np.nda
         "knee": np.arccos(np.clip(cos, -1.0, 1.0)),
         "pelvis": sample.pelvis,
     }
-
-
-def _standing(authored: np.ndarray, played: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The standing point (F, n, 3) of the soles ``authored`` and ``played`` (:func:`points`): the lowest of each;
-    the played one the same point as the authored while it is within :data:`TIE` of the lowest."""
-    lowest = np.argmin(authored[..., 2], axis=-1)[..., None]
-    same = np.take_along_axis(played[..., 2], lowest, axis=-1)[..., 0] <= played[..., 2].min(axis=-1) + TIE
-    chosen = np.where(same[..., None], lowest, np.argmin(played[..., 2], axis=-1)[..., None])
-
-    def pick(sole, index):
-        return np.take_along_axis(sole, index[..., None], axis=-2)[..., 0, :]
-
-    return pick(authored, lowest), pick(played, chosen)
 
 
 def _track(depsgraph, planting: legs.PlantPlan, frames, paused: bool) -> dict[str, np.ndarray]:
@@ -201,84 +190,6 @@ def recorded(obj: bpy.types.Object, planting: legs.PlantPlan, frames: range) -> 
     return out
 
 
-@dataclass
-class Measured:
-    """The figures' measurements at each of F frames, n feet: what a foot report sums up per foot, and what a
-    planting bake holds to the limits (:mod:`.limits`)."""
-
-    contact: np.ndarray  #: (F, n) where the foot stands as authored (its standing point low and slow)
-    height: (
-        np.ndarray
-    )  #: (F, n) metres the standing point is off its authored height above the ground (NaN: not measured)
-    pitch: np.ndarray  #: (F, n) radians the foot's pitch is off its authored pitch (NaN: not measured)
-    sink: (
-        np.ndarray
-    )  #: (F, n) metres the ankle or standing point goes into the surface, where above the floor as authored
-    turn: np.ndarray  #: (F, n) radians the knee turns since the frame before beyond the authored turn (0 at the first)
-    slide: (
-        np.ndarray
-    )  #: (F, n) metres the standing point has moved across the ground since its contact began (0 off one)
-    without_ground: np.ndarray  #: (F, n) where the ankle or the standing point has no surface under it
-    travels: bool  #: whether the body travels: else an in-place cycle, whose standing feet slide back by design
-    under: np.ndarray  #: (F, n) metres the standing point lies under the floor as authored (0 where above)
-    tilt: np.ndarray  #: (F, n) radians the surface under the standing point tilts from level
-
-
-def measure(authored: dict, played: dict, ground: Ground, seconds: np.ndarray, floor, forced=None) -> Measured:
-    """Compare the legs as they play (``played``) with the take as authored (``authored``), both :func:`points` over
-    the same F frames, at ``seconds`` (F,) on the take's clock, on ``ground``. ``floor``: the height the take was
-    authored on, one for all, or (F, n) under each foot.
-
-    A foot is in contact where, as authored, its standing point is within :data:`CONTACT_HEIGHT` of its lowest
-    height over the frames and moves slower than :data:`CONTACT_SPEED` across the floor since the frame before;
-    where the body travels less than :data:`IN_PLACE` of its legs' length (a cycle walked in place), by height
-    alone; and where the animator forced it down, not where forced up (``forced``: (F, n), :func:`.contacts.forced`)."""
-    was_ankle, ankle = authored["ankle"], played["ankle"]
-    was_ball, ball = _standing(authored["sole"], played["sole"])
-    frames, count = ball.shape[:2]
-    floor = np.broadcast_to(np.asarray(floor, dtype=np.float64), (frames, count))
-    heights, normals, hit = ground.cast_down(np.stack([ankle, ball]))
-    shape = (2, frames, count)
-    heights, normals, hit = heights.reshape(shape), normals.reshape(*shape, 3), hit.reshape(shape)
-    found = hit.all(axis=0)
-    sink = np.maximum(np.stack([heights[0] - ankle[..., 2], heights[1] - ball[..., 2]]), 0.0)
-    sink[0][was_ankle[..., 2] < floor] = 0.0
-    sink[1][was_ball[..., 2] < floor] = 0.0
-    sink = np.where(found, sink.max(axis=0), 0.0)
-
-    pelvis = authored["pelvis"]
-    legs_length = np.linalg.norm(was_ankle - pelvis[:, None], axis=-1).max(initial=0.0)
-    travels = bool(np.linalg.norm(pelvis[:, :2] - pelvis[:1, :2], axis=1).max(initial=0.0) >= IN_PLACE * legs_length)
-    speed = np.linalg.norm(np.diff(was_ball[..., :2], axis=0), axis=-1) / np.diff(seconds)[:, None]
-    contact = np.zeros((frames, count), bool)
-    low = was_ball[1:, :, 2] < was_ball[..., 2].min(axis=0) + CONTACT_HEIGHT
-    contact[1:] = low & (speed < CONTACT_SPEED) if travels else low
-    if forced is not None:
-        contact = np.where(forced == DOWN, True, np.where(forced == UP, False, contact))
-    measured = contact & found
-    height = np.abs((ball[..., 2] - heights[1]) - np.maximum(was_ball[..., 2] - floor, 0.0))
-    pitch = np.abs(_pitch(was_ankle, was_ball, np.array([0.0, 0.0, 1.0])) - _pitch(ankle, ball, normals[1]))
-    turn = np.zeros((frames, count))
-    turn[1:] = np.abs(np.diff(played["knee"], axis=0) - np.diff(authored["knee"], axis=0))
-    slide = np.zeros((frames, count))
-    for n in range(count):
-        for first, last in _runs(contact[:, n]):
-            moved = ball[first : last + 1, n, :2] - ball[first, n, :2]
-            slide[first : last + 1, n] = np.linalg.norm(moved, axis=1)
-    return Measured(
-        contact,
-        np.where(measured, height, np.nan),
-        np.where(measured, pitch, np.nan),
-        sink,
-        turn,
-        slide,
-        ~found,
-        travels,
-        np.maximum(floor - was_ball[..., 2], 0.0),
-        np.arccos(np.clip(normals[1][..., 2], -1.0, 1.0)),
-    )
-
-
 def _figures(limb: str, n: int, found: Measured) -> FootFigures:
     height, pitch = found.height[:, n], found.pitch[:, n]
     return FootFigures(
@@ -294,25 +205,7 @@ def _figures(limb: str, n: int, found: Measured) -> FootFigures:
     )
 
 
-def _pitch(ankle, ball, up) -> np.ndarray:
-    """(F, n) radians the ankle-to-ball direction rises against the plane whose normal is ``up``."""
-    direction = ball - ankle
-    direction = direction / np.linalg.norm(direction, axis=-1, keepdims=True)
-    return np.arcsin(np.clip(np.einsum("...i,...i->...", direction, np.broadcast_to(up, direction.shape)), -1.0, 1.0))
-
-
 def _pelvis_drop(authored, played, ground: Ground, floor: float) -> float:
     heights, _, hit = ground.cast_down(played["pelvis"])
     lower = (authored["pelvis"][:, 2] - floor) - (played["pelvis"][:, 2] - heights)
     return float(max(lower[hit].max(initial=0.0), 0.0))
-
-
-def _runs(mask) -> list[tuple[int, int]]:
-    edges = np.diff(np.concatenate([[0], np.asarray(mask, np.int8), [0]]))
-    return list(zip(np.flatnonzero(edges == 1), np.flatnonzero(edges == -1) - 1))
-
-
-def percentile(values, q: float) -> float:
-    """The ``q``-th percentile, taken as the nearest lower rank (as the independent measure does); 0 with no values."""
-    values = np.sort(np.asarray(values, dtype=np.float64))
-    return float(values[int(q / 100.0 * (len(values) - 1))]) if len(values) else 0.0

@@ -2,7 +2,7 @@
 """The planting limits, held to the pose a planting bake keyed: the legs it missed them on, in sentences.
 
 After the keys are written, the bake reads them back as they play and measures them against the take it
-read (:func:`.figures.measure`, which calls nothing of the planting solver): its feet's height above the
+read (:func:`.measured.measure`, which calls nothing of the planting solver): its feet's height above the
 ground where they stand, their pitch against it, how far they sink into it and slide over it. The standing
 frames of all the planted legs are pooled, as the limits are stated; where a figure is beyond its limit,
 each leg with frames beyond it is named with them, and with the cause where the take or the settings show
@@ -14,7 +14,7 @@ import math
 import numpy as np
 
 from . import legs
-from .figures import CONTACT_HEIGHT, CONTACT_SPEED, Measured, percentile
+from .measured import CONTACT_HEIGHT, CONTACT_SPEED, Measured, percentile
 
 SAID = "limb_ik_said"  #: the rig's custom property holding what its last planting bake said, per limb
 HEIGHT_P95 = 0.01  #: metres a standing point may be off its authored height above the ground, 95th percentile

@@ -30,7 +30,7 @@ def _found(lik, travels=True, **changes):
     }
     for name, (rows, leg, value) in changes.items():
         values[name][rows, leg] = value
-    return lik.rig.planting.figures.Measured(**values)
+    return lik.rig.planting.measured.Measured(**values)
 
 
 def test_a_take_within_every_limit_names_no_leg(lik):

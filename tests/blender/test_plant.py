@@ -151,6 +151,23 @@ def test_the_foot_report_agrees_with_the_independent_measure(lik):
     assert max(f["slide"] for f in feet) == pytest.approx(figures["stance_slide"], abs=1e-4)
 
 
+def test_the_foot_report_names_the_feet_beyond_the_limits_as_they_play(lik):
+    """With Live on and nothing baked, the foot report holds what plays to the limits as a planting bake holds its
+    keys: the horse walking up the slope misses the pitch, the walk nothing."""
+    for clip, named in (("horse_walk", True), ("walk", False)):
+        rig, _, ground = clips.stage(clip, "slope")
+        lik.api.detect_limbs(rig)
+        rig.limb_ik.ground = ground
+        for limb in rig.limb_ik.limbs:
+            limb.plant = limb.enabled = "leg" in limb.name
+        rig.limb_ik.live = True
+        report = lik.api.foot_report(rig)
+        assert report["authored"] == "the animation"
+        assert bool(report["beyond"]) == named, report["beyond"]
+        assert all(f"Limb '{limb}'" in text and "pitch" in text for limb, text in report["beyond"].items())
+        assert report["lines"][len(report["feet"]) + 1 :] == list(dict.fromkeys(report["beyond"].values()))
+
+
 def test_pelvis_drop_is_measured_against_the_ground_under_it_before_and_after_a_bake(lik, tmp_path):
     """On a slope the ground under the walker rises 0.9 m; the pelvis keeps its height above it,
     lowered only where the lower leg needs. The report says so with live planting, after the bake,
