@@ -122,7 +122,9 @@ def foot_report(
     lift = played["pelvis"][:, 2] - authored["pelvis"][:, 2]
     pelvis_lift = float(lift[np.argmin(np.abs(lift))])
     drop = _pelvis_drop(authored, played, ground, settings.floor_height)
-    said = limits.beyond(limbs, found, frames, max_tilt=settings.max_foot_angle, locked=settings.use_foot_lock)
+    said = limits.beyond(
+        limbs, found, frames, max_tilt=settings.max_foot_angle, locked=settings.use_foot_lock, keyed=False
+    )
     return FootReport((start, end), feet, drop, pelvis_lift, source, said)
 
 

@@ -32,12 +32,14 @@ def beyond(
     max_tilt: float = math.pi / 2,
     locked: bool = True,
     lowered: np.ndarray | None = None,
+    keyed: bool = True,
 ) -> dict[str, str]:
     """Per leg (``limbs``, the columns of ``found``, measured at ``frames``) beyond a planting limit, a sentence
     naming the figure, how far, the frames and what causes it where that shows: ``held`` (F, n), where planting
     stood each foot; ``max_tilt``, the steepest ground a foot tips to follow (radians); ``locked``, whether the
     foot lock held standing feet; ``lowered`` (F, n), how far under its floor the take stands each foot (metres,
-    the level planting read from its stances, which it keeps under the ground it plants on)."""
+    the level planting read from its stances, which it keeps under the ground it plants on); ``keyed``, whether
+    what was measured is keys a bake wrote, else the rig as it plays (a foot report)."""
     standing = found.contact & ~np.isnan(found.height)
     if not standing.any():
         return dict.fromkeys(limbs, _no_stance(found.travels))
@@ -77,6 +79,11 @@ def beyond(
             return None
         return f"{why}; force it down under Contacts to hold it"
 
+    opening = (
+        "is keyed beyond the planting limits (measured on the keys as they play"
+        if keyed
+        else "plays beyond the planting limits (measured as it plays"
+    )
     heights = found.height[standing]
     if percentile(heights, 95) > HEIGHT_P95 or percentile(heights, 50) > HEIGHT_MEDIAN:
         limit = HEIGHT_P95 if percentile(heights, 95) > HEIGHT_P95 else HEIGHT_MEDIAN
@@ -90,8 +97,8 @@ def beyond(
     if found.travels:
         name(found.slide, SLIDE, "it slides up to {} as it stands", _mm, loose)
     return {
-        limb: f"Limb '{limb}' is keyed beyond the planting limits (measured on the keys as they play, at the lowest "
-        f"point of its sole, against the take as authored): {'; '.join(parts)}; look at those frames."
+        limb: f"Limb '{limb}' {opening}, at the lowest point of its sole, against the take as authored): "
+        f"{'; '.join(parts)}; look at those frames."
         for limb, parts in said.items()
         if parts
     }
