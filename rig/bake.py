@@ -252,13 +252,12 @@ def _beyond_limits(
     played = {key: np.concatenate([part[key] for part in read]) for key in read[0]}
     seconds = np.asarray(frames) * scene.render.fps_base / scene.render.fps
     rows = np.asarray(frames) - analysis.frames.start
+    source = analysis.planted.source[rows]  # the ground each foot stood on in the take, as planting read it
     forced = contacts.forced(planned.obj, planting.feet, analysis.frames)
-    found = measured.measure(
-        authored, played, ground, seconds, analysis.planted.source[rows], None if forced is None else forced[rows]
-    )
+    found = measured.measure(authored, played, ground, seconds, source, None if forced is None else forced[rows])
     held = analysis.planted.contacts.stance.any(axis=2)[rows]
     settings = planned.obj.limb_ik
-    lowered = np.maximum(settings.floor_height - analysis.planted.source[rows], 0.0)
+    lowered = np.maximum(settings.floor_height - source, 0.0)
     limbs = [f.limb for f in planting.feet]
     return limits.beyond(limbs, found, frames, held, settings.max_foot_angle, settings.use_foot_lock, lowered)
 

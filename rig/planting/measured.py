@@ -10,6 +10,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...solvers.planting.contacts import DOWN, UP
+from ...solvers.planting.timeline import intervals
 from .ground import Ground
 
 CONTACT_HEIGHT = 0.03  #: metres above its lowest height a ball in contact may be
@@ -74,7 +75,7 @@ def measure(authored: dict, played: dict, ground: Ground, seconds: np.ndarray, f
     turn[1:] = np.abs(np.diff(played["knee"], axis=0) - np.diff(authored["knee"], axis=0))
     slide = np.zeros((frames, count))
     for n in range(count):
-        for first, last in _runs(contact[:, n]):
+        for first, last in intervals(contact[:, n]):
             moved = ball[first : last + 1, n, :2] - ball[first, n, :2]
             slide[first : last + 1, n] = np.linalg.norm(moved, axis=1)
     return Measured(
@@ -92,8 +93,8 @@ def measure(authored: dict, played: dict, ground: Ground, seconds: np.ndarray, f
 
 
 def _standing(authored: np.ndarray, played: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The standing point (F, n, 3) of the soles ``authored`` and ``played`` (:func:`points`): the lowest of each;
-    the played one the same point as the authored while it is within :data:`TIE` of the lowest."""
+    """The standing point (F, n, 3) of the soles ``authored`` and ``played`` (:func:`.figures.points`): the lowest
+    of each; the played one the same point as the authored while it is within :data:`TIE` of the lowest."""
     lowest = np.argmin(authored[..., 2], axis=-1)[..., None]
     same = np.take_along_axis(played[..., 2], lowest, axis=-1)[..., 0] <= played[..., 2].min(axis=-1) + TIE
     chosen = np.where(same[..., None], lowest, np.argmin(played[..., 2], axis=-1)[..., None])
@@ -109,11 +110,6 @@ def _pitch(ankle, ball, up) -> np.ndarray:
     direction = ball - ankle
     direction = direction / np.linalg.norm(direction, axis=-1, keepdims=True)
     return np.arcsin(np.clip(np.einsum("...i,...i->...", direction, np.broadcast_to(up, direction.shape)), -1.0, 1.0))
-
-
-def _runs(mask) -> list[tuple[int, int]]:
-    edges = np.diff(np.concatenate([[0], np.asarray(mask, np.int8), [0]]))
-    return list(zip(np.flatnonzero(edges == 1), np.flatnonzero(edges == -1) - 1))
 
 
 def percentile(values, q: float) -> float:

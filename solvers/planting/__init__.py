@@ -218,8 +218,8 @@ def plant(
     leaning, bearing = np.where(stands, 0.0, need).max(axis=1), np.where(stands, need, 0.0).max(axis=1)
     hanging = np.zeros((frames, count), bool)
     hanging[held] = leaning > bearing + settings.contact_height
-    # Where what a held foot stands on changes faster than the steepest slope it follows (a step's
-    # edge under it), the change eases over time, before and after.
+    # A foot sliding without standing over an edge (what it stands on changes faster than the steepest slope it
+    # follows, a step's riser) is a swing skimming the ground: in the air too.
     steady = np.tan(settings.max_tilt) * np.linalg.norm(np.diff(pivot[..., :2], axis=0), axis=2) + STEADY
     edges = np.abs(np.diff(lift, axis=0)) > steady + settings.contact_height
     for n in range(count):
@@ -228,6 +228,7 @@ def plant(
             held[span, n] = _held_part(hanging[span, n])
             from_hip = pivot[span, n, :2] - legs.hip[span, n, :2]
             held[span, n] &= _across_edges(edges[first:last, n], standing[span, n], from_hip)
+    # Where what a held foot stands on changes that fast, the change eases over time, before and after.
     for n in range(count):
         for first, last in intervals(held[:, n]):
             lift[first : last + 1, n] = ease_jumps(lift[first : last + 1, n], steady[first:last, n], sigma)
