@@ -42,8 +42,16 @@ def rest(turn, sole, depth, lift, cast_down) -> np.ndarray:
     its lift takes the rest."""
     pivot = sole[:, BALL]
     moved = transform(turn, pivot, lift, sole)
-    heights, _, hit = cast_down(moved.reshape(-1, 3))
-    deficit = np.where(hit.reshape(depth.shape), heights.reshape(depth.shape) + depth - moved[..., 2], -np.inf)
+    heights, normals, hit = cast_down(moved.reshape(-1, 3))
+    heights, normals, hit = heights.reshape(depth.shape), normals.reshape(*depth.shape, 3), hit.reshape(depth.shape)
+    deficit = np.where(hit, heights + depth - moved[..., 2], -np.inf)
+    # Only the ground rising above the plane under the ball pitches the foot: what that plane itself asks (a point
+    # low under a raised ball, a hoof's tip, sinks a millimetre or two as the ball's height is kept upright) is
+    # the lift's, or a tip close ahead of the ball would pitch the foot degrees for it.
+    ball_up = normals[:, BALL]
+    gradient = -ball_up[:, None, :2] / np.maximum(ball_up[:, None, 2:], 1e-6)
+    plane = heights[:, BALL, None] + np.einsum("kpi,kpi->kp", gradient, moved[..., :2] - moved[:, BALL, None, :2])
+    deficit -= np.where(hit & hit[:, BALL, None], np.maximum(plane + depth - moved[..., 2], 0.0), 0.0)
     forward = moved[:, -1, :2] - moved[:, 0, :2]  # heel to tip, across the ground
     length = np.linalg.norm(forward, axis=1, keepdims=True)
     forward = np.divide(forward, length, out=np.zeros_like(forward), where=length > 1e-9)

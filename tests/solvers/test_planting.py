@@ -27,6 +27,7 @@ from walker import Gait, Walk, gaits, walk
 from solvers import SolverError
 from solvers.planting import Legs, Planted, PlantSettings, heel_points, plant
 from solvers.planting.contacts import DOWN, UP
+from solvers.planting.surface import rest, tilt
 from solvers.planting.timeline import intervals
 
 #: Examples a property draws: an eighth of the profile's (25 by default, 250 when thorough).
@@ -302,6 +303,29 @@ def test_foot_keeps_its_pitch_against_the_ground(kind, data):
     where = f.contact & (clear_of_riser(result, take.terrain) if kind == "step" else True)
     error = np.abs(f.pitch_error[where])
     assert percentile(error, 95) <= 5.0, f"p95 {percentile(error, 95):.1f} degrees over {len(error)} contacts"
+
+
+@budget()
+@given(
+    slope=st.floats(0.0, math.radians(35.0)),
+    direction=st.floats(0.0, 2 * math.pi),
+    ball=st.floats(0.02, 0.15),
+    ahead=st.floats(0.005, 0.1),
+    below=st.floats(0.0, 1.0),
+)
+@example(slope=math.radians(10.0), direction=0.3, ball=0.086, ahead=0.029, below=1.0)  # the 0 A.D. horse's hoof
+def test_a_foot_resting_on_a_plane_keeps_the_planes_tilt(slope, direction, ball, ahead, below):
+    """On a plane a foot is only tipped to it, however its sole is made: a hoof whose ball is raised over a tip a
+    few centimetres ahead and down at the floor is not pitched further for the millimetre its tip would sink as
+    the ball keeps its height upright."""
+    plane = Plane(slope=slope, direction=direction, base=0.3)
+    heading = np.array([math.cos(direction + 1.0), math.sin(direction + 1.0), 0.0])
+    ball_point = np.array([0.2, -0.1, ball])
+    sole = np.stack([ball_point - 0.06 * heading, ball_point, ball_point + ahead * heading - [0, 0, below * ball]])
+    turn = tilt(plane.normal(ball_point[None, :2]), math.radians(40.0))
+    lift = plane.height(ball_point[None, :2])
+    rested = rest(turn, sole[None], np.zeros((1, 3)), lift, plane)
+    assert abs(abs(float(np.dot(rested[0], turn[0]))) - 1.0) < 1e-9, f"pitched {rested[0]} from {turn[0]}"
 
 
 # ---------------------------------------------------------------------------------------------
