@@ -21,8 +21,6 @@ PLANTED = [name for name, clip in clips.CLIPS.items() if clip.part == "second"]
 
 #: The rows beyond a limit (benchmarks/planting.py --set second), and why.
 MISSES = {
-    ("cmu_131_01", "slope"): "stance slide 7.8 mm (on every ground)",
-    ("cmu_131_03", "slope"): "stance slide 47.7 mm in the hops' contacts (on every ground)",
     **{
         ("iclone_run", ground): "the shared measure finds no contact frame: the feet are never both slow and "
         "within 3 cm of their lowest"
