@@ -80,11 +80,14 @@ def _rough(kind: str, corner, along: tuple[float, float], across: tuple[float, f
     strength, size = ROUGH[kind]
     columns, rows = (int(round((high - low) / SPACING)) + 1 for low, high in (along, across))
     grid = [corner(a, c, 0.0) for c in np.linspace(*across, rows) for a in np.linspace(*along, columns)]
-    faces = [
+    # Triangles, not quads: displaced, a quad is not flat, and readers split it differently (Blender's render and
+    # ray casts through the evaluated mesh, a BVH tree built from its polygons), each seeing another surface.
+    quads = [
         (r * columns + k, r * columns + k + 1, (r + 1) * columns + k + 1, (r + 1) * columns + k)
         for r in range(rows - 1)
         for k in range(columns - 1)
     ]
+    faces = [triangle for a, b, c, d in quads for triangle in ((a, b, c), (a, c, d))]
     obj = _mesh(kind.capitalize(), grid, faces, collection)
     texture = bpy.data.textures.new(f"{obj.name}Noise", type="CLOUDS")
     texture.noise_scale, texture.noise_depth = size, 2

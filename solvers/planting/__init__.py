@@ -63,6 +63,8 @@ CARRIES = 0.5
 LOCK_REACH = 0.15
 #: Seconds with no foot on the ground that make a flight (a run's, a jump's); shorter gaps are noise.
 FLIGHT_TIME = 0.05
+#: A body that travels less than this fraction of its legs' length over the take walks in place.
+IN_PLACE = 0.5
 #: Metres a held foot's ground may change between two frames without moving: noise, not an edge.
 STEADY = 0.002
 #: Directions around the pelvis where the ground under the body is sampled.
@@ -223,12 +225,17 @@ def plant(
     # follows, a step's riser) is a swing skimming the ground: in the air too.
     steady = np.tan(settings.max_tilt) * np.linalg.norm(np.diff(pivot[..., :2], axis=0), axis=2) + STEADY
     edges = np.abs(np.diff(lift, axis=0)) > steady + settings.contact_height
+    # A take whose body travels (not a cycle walked in place, whose feet slide back along the ground at walking speed)
+    # lands its feet through the air where its last frame cuts a landing.
+    travels = np.linalg.norm(legs.pelvis[:, :2] - legs.pelvis[0, :2], axis=1).max() >= IN_PLACE * np.median(lengths)
     for n in range(count):
+        from_hip = pivot[:, n, :2] - legs.hip[:, n, :2]
         for first, last in intervals(held[:, n]):
             span = slice(first, last + 1)
             held[span, n] = _held_part(hanging[span, n])
-            from_hip = pivot[span, n, :2] - legs.hip[span, n, :2]
-            held[span, n] &= _across_edges(edges[first:last, n], standing[span, n], from_hip)
+            held[span, n] &= _across_edges(edges[first:last, n], standing[span, n], from_hip[span])
+        if travels:
+            held[:, n] &= ~_cut_swings(held[:, n], standing[:, n], from_hip)
     # Where what a held foot stands on changes that fast, the change eases over time, before and after.
     for n in range(count):
         for first, last in intervals(held[:, n]):
@@ -488,6 +495,21 @@ def _across_edges(edges, standing, from_hip) -> np.ndarray:
         if moved @ stands < 0.0:
             keep[first : last + 1] = False
     return keep
+
+
+def _cut_swings(held, standing, from_hip) -> np.ndarray:
+    """(F,) the held run of one foot (``held`` (F,)) that the take's last frame cuts, if it never stands and goes the
+    other way from its hip (``from_hip`` (F, 2), across the floor) than it goes while it stands anywhere in the take:
+    a landing the take cuts short: in the air until the last frame, where it lands, not a foot sliding on the ground
+    (which, dragged over bumps as fast as a swing goes, would fold and snap its knee). At the first frame such a run
+    is a foot leaving, still carrying."""
+    steps = np.diff(from_hip, axis=0)
+    stands = steps[standing[1:] & standing[:-1]].sum(axis=0)
+    cut = np.zeros(len(held), bool)
+    for first, last in intervals(held):
+        if last == len(held) - 1 and not standing[first : last + 1].any():
+            cut[first:last] = (from_hip[last] - from_hip[first]) @ stands < 0.0
+    return cut
 
 
 def heel_points(foot, ball) -> np.ndarray:
