@@ -50,7 +50,7 @@ from .pelvis import (
     travel_ahead,
 )
 from .retime import least_jumps
-from .surface import clearing_lift, rest, swing, tilt, transform
+from .surface import clearing_lift, eased_turns, pitched, rest, swing, tilt, transform
 from .timeline import ease_jumps, envelope, fill_gaps, intervals, smoothstep
 
 #: ``cast_down(points (N, 3)) -> heights (N,), upward normals (N, 3), hit (N,)``: the topmost
@@ -67,6 +67,9 @@ FLIGHT_TIME = 0.05
 IN_PLACE = 0.5
 #: Metres a held foot's ground may change between two frames without moving: noise, not an edge.
 STEADY = 0.002
+#: Fastest a held foot turns to follow the ground under it (radians a second), and the seconds over which a faster
+#: change (its ball crossing an edge between two faces of the ground, a bump's rim) eases, before and after.
+HELD_TURN, HELD_EASE = np.radians(120.0), 0.05
 #: Directions around the pelvis where the ground under the body is sampled.
 _DISC = np.array([[0.0, 0.0]] + [[math.cos(a), math.sin(a)] for a in np.linspace(0.0, 2 * math.pi, 8, endpoint=False)])
 
@@ -212,7 +215,10 @@ def plant(
     if source_up is not None:  # from the authored ground's slope, not from the floor's
         untilted = quat_to_matrix(tilt(source_up[held], settings.max_tilt))
         tilted = matrix_to_quat(quat_to_matrix(tilted) @ np.swapaxes(untilted, 1, 2))
-    turn[held] = rest(tilted, sole[held], depth[held][:, :3], lift[held], cast_down)
+    turn[held] = pitched(tilted, *rest(tilted, sole[held], depth[held][:, :3], lift[held], cast_down))
+    for n in range(count):
+        for first, last in intervals(held[:, n]):
+            turn[first : last + 1, n] = eased_turns(turn[first : last + 1, n], HELD_TURN / fps, HELD_EASE * fps)
     need = _sinking(transform(turn[held], pivot[held], lift[held], points[held]), depth[held], cast_down)[0]
     lift[held] += need.max(axis=1, initial=0.0)
     # A foot landing or leaving across an edge (a step's riser) is held up by a point not standing,

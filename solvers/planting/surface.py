@@ -15,7 +15,7 @@ import numpy as np
 from ..constants import IDENTITY
 from ..rotation_modes import matrix_to_quat, quat_to_matrix, slerp
 from .contacts import BALL
-from .timeline import intervals, smoothstep
+from .timeline import intervals, smooth, smoothstep
 
 #: Most a standing foot pitches, heel or toe up, to rest on the ground under it: enough for a
 #: bump, not to fold a foot over a step's edge.
@@ -34,12 +34,12 @@ def tilt(normals, max_angle: float) -> np.ndarray:
     return np.column_stack([np.cos(0.5 * angle), unit * np.sin(0.5 * angle)[:, None]])
 
 
-def rest(turn, sole, depth, lift, cast_down) -> np.ndarray:
-    """Held feet's turns (k, 4) about their balls, pitched further (heel or toe up, by at most
-    :data:`MAX_REST`) just enough that none of their (k, P, 3) ``sole`` points (heel, ball, tip)
-    goes into the ground deeper than ``depth`` (k, P) allows: the ground under a foot can only
-    push it. A foot over a bump that would sink at both ends is pitched to share the difference;
-    its lift takes the rest."""
+def rest(turn, sole, depth, lift, cast_down) -> tuple[np.ndarray, np.ndarray]:
+    """How far held feet, turned by ``turn`` (k, 4) about their balls, pitch further, heel up (> 0) or toe up, by at
+    most :data:`MAX_REST`, just enough that none of their (k, P, 3) ``sole`` points (heel, ball, tip) goes into the
+    ground deeper than ``depth`` (k, P) allows: the ground under a foot can only push. (k,) angles (radians) and
+    (k, 3) the axes across the feet they turn about (:func:`pitched`). A foot over a bump that would sink at both
+    ends is pitched to share the difference; its lift takes the rest."""
     pivot = sole[:, BALL]
     moved = transform(turn, pivot, lift, sole)
     heights, normals, hit = cast_down(moved.reshape(-1, 3))
@@ -65,8 +65,37 @@ def rest(turn, sole, depth, lift, cast_down) -> np.ndarray:
     slope = np.where(low <= high, np.clip(0.0, low, high), middle)
     angle = np.clip(np.arctan(np.nan_to_num(slope, posinf=0.0, neginf=0.0)), -MAX_REST, MAX_REST)
     axis = np.column_stack([-forward[:, 1], forward[:, 0], np.zeros(len(forward))])  # up x forward
+    return angle, axis
+
+
+def pitched(turn, angle, axis) -> np.ndarray:
+    """(k, 4) turns ``turn`` (k, 4) followed by a pitch of ``angle`` (k,) about ``axis`` (k, 3), as :func:`rest`
+    gives them."""
     pitch = np.column_stack([np.cos(0.5 * angle), axis * np.sin(0.5 * angle)[:, None]])
     return matrix_to_quat(quat_to_matrix(pitch) @ quat_to_matrix(turn))
+
+
+def eased_turns(turns, steady: float, sigma: float) -> np.ndarray:
+    """(m, 4) one held run's turns ``turns`` (m, 4), each change between two frames faster than ``steady`` (radians)
+    eased over about ``sigma`` frames before and after: a foot crossing an edge between two faces of the ground, or
+    a bump's rim, tips to the new one over a few frames, not in one (its knee would turn as fast)."""
+    turns = np.asarray(turns, np.float64)
+    if len(turns) < 2:
+        return turns.copy()
+    turns = np.where(turns[:, :1] < 0.0, -turns, turns)
+    sine = np.linalg.norm(turns[:, 1:], axis=1)
+    angle = 2.0 * np.arctan2(sine, turns[:, 0])
+    vectors = turns[:, 1:] * np.divide(angle, sine, out=np.full_like(angle, 2.0), where=sine > 1e-12)[:, None]
+    change = np.diff(vectors, axis=0)
+    size = np.linalg.norm(change, axis=1, keepdims=True)
+    kept = change * np.minimum(1.0, steady / np.maximum(size, 1e-12))
+    if np.allclose(kept, change, rtol=0.0, atol=1e-12):
+        return turns.copy()
+    jumps = np.concatenate([np.zeros((1, 3)), np.cumsum(change - kept, axis=0)])
+    vectors = vectors - jumps + smooth(jumps, sigma)
+    angle = np.linalg.norm(vectors, axis=1)
+    axis = np.divide(vectors, angle[:, None], out=np.zeros_like(vectors), where=angle[:, None] > 1e-12)
+    return np.column_stack([np.cos(0.5 * angle), axis * np.sin(0.5 * angle)[:, None]])
 
 
 def swing(down, turn, lift, carrier) -> tuple[np.ndarray, np.ndarray]:

@@ -33,7 +33,6 @@ def test_human_clips_plant_within_the_limits(clip, ground):
 
 #: The human clips' rows on boulders beyond a limit (benchmarks/planting.py --set first), and why.
 BOULDER_MISSES = {
-    "boxing": "knee 18.3° in one frame, a foot in the air at frame 1858",
     "run": "knee 11.2° in one frame as the left foot lands on a boulder (frame 36): the frame before, in the air, "
     "it bends early to clear the boulder",
 }

@@ -27,7 +27,7 @@ from walker import Gait, Walk, gaits, walk
 from solvers import SolverError
 from solvers.planting import Legs, Planted, PlantSettings, heel_points, plant
 from solvers.planting.contacts import DOWN, UP
-from solvers.planting.surface import rest, tilt
+from solvers.planting.surface import eased_turns, rest, tilt
 from solvers.planting.timeline import intervals
 
 #: Examples a property draws: an eighth of the profile's (25 by default, 250 when thorough).
@@ -324,8 +324,48 @@ def test_a_foot_resting_on_a_plane_keeps_the_planes_tilt(slope, direction, ball,
     sole = np.stack([ball_point - 0.06 * heading, ball_point, ball_point + ahead * heading - [0, 0, below * ball]])
     turn = tilt(plane.normal(ball_point[None, :2]), math.radians(40.0))
     lift = plane.height(ball_point[None, :2])
-    rested = rest(turn, sole[None], np.zeros((1, 3)), lift, plane)
-    assert abs(abs(float(np.dot(rested[0], turn[0]))) - 1.0) < 1e-9, f"pitched {rested[0]} from {turn[0]}"
+    angle, _ = rest(turn, sole[None], np.zeros((1, 3)), lift, plane)
+    assert abs(angle[0]) < 1e-9, f"pitched {np.degrees(angle[0]):.2f} degrees"
+
+
+def _turn_about(axis, angle) -> np.ndarray:
+    axis = np.asarray(axis, np.float64) / np.linalg.norm(axis)
+    return np.concatenate([[math.cos(0.5 * angle)], axis * math.sin(0.5 * angle)])
+
+
+def _turned_by(turns) -> np.ndarray:
+    """(m - 1,) the angle (radians) each frame's turn is from the one before."""
+    return 2.0 * np.arccos(np.clip(np.abs(np.einsum("mi,mi->m", turns[1:], turns[:-1])), 0.0, 1.0))
+
+
+@budget()
+@given(
+    tilt_before=st.floats(0.0, math.radians(30.0)),
+    tilt_after=st.floats(0.0, math.radians(30.0)),
+    heading=st.floats(0.0, 2 * math.pi),
+    frames=st.integers(4, 40),
+    at=st.floats(0.1, 0.9),
+)
+def test_a_held_foot_crossing_an_edge_between_faces_tips_over_frames(tilt_before, tilt_after, heading, frames, at):
+    """A held foot whose ground turns at once (its ball crossing from one face to another) turns over the frames
+    around it, none of them as far as the jump, nor the first and last frames further from the ground's own turn than
+    that; a foot on ground that turns slowly is left as it is; every turn stays a unit quaternion."""
+    edge = min(max(int(at * frames), 1), frames - 1)
+    axis = (math.cos(heading), math.sin(heading), 0.0)
+    turns = np.array([_turn_about(axis, tilt_before if f < edge else tilt_after) for f in range(frames)])
+    eased = eased_turns(turns, math.radians(2.0), 3.0)
+    assert np.allclose(np.linalg.norm(eased, axis=1), 1.0) and np.isfinite(eased).all()
+    jump = abs(tilt_after - tilt_before)
+    if jump <= math.radians(2.0):
+        assert np.allclose(eased, turns)
+        return
+    assert _turned_by(eased).max() < jump - 1e-9, f"turns {math.degrees(_turned_by(eased).max()):.1f} degrees at once"
+    assert (
+        _turned_by(np.stack([eased[0], turns[0]])).max() < jump
+        and _turned_by(np.stack([eased[-1], turns[-1]])).max() < jump
+    )
+    slow = np.array([_turn_about(axis, tilt_before + math.radians(1.0) * f / frames) for f in range(frames)])
+    assert np.allclose(eased_turns(slow, math.radians(2.0), 3.0), slow)
 
 
 # ---------------------------------------------------------------------------------------------
