@@ -232,7 +232,7 @@ def plant(
     steady = np.tan(settings.max_tilt) * np.linalg.norm(np.diff(pivot[..., :2], axis=0), axis=2) + STEADY
     edges = np.abs(np.diff(lift, axis=0)) > steady + settings.contact_height
     # A take whose body travels (not a cycle walked in place, whose feet slide back along the ground at walking speed)
-    # lands its feet through the air where its last frame cuts a landing.
+    # lands its feet through the air, where they come down sliding before they stand or the last frame cuts them.
     travels = np.linalg.norm(legs.pelvis[:, :2] - legs.pelvis[0, :2], axis=1).max() >= IN_PLACE * np.median(lengths)
     for n in range(count):
         from_hip = pivot[:, n, :2] - legs.hip[:, n, :2]
@@ -241,7 +241,7 @@ def plant(
             held[span, n] = _held_part(hanging[span, n])
             held[span, n] &= _across_edges(edges[first:last, n], standing[span, n], from_hip[span])
         if travels:
-            held[:, n] &= ~_cut_swings(held[:, n], standing[:, n], from_hip)
+            held[:, n] &= ~_landings(held[:, n], standing[:, n], from_hip)
     # Where what a held foot stands on changes that fast, the change eases over time, before and after.
     for n in range(count):
         for first, last in intervals(held[:, n]):
@@ -503,18 +503,23 @@ def _across_edges(edges, standing, from_hip) -> np.ndarray:
     return keep
 
 
-def _cut_swings(held, standing, from_hip) -> np.ndarray:
-    """(F,) the held run of one foot (``held`` (F,)) that the take's last frame cuts, if it never stands and goes the
-    other way from its hip (``from_hip`` (F, 2), across the floor) than it goes while it stands anywhere in the take:
-    a landing the take cuts short: in the air until the last frame, where it lands, not a foot sliding on the ground
-    (which, dragged over bumps as fast as a swing goes, would fold and snap its knee). At the first frame such a run
-    is a foot leaving, still carrying."""
+def _landings(held, standing, from_hip) -> np.ndarray:
+    """(F,) the frames of one foot's held runs (``held`` (F,)) that are a landing: the frames before a run's first
+    stance, and all but the last of a run the take's last frame cuts before it stands, where they go the other way
+    from its hip (``from_hip`` (F, 2), across the floor) than the foot goes while it stands anywhere in the take. In
+    the air until it lands, not a foot sliding on the ground (which, dragged over bumps or up a slope as fast as a
+    swing goes, would fold and snap its knee). A run the take's first frame cuts is a foot leaving, still
+    carrying."""
     steps = np.diff(from_hip, axis=0)
     stands = steps[standing[1:] & standing[:-1]].sum(axis=0)
     cut = np.zeros(len(held), bool)
     for first, last in intervals(held):
-        if last == len(held) - 1 and not standing[first : last + 1].any():
+        stood = np.flatnonzero(standing[first : last + 1])
+        if last == len(held) - 1 and not len(stood):
             cut[first:last] = (from_hip[last] - from_hip[first]) @ stands < 0.0
+        elif len(stood) and stood[0] > 0:  # sliding in to its first stance
+            lands = first + stood[0]
+            cut[first:lands] = (from_hip[lands] - from_hip[first]) @ stands < 0.0
     return cut
 
 
