@@ -179,15 +179,17 @@ def plant(
     contacts = find_contacts(relative, fps, settings.contact_height, settings.contact_speed, forced)
     under_floor = standing_under(contacts.stance, relative[..., 2], floor, np.median(lengths, axis=0))
     shift = np.zeros((frames, count, 3))
+    # A cycle walked in place slides its standing feet back by design: the lock holds only the feet forced down there,
+    # not the moments a foot slows as it turns (a straight leg held a few millimetres off its slide bends 10°).
+    travels = np.linalg.norm(legs.pelvis[:, :2] - legs.pelvis[0, :2], axis=1).max() >= IN_PLACE * np.median(lengths)
     if settings.foot_lock:
         most = LOCK_REACH * np.median(lengths, axis=0)
         for n in range(count):
             pinned = np.zeros(frames, bool) if forced is None else np.asarray(forced)[:, n] == DOWN
             reach = np.where(pinned, np.inf, most[n])
             fastest = np.where(pinned, np.inf, settings.contact_speed / fps)
-            shift[:, n, :2] = lock_offsets(
-                sole[:, n, :, :2], contacts.stance[:, n], settings.release * fps, reach, fastest
-            )
+            held_still = contacts.stance[:, n] if travels else contacts.stance[:, n] & pinned[:, None]
+            shift[:, n, :2] = lock_offsets(sole[:, n, :, :2], held_still, settings.release * fps, reach, fastest)
     if contacts.pressed.any():
         shift[..., 2] = pressed_down(contacts, settings.release * fps)
     if legs.solid is not None:
@@ -233,7 +235,6 @@ def plant(
     edges = np.abs(np.diff(lift, axis=0)) > steady + settings.contact_height
     # A take whose body travels (not a cycle walked in place, whose feet slide back along the ground at walking speed)
     # lands its feet through the air, where they come down sliding before they stand or the last frame cuts them.
-    travels = np.linalg.norm(legs.pelvis[:, :2] - legs.pelvis[0, :2], axis=1).max() >= IN_PLACE * np.median(lengths)
     for n in range(count):
         from_hip = pivot[:, n, :2] - legs.hip[:, n, :2]
         for first, last in intervals(held[:, n]):
@@ -515,8 +516,8 @@ def _landings(held, standing, from_hip) -> np.ndarray:
     cut = np.zeros(len(held), bool)
     for first, last in intervals(held):
         stood = np.flatnonzero(standing[first : last + 1])
-        if last == len(held) - 1 and not len(stood):
-            cut[first:last] = (from_hip[last] - from_hip[first]) @ stands < 0.0
+        if not len(stood) and first > 0:  # skimming the ground in a swing; cut by the take's end, landing on it
+            cut[first : last + (last < len(held) - 1)] = (from_hip[last] - from_hip[first]) @ stands < 0.0
         elif len(stood) and stood[0] > 0:  # sliding in to its first stance
             lands = first + stood[0]
             cut[first:lands] = (from_hip[lands] - from_hip[first]) @ stands < 0.0
