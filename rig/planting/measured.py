@@ -47,7 +47,10 @@ def measure(authored: dict, played: dict, ground: Ground, seconds: np.ndarray, f
     alone; and where the animator forced it down, not where forced up (``forced``: (F, n), from
     :func:`.contacts.forced`)."""
     was_ankle, ankle = authored["ankle"], played["ankle"]
-    was_ball, ball = _standing(authored["sole"], played["sole"])
+    sole = played["sole"]
+    under, _, below = ground.cast_down(sole.reshape(-1, 3))
+    clearance = sole[..., 2] - np.where(below, under, 0.0).reshape(sole.shape[:-1])
+    was_ball, ball = _standing(authored["sole"], sole, clearance)
     frames, count = ball.shape[:2]
     floor = np.broadcast_to(np.asarray(floor, dtype=np.float64), (frames, count))
     heights, normals, hit = ground.cast_down(np.stack([ankle, ball]))
@@ -92,12 +95,17 @@ def measure(authored: dict, played: dict, ground: Ground, seconds: np.ndarray, f
     )
 
 
-def _standing(authored: np.ndarray, played: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _standing(authored: np.ndarray, played: np.ndarray, clearance: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The standing point (F, n, 3) of the soles ``authored`` and ``played`` (:func:`.figures.points`): the lowest
-    of each; the played one the same point as the authored while it is within :data:`TIE` of the lowest."""
-    lowest = np.argmin(authored[..., 2], axis=-1)[..., None]
-    same = np.take_along_axis(played[..., 2], lowest, axis=-1)[..., 0] <= played[..., 2].min(axis=-1) + TIE
-    chosen = np.where(same[..., None], lowest, np.argmin(played[..., 2], axis=-1)[..., None])
+    authored (on its floor), and the played one nearest the ground under it (``clearance`` (F, n, P): each point's
+    height above it), the same point as the authored while it is within :data:`TIE` of the nearest. On a slope a
+    foot touching with its uphill edge stands there, though its downhill edge is lower."""
+    # Of the points the authored sole stands on (a flat sole: within TIE of its lowest), the one nearest the ground
+    # as it plays.
+    low = authored[..., 2] <= authored[..., 2].min(axis=-1, keepdims=True) + TIE
+    lowest = np.argmin(np.where(low, clearance, np.inf), axis=-1)[..., None]
+    same = np.take_along_axis(clearance, lowest, axis=-1)[..., 0] <= clearance.min(axis=-1) + TIE
+    chosen = np.where(same[..., None], lowest, np.argmin(clearance, axis=-1)[..., None])
 
     def pick(sole, index):
         return np.take_along_axis(sole, index[..., None], axis=-2)[..., 0, :]
