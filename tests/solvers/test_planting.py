@@ -18,7 +18,7 @@ from typing import NamedTuple
 
 import numpy as np
 import pytest
-from footing import Footing, measure, slides
+from footing import Footing, carried, measure, slides
 from hypothesis import Phase, example, given, settings
 from hypothesis import strategies as st
 from terrain import Plane, Sine, Step, Terrain, holes, terrains
@@ -469,6 +469,40 @@ def test_flat_ground_at_the_floor_changes_nothing(gait):
     assert np.abs(planted.toe - w.legs.toe).max() <= 1e-9
     assert np.abs(planted.body - np.eye(4)).max() <= 1e-9
     assert not planted.no_ground.any()
+
+
+def in_place(legs: Legs) -> Legs:
+    """``legs`` walked in place: every point moved back by the pelvis' travel across the floor, so the standing feet
+    slide back under a body that stays, as a game's cycle does."""
+    back = legs.pelvis[0] - legs.pelvis
+    back[:, 2] = 0.0
+    foot = legs.foot.copy()
+    foot[..., :3, 3] += back[:, None]
+    moved = {name: getattr(legs, name) + back[:, None] for name in ("ball", "tip", "hip")}
+    return dataclasses.replace(legs, foot=foot, pelvis=legs.pelvis + back, **moved)
+
+
+@budget()
+@given(gait=gaits(), pinned=st.integers(0, 1))
+def test_a_cycle_walked_in_place_is_locked_only_where_forced_down(gait, pinned):
+    """Its feet slide back by design: the foot lock leaves them to slide, planted as without it, but for a foot the
+    animator forces down over a stance, whose ball it holds where it stood."""
+    w = walk(gait)
+    legs = in_place(w.legs)
+    settings_ = PlantSettings(fps=gait.fps, floor=gait.floor)
+    ground = Plane(base=gait.floor)
+    locked = plant(legs, ground, settings_)
+    free = plant(legs, ground, dataclasses.replace(settings_, foot_lock=False))
+    assert np.abs(locked.foot - free.foot).max() <= 1e-9
+    stance = np.flatnonzero(w.stance[:, pinned])
+    first = stance[: int(np.argmax(np.diff(stance) > 1)) + 1] if (np.diff(stance) > 1).any() else stance
+    forced = np.zeros(legs.ball.shape[:2], int)
+    forced[first, pinned] = DOWN
+    planted = plant(legs, ground, settings_, forced)
+    ball = carried(legs.foot, planted.foot, legs.ball)[first, pinned, :2]
+    assert np.abs(ball - ball[0]).max() <= 1e-6, (
+        f"the forced foot's ball moves {1e3 * np.abs(ball - ball[0]).max():.1f} mm"
+    )
 
 
 # ---------------------------------------------------------------------------------------------
