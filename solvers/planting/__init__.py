@@ -9,7 +9,8 @@ rig layer gathers the tracks and turns the result into IK goals. The steps, one 
 0. :mod:`.authored`: the ground each stance stood on in the source: the floor, a raised stance's own
    level, or the authored ground given;
 1. :mod:`.contacts`: which sole points (heel, ball, tip) are down and which stand, each against
-   its own contact level; the foot lock that holds a standing foot on its ball;
+   its own contact level; the foot lock that holds a standing foot on its ball; :mod:`.held`, which
+   frames a foot down on the ground is held on it, and which are a swing (landing, skimming, over an edge);
 2. :mod:`.surface`: the floor-to-surface map of each foot, held while it stands, blended from
    take-off to landing in the air, and raised wherever the foot would go into the ground;
 3. :mod:`.pelvis`: the ground carrying the body, and the drop a standing leg needs to reach.
@@ -30,6 +31,7 @@ from ..rotation_modes import matrix_to_quat, quat_to_matrix
 from .air import bend_in_air, gentle_knees
 from .authored import authored_raise, stance_raise, standing_under
 from .contacts import BALL, DOWN, Contacts, find_contacts, holders, lock_offsets, sliding
+from .held import across_edges, held_part, landings
 from .pelvis import (
     KNEE_TURN,
     LENGTH_MARGIN,
@@ -239,10 +241,10 @@ def plant(
         from_hip = pivot[:, n, :2] - legs.hip[:, n, :2]
         for first, last in intervals(held[:, n]):
             span = slice(first, last + 1)
-            held[span, n] = _held_part(hanging[span, n])
-            held[span, n] &= _across_edges(edges[first:last, n], standing[span, n], from_hip[span])
+            held[span, n] = held_part(hanging[span, n])
+            held[span, n] &= across_edges(edges[first:last, n], standing[span, n], from_hip[span])
         if travels:
-            held[:, n] &= ~_landings(held[:, n], standing[:, n], from_hip)
+            held[:, n] &= ~landings(held[:, n], standing[:, n], from_hip)
     # Where what a held foot stands on changes that fast, the change eases over time, before and after.
     for n in range(count):
         for first, last in intervals(held[:, n]):
@@ -469,59 +471,6 @@ def _clearing(moved, depth, held, height: float, sigma: float, cast_down: CastDo
                 stance = intervals(held[:first, n])[-1][0]
                 keep[max(stance, first - span) : first, n] = True
     return keep
-
-
-def _held_part(hanging) -> np.ndarray:
-    """Which frames of one held run (m,) still hold: all but those at its ends where the foot hangs
-    on a point that is not standing."""
-    keep = np.ones(len(hanging), bool)
-    if hanging.all():
-        return ~keep
-    keep[: np.argmin(hanging)] = False
-    keep[len(hanging) - np.argmin(hanging[::-1]) :] = False
-    return keep
-
-
-def _across_edges(edges, standing, from_hip) -> np.ndarray:
-    """Which frames of one held run (m,) still hold: not a stretch where the foot slides without standing across an
-    edge (``edges`` (m - 1,): its ground changes height between frames i and i + 1 more steeply than a foot
-    follows, and by more than the contact height), within it or from the frames on either side, going the other
-    way from its hip (``from_hip`` (m, 2): the foot's place from the hip, across the floor) than it goes while it
-    stands: a skimming swing over a step's riser, onto the level it lands on. Such a stretch is in the air: the
-    swing rises to where it lands, instead of being dragged up or down the edge in a frame. A stretch going the
-    way the standing foot goes (the standing foot of a cycle walked in place, sliding back over the edge), and a
-    run where the foot never stands, hold."""
-    keep = np.ones(len(standing), bool)
-    standing = np.asarray(standing, bool)
-    steps = np.diff(from_hip, axis=0)
-    stands = steps[standing[1:] & standing[:-1]].sum(axis=0)  # where the standing foot goes from the hip
-    for first, last in intervals(~standing):
-        if not edges[max(first - 1, 0) : last + 1].any():
-            continue
-        moved = from_hip[min(last + 1, len(standing) - 1)] - from_hip[max(first - 1, 0)]
-        if moved @ stands < 0.0:
-            keep[first : last + 1] = False
-    return keep
-
-
-def _landings(held, standing, from_hip) -> np.ndarray:
-    """(F,) the frames of one foot's held runs (``held`` (F,)) that are a landing: the frames before a run's first
-    stance, and all but the last of a run the take's last frame cuts before it stands, where they go the other way
-    from its hip (``from_hip`` (F, 2), across the floor) than the foot goes while it stands anywhere in the take. In
-    the air until it lands, not a foot sliding on the ground (which, dragged over bumps or up a slope as fast as a
-    swing goes, would fold and snap its knee). A run the take's first frame cuts is a foot leaving, still
-    carrying."""
-    steps = np.diff(from_hip, axis=0)
-    stands = steps[standing[1:] & standing[:-1]].sum(axis=0)
-    cut = np.zeros(len(held), bool)
-    for first, last in intervals(held):
-        stood = np.flatnonzero(standing[first : last + 1])
-        if not len(stood) and first > 0:  # skimming the ground in a swing; cut by the take's end, landing on it
-            cut[first : last + (last < len(held) - 1)] = (from_hip[last] - from_hip[first]) @ stands < 0.0
-        elif len(stood) and stood[0] > 0:  # sliding in to its first stance
-            lands = first + stood[0]
-            cut[first:lands] = (from_hip[lands] - from_hip[first]) @ stands < 0.0
-    return cut
 
 
 def heel_points(foot, ball) -> np.ndarray:

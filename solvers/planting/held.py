@@ -1,0 +1,65 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Which frames of a foot down on the ground hold it on the ground, and which are a swing.
+
+A foot standing, or sliding along the floor without standing (a cycle walked in place), is held: carried by the
+ground under it. Some of those frames are a swing all the same: a foot hanging on a point that does not stand (its
+toe over a step's edge), one skimming across an edge or through a swing, one landing. Each function takes one
+foot's frames, plain arrays.
+"""
+
+import numpy as np
+
+from .timeline import intervals
+
+
+def held_part(hanging) -> np.ndarray:
+    """Which frames of one held run (m,) still hold: all but those at its ends where the foot hangs
+    on a point that is not standing."""
+    keep = np.ones(len(hanging), bool)
+    if hanging.all():
+        return ~keep
+    keep[: np.argmin(hanging)] = False
+    keep[len(hanging) - np.argmin(hanging[::-1]) :] = False
+    return keep
+
+
+def across_edges(edges, standing, from_hip) -> np.ndarray:
+    """Which frames of one held run (m,) still hold: not a stretch where the foot slides without standing across an
+    edge (``edges`` (m - 1,): its ground changes height between frames i and i + 1 more steeply than a foot
+    follows, and by more than the contact height), within it or from the frames on either side, going the other
+    way from its hip (``from_hip`` (m, 2): the foot's place from the hip, across the floor) than it goes while it
+    stands: a skimming swing over a step's riser, onto the level it lands on. Such a stretch is in the air: the
+    swing rises to where it lands, instead of being dragged up or down the edge in a frame. A stretch going the
+    way the standing foot goes (the standing foot of a cycle walked in place, sliding back over the edge), and a
+    run where the foot never stands, hold."""
+    keep = np.ones(len(standing), bool)
+    standing = np.asarray(standing, bool)
+    steps = np.diff(from_hip, axis=0)
+    stands = steps[standing[1:] & standing[:-1]].sum(axis=0)  # where the standing foot goes from the hip
+    for first, last in intervals(~standing):
+        if not edges[max(first - 1, 0) : last + 1].any():
+            continue
+        moved = from_hip[min(last + 1, len(standing) - 1)] - from_hip[max(first - 1, 0)]
+        if moved @ stands < 0.0:
+            keep[first : last + 1] = False
+    return keep
+
+
+def landings(held, standing, from_hip) -> np.ndarray:
+    """(F,) the frames of one foot's held runs (``held`` (F,)) that are a landing: the frames before a run's first
+    stance, and all but the last of a run the take's last frame cuts before it stands, where they go the other way
+    from its hip (``from_hip`` (F, 2), across the floor) than the foot goes while it stands anywhere in the take. In
+    the air until it lands, not a foot sliding on the ground (which, dragged over bumps or up a slope as fast as a
+    swing goes, would fold and snap its knee). A run the take's first frame cuts is a foot leaving, still
+    carrying."""
+    steps = np.diff(from_hip, axis=0)
+    stands = steps[standing[1:] & standing[:-1]].sum(axis=0)
+    cut = np.zeros(len(held), bool)
+    for first, last in intervals(held):
+        stood = np.flatnonzero(standing[first : last + 1])
+        if not len(stood) and first > 0:  # skimming the ground in a swing; cut by the take's end, landing on it
+            cut[first : last + (last < len(held) - 1)] = (from_hip[last] - from_hip[first]) @ stands < 0.0
+        elif len(stood) and stood[0] > 0:  # sliding in to its first stance
+            lands = first + stood[0]
+            cut[first:lands] = (from_hip[lands] - from_hip[first]) @ stands < 0.0
+    return cut
