@@ -13,7 +13,7 @@ smooth path wherever it would pass through the ground.
 import numpy as np
 
 from ..constants import IDENTITY
-from ..rotation_modes import matrix_to_quat, quat_to_matrix, slerp
+from ..rotation_modes import axis_angle_to_quat, matrix_to_quat, quat_to_axis_angle, quat_to_matrix, slerp
 from .contacts import BALL
 from .timeline import intervals, smooth, smoothstep
 
@@ -82,10 +82,8 @@ def eased_turns(turns, steady: float, sigma: float) -> np.ndarray:
     turns = np.asarray(turns, np.float64)
     if len(turns) < 2:
         return turns.copy()
-    turns = np.where(turns[:, :1] < 0.0, -turns, turns)
-    sine = np.linalg.norm(turns[:, 1:], axis=1)
-    angle = 2.0 * np.arctan2(sine, turns[:, 0])
-    vectors = turns[:, 1:] * np.divide(angle, sine, out=np.full_like(angle, 2.0), where=sine > 1e-12)[:, None]
+    turned = quat_to_axis_angle(np.where(turns[:, :1] < 0.0, -turns, turns))  # each turn under half a circle
+    vectors = turned[:, 1:] * turned[:, :1]
     change = np.diff(vectors, axis=0)
     size = np.linalg.norm(change, axis=1, keepdims=True)
     kept = change * np.minimum(1.0, steady / np.maximum(size, 1e-12))
@@ -93,9 +91,7 @@ def eased_turns(turns, steady: float, sigma: float) -> np.ndarray:
         return turns.copy()
     jumps = np.concatenate([np.zeros((1, 3)), np.cumsum(change - kept, axis=0)])
     vectors = vectors - jumps + smooth(jumps, sigma)
-    angle = np.linalg.norm(vectors, axis=1)
-    axis = np.divide(vectors, angle[:, None], out=np.zeros_like(vectors), where=angle[:, None] > 1e-12)
-    return np.column_stack([np.cos(0.5 * angle), axis * np.sin(0.5 * angle)[:, None]])
+    return axis_angle_to_quat(np.column_stack([np.linalg.norm(vectors, axis=1), vectors]))
 
 
 def swing(down, turn, lift, carrier) -> tuple[np.ndarray, np.ndarray]:
