@@ -47,15 +47,22 @@ def measure(authored: dict, played: dict, ground: Ground, seconds: np.ndarray, f
     alone; and where the animator forced it down, not where forced up (``forced``: (F, n), from
     :func:`.contacts.forced`)."""
     was_ankle, ankle = authored["ankle"], played["ankle"]
-    sole = played["sole"]
-    under, _, below = ground.cast_down(sole.reshape(-1, 3))
-    clearance = sole[..., 2] - np.where(below, under, 0.0).reshape(sole.shape[:-1])
-    was_ball, ball = _standing(authored["sole"], sole, clearance)
+    points = np.concatenate([ankle[..., None, :], played["sole"]], axis=-2)  # (F, n, 1 + P, 3): ankle, then sole
+    heights, normals, hit = ground.cast_down(points.reshape(-1, 3))
+    heights, normals, hit = (
+        heights.reshape(points.shape[:-1]),
+        normals.reshape(points.shape),
+        hit.reshape(points.shape[:-1]),
+    )
+    clearance = points[..., 1:, 2] - np.where(hit[..., 1:], heights[..., 1:], 0.0)
+    was_ball, chosen = _standing(authored["sole"], clearance)
+    ball = _pick(points[..., 1:, :], chosen)
     frames, count = ball.shape[:2]
     floor = np.broadcast_to(np.asarray(floor, dtype=np.float64), (frames, count))
-    heights, normals, hit = ground.cast_down(np.stack([ankle, ball]))
-    shape = (2, frames, count)
-    heights, normals, hit = heights.reshape(shape), normals.reshape(*shape, 3), hit.reshape(shape)
+    # The ground under the ankle and under the standing point: (2, F, n).
+    heights = np.stack([heights[..., 0], _pick(heights[..., 1:, None], chosen)[..., 0]])
+    normals = np.stack([normals[..., 0, :], _pick(normals[..., 1:, :], chosen)])
+    hit = np.stack([hit[..., 0], _pick(hit[..., 1:, None], chosen)[..., 0]])
     found = hit.all(axis=0)
     sink = np.maximum(np.stack([heights[0] - ankle[..., 2], heights[1] - ball[..., 2]]), 0.0)
     sink[0][was_ankle[..., 2] < floor] = 0.0
@@ -95,22 +102,22 @@ def measure(authored: dict, played: dict, ground: Ground, seconds: np.ndarray, f
     )
 
 
-def _standing(authored: np.ndarray, played: np.ndarray, clearance: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The standing point (F, n, 3) of the soles ``authored`` and ``played`` (:func:`.figures.points`): the lowest
-    authored (on its floor), and the played one nearest the ground under it (``clearance`` (F, n, P): each point's
+def _standing(authored: np.ndarray, clearance: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The standing point (F, n, 3) of the sole ``authored`` (:func:`.figures.points`), and (F, n) which point of
+    the played sole stands: the played one nearest the ground under it (``clearance`` (F, n, P): each point's
     height above it), the same point as the authored while it is within :data:`TIE` of the nearest. On a slope a
     foot touching with its uphill edge stands there, though its downhill edge is lower."""
     # Of the points the authored sole stands on (a flat sole: within TIE of its lowest), the one nearest the ground
     # as it plays.
     low = authored[..., 2] <= authored[..., 2].min(axis=-1, keepdims=True) + TIE
-    lowest = np.argmin(np.where(low, clearance, np.inf), axis=-1)[..., None]
-    same = np.take_along_axis(clearance, lowest, axis=-1)[..., 0] <= clearance.min(axis=-1) + TIE
-    chosen = np.where(same[..., None], lowest, np.argmin(clearance, axis=-1)[..., None])
+    lowest = np.argmin(np.where(low, clearance, np.inf), axis=-1)
+    same = np.take_along_axis(clearance, lowest[..., None], axis=-1)[..., 0] <= clearance.min(axis=-1) + TIE
+    return _pick(authored, lowest), np.where(same, lowest, np.argmin(clearance, axis=-1))
 
-    def pick(sole, index):
-        return np.take_along_axis(sole, index[..., None], axis=-2)[..., 0, :]
 
-    return pick(authored, lowest), pick(played, chosen)
+def _pick(values: np.ndarray, index: np.ndarray) -> np.ndarray:
+    """(F, n, k) of ``values`` (F, n, P, k), the point ``index`` (F, n) of each."""
+    return np.take_along_axis(values, index[..., None, None], axis=-2)[..., 0, :]
 
 
 def _pitch(ankle, ball, up) -> np.ndarray:
