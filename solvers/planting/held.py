@@ -34,8 +34,7 @@ def across_edges(edges, standing, from_hip) -> np.ndarray:
     run where the foot never stands, hold."""
     keep = np.ones(len(standing), bool)
     standing = np.asarray(standing, bool)
-    steps = np.diff(from_hip, axis=0)
-    stands = steps[standing[1:] & standing[:-1]].sum(axis=0)  # where the standing foot goes from the hip
+    stands = _standing_way(standing, from_hip)
     for first, last in intervals(~standing):
         if not edges[max(first - 1, 0) : last + 1].any():
             continue
@@ -46,14 +45,13 @@ def across_edges(edges, standing, from_hip) -> np.ndarray:
 
 
 def landings(held, standing, from_hip) -> np.ndarray:
-    """(F,) the frames of one foot's held runs (``held`` (F,)) that are a landing: the frames before a run's first
-    stance, and all but the last of a run the take's last frame cuts before it stands, where they go the other way
-    from its hip (``from_hip`` (F, 2), across the floor) than the foot goes while it stands anywhere in the take. In
-    the air until it lands, not a foot sliding on the ground (which, dragged over bumps or up a slope as fast as a
-    swing goes, would fold and snap its knee). A run the take's first frame cuts is a foot leaving, still
-    carrying."""
-    steps = np.diff(from_hip, axis=0)
-    stands = steps[standing[1:] & standing[:-1]].sum(axis=0)
+    """(F,) the frames of one foot's held runs (``held`` (F,)) that are a swing or a landing, where they go the other
+    way from its hip (``from_hip`` (F, 2), across the floor) than the foot goes while it stands anywhere in the take:
+    a run that never stands (a skim through a swing; cut by the take's last frame, all but that frame, where it
+    lands), and the frames before a run's first stance. In the air, not a foot sliding on the ground (which,
+    dragged over bumps or up a slope as fast as a swing goes, would fold and snap its knee). A run the take's first
+    frame cuts is a foot leaving, still carrying."""
+    stands = _standing_way(standing, from_hip)
     cut = np.zeros(len(held), bool)
     for first, last in intervals(held):
         stood = np.flatnonzero(standing[first : last + 1])
@@ -63,3 +61,9 @@ def landings(held, standing, from_hip) -> np.ndarray:
             lands = first + stood[0]
             cut[first:lands] = (from_hip[lands] - from_hip[first]) @ stands < 0.0
     return cut
+
+
+def _standing_way(standing, from_hip) -> np.ndarray:
+    """(2,) where a standing foot goes from its hip (``from_hip`` (m, 2)), summed over the frames it stands on
+    (``standing`` (m,)) and the one before."""
+    return np.diff(from_hip, axis=0)[standing[1:] & standing[:-1]].sum(axis=0)
