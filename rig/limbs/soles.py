@@ -23,6 +23,9 @@ from ..keys.actions import fcurves
 BAND = 0.02
 #: A vertex belongs to the foot when the foot's bones carry at least this share of its weight.
 CARRIED = 0.5
+#: Degrees a foot may pitch (toe down or up) and roll from standing as the rig stands at rest, in steps, for the
+#: outline: the vertex lowest at each of those turns.
+PITCHES, ROLLS = (-60.0, -30.0, 0.0, 30.0, 60.0), (-30.0, 0.0, 30.0)
 
 
 @dataclass(frozen=True)
@@ -36,6 +39,18 @@ class Sole:
     tip: tuple[float, float, float, float]
     #: heel and ball are in the toe's rest space: a digitigrade leg stands on a toe apart from its foot's hierarchy
     on_toe: bool = False
+    #: the foot's outline (:func:`_outline`): the vertices that may touch the ground as the foot turns, each moved by
+    #: all the bones that weight it (a claw the skin drags into the floor as the shin bends)
+    outline: tuple["Skinned", ...] = ()
+
+
+@dataclass(frozen=True)
+class Skinned:
+    """A vertex as the Armature modifier moves it: the sum of where each bone that weights it carries it."""
+
+    bones: tuple[int, ...]  #: pose bone indices
+    weights: tuple[float, ...]  #: each bone's share, together 1
+    local: tuple[tuple[float, float, float, float], ...]  #: the vertex in each bone's rest space
 
 
 @dataclass
@@ -199,7 +214,44 @@ def sole(obj: bpy.types.Object, skin: _Skin | None, foot: str, toe: str | None) 
         return tuple(float(x) for x in np.linalg.solve(rest, np.append(point, 1.0)))
 
     carrier = toe if on_toe else foot
-    return Sole(local(carrier, heel), local(carrier, ball), local(toe or foot, tip), on_toe)
+    # The outline: of the foot and the toe, each vertex as its bones carry it (a digitigrade foot's spur, on the long
+    # bone above the toe it stands on, too).
+    whole = np.flatnonzero(_carried(skin, _foot_bones(obj, foot, toe))) if on_toe else carried
+    outline = tuple(_skinned(obj, skin, vertex) for vertex in whole[_outline(skin.points[whole], up, forward)])
+    return Sole(local(carrier, heel), local(carrier, ball), local(toe or foot, tip), on_toe, outline)
+
+
+def _skinned(obj: bpy.types.Object, skin: _Skin, vertex: int) -> Skinned:
+    """Vertex ``vertex`` of ``skin`` with the bones that weight it."""
+    mine = skin.vertex == vertex
+    weights = skin.weight[mine] / skin.weight[mine].sum()
+    names = [skin.bones[c] for c in skin.column[mine]]
+    point = np.append(skin.points[vertex], 1.0)
+    local = (np.linalg.solve(np.array(obj.data.bones[name].matrix_local, dtype=np.float64), point) for name in names)
+    return Skinned(
+        tuple(obj.pose.bones.find(name) for name in names),
+        tuple(float(w) for w in weights),
+        tuple(tuple(float(x) for x in p) for p in local),
+    )
+
+
+def _outline(points: np.ndarray, up: np.ndarray, forward: np.ndarray) -> np.ndarray:
+    """(k,) the indices of those of ``points`` (armature rest space) lowest with the foot pitched and rolled by each
+    of :data:`PITCHES` and :data:`ROLLS` from the rig's ``up`` (the foot pointing along ``forward``): what may touch
+    the ground as a foot rolls onto its toes or heel or tips onto an edge (a claw's point, a spur under the heel,
+    a hoof's rim)."""
+    if np.linalg.norm(forward) <= 1e-12:  # a sole of one point: any way along the ground
+        forward = np.cross(up, [1.0, 0.0, 0.0] if abs(up[0]) < 0.9 else [0.0, 1.0, 0.0])
+    forward = forward / np.linalg.norm(forward)
+    side = np.cross(forward, up)
+    pitch, roll = np.meshgrid(np.radians(PITCHES), np.radians(ROLLS))
+    pitch, roll = pitch.ravel(), roll.ravel()
+    down = (
+        -np.outer(np.cos(pitch) * np.cos(roll), up)
+        + np.outer(np.sin(pitch), forward)
+        + np.outer(np.cos(pitch) * np.sin(roll), side)
+    )
+    return np.unique(np.argmax(points @ down.T, axis=0))
 
 
 def lowest_at_rest(obj: bpy.types.Object, skin: _Skin | None, bones) -> tuple[float, float, float] | None:

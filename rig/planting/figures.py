@@ -130,12 +130,13 @@ def foot_report(
 
 def points(planting: legs.PlantPlan, sample: legs.LegSample) -> dict[str, np.ndarray]:
     """What the figures read of legs sampled over F frames (:func:`.legs.leg_sample`): ankles (F, n, 3), the points
-    a sole may stand on (F, n, 3, 3: heel, ball and tip of a skinned mesh's sole; the ball thrice for a bone sole),
+    a sole may stand on (F, n, P, 3: heel, ball and tip of a skinned mesh's sole, then its outline; the ball P times
+    for a bone sole),
     knees (F, n, radians between thigh and shin: 0 straight) and the pelvis (F, 3), in world space."""
     thigh, shin = sample.knees - sample.hips, sample.feet[..., :3, 3] - sample.knees
     cos = np.einsum("...i,...i->...", thigh, shin) / (np.linalg.norm(thigh, axis=-1) * np.linalg.norm(shin, axis=-1))
     on_mesh = np.array([foot.sole is not None for foot in planting.feet])[:, None, None]
-    sole = np.stack([sample.heels, sample.balls, sample.tips], axis=-2)
+    sole = np.concatenate([np.stack([sample.heels, sample.balls, sample.tips], axis=-2), sample.outline], axis=-2)
     return {
         "ankle": sample.feet[..., :3, 3],
         "sole": np.where(on_mesh, sole, sample.balls[..., None, :]),
@@ -181,7 +182,7 @@ def recorded(obj: bpy.types.Object, planting: legs.PlantPlan, frames: range) -> 
     if first < 0 or first + len(frames) > count:
         return None
     rows = slice(first, first + len(frames))
-    widths = {"ankle": (3,), "sole": (3, 3), "knee": (), "pelvis": None}
+    widths = {"ankle": (3,), "sole": (-1, 3), "knee": (), "pelvis": None}
     out = {}
     for key, width in widths.items():
         values = np.asarray(stored[key], dtype=np.float64)
@@ -189,6 +190,8 @@ def recorded(obj: bpy.types.Object, planting: legs.PlantPlan, frames: range) -> 
             out[key] = values.reshape(count, 3)[rows]
         else:
             out[key] = values.reshape(count, len(limbs), *width)[rows][:, columns]
+    if out["sole"].shape[2] != 3 + legs.outline_size(planting):  # recorded with another sole
+        return None
     return out
 
 

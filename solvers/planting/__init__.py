@@ -133,6 +133,9 @@ class Legs:
     #: (n,) feet whose sole is a mesh's: where the take has it under the floor, it is raised onto it, pitch kept (a
     #: mesh keyed into the floor shows in the render; a bone sole is a guess, kept as deep as it is); None: none
     solid: np.ndarray | None = None
+    #: (F, n, Q, 3) more points of each foot that may touch the ground (a mesh's claws, a hoof's rim): they stay out
+    #: of it as the sole does, and a solid foot is raised by them too; None: the sole alone
+    outline: np.ndarray | None = None
 
 
 @dataclass(frozen=True)
@@ -194,10 +197,12 @@ def plant(
             shift[:, n, :2] = lock_offsets(sole[:, n, :, :2], held_still, settings.release * fps, reach, fastest)
     if contacts.pressed.any():
         shift[..., 2] = pressed_down(contacts, settings.release * fps)
+    outline = np.zeros((frames, count, 0, 3)) if legs.outline is None else np.asarray(legs.outline, np.float64)
     if legs.solid is not None:
-        under = np.maximum(floor - (sole[..., 2] + shift[..., None, 2]).min(axis=2), 0.0)  # (F, n)
+        lowest = np.concatenate([sole[..., 2], outline[..., 2]], axis=2).min(axis=2)
+        under = np.maximum(floor - (lowest + shift[..., 2]), 0.0)  # (F, n)
         shift[..., 2] += np.where(np.asarray(legs.solid, bool), under, 0.0)
-    sole = sole + shift[:, :, None]
+    sole, outline = sole + shift[:, :, None], outline + shift[:, :, None]
     ankle = legs.foot[:, :, :3, 3] + shift
 
     # The ground under each foot; a foot on the ground (standing, or sliding along it) is carried
@@ -213,8 +218,9 @@ def plant(
         lift[:, n] = fill_gaps(np.where(ground[:, n], footing[:, n] - floor - stood[:, n, BALL], 0.0), ground[:, n])
     turn = np.tile(IDENTITY, (frames, count, 1))
     held &= ground
-    points = np.concatenate([sole, ankle[:, :, None]], axis=2)  # heel, ball, tip, ankle
-    depth = np.minimum(points[..., 2] - floor - np.concatenate([stood, stood[:, :, BALL, None]], axis=2), 0.0)
+    points = np.concatenate([sole, ankle[:, :, None], outline], axis=2)  # heel, ball, tip, ankle, outline
+    others = np.repeat(stood[:, :, BALL, None], 1 + outline.shape[2], axis=2)
+    depth = np.minimum(points[..., 2] - floor - np.concatenate([stood, others], axis=2), 0.0)
     tilted = tilt(normal[held], settings.max_tilt)
     if source_up is not None:  # from the authored ground's slope, not from the floor's
         untilted = quat_to_matrix(tilt(source_up[held], settings.max_tilt))
@@ -227,7 +233,9 @@ def plant(
     lift[held] += need.max(axis=1, initial=0.0)
     # A foot landing or leaving across an edge (a step's riser) is held up by a point not standing,
     # its toe or heel over the higher ground: there it is in the air, not on either level.
-    stands = np.concatenate([contacts.stance, np.zeros((frames, count, 1), bool)], axis=2)[held]  # ankle: never
+    stands = np.zeros(points.shape[:3], bool)  # the ankle and the outline: never
+    stands[..., :3] = contacts.stance
+    stands = stands[held]
     leaning, bearing = np.where(stands, 0.0, need).max(axis=1), np.where(stands, need, 0.0).max(axis=1)
     hanging = np.zeros((frames, count), bool)
     hanging[held] = leaning > bearing + settings.contact_height
@@ -350,16 +358,21 @@ def plant(
     # rise over whatever they would pass through.
     rise = hips[..., 2] - legs.hip[..., 2]
     turn, moved = ride(rise)
+    # In the air a leg bends as the take has it with its foot raised where the take has the mesh in the floor (or
+    # pressed down where forced): a foot raised as it pushes off leaves as the take does, not held up to the landing.
+    raised = legs.foot[:, :, :3, 3].copy()
+    raised[..., 2] += shift[..., 2]
+    swung = np.linalg.norm(legs.hip - raised, axis=2)
     toe_turn = ride(rise, flat)[0] if lifting.any() else turn
     for n in range(count):
         # As straight as animated, or nearly.
-        longest = np.clip(animated[:, n], LENGTH_MARGIN * lengths[:, n], lengths[:, n])
+        longest = np.clip(swung[:, n], LENGTH_MARGIN * lengths[:, n], lengths[:, n])
         ankles = bend_in_air(
             held[:, n],
             standing[:, n],
             hips[:, n],
             moved[:, n, 3],
-            animated[:, n],
+            swung[:, n],
             legs.thigh[:, n],
             legs.shin[:, n],
             longest,
@@ -526,6 +539,8 @@ def _check(legs: Legs) -> None:
         shapes["heel"] = (frames, count, 3)
     if legs.solid is not None:
         shapes["solid"] = (count,)
+    if legs.outline is not None:
+        shapes["outline"] = (frames, count, *np.shape(legs.outline)[2:3], 3)
     if legs.girdle is not None:
         shapes["girdle"] = (count,)
         if not set(np.unique(legs.girdle)) <= {0, 1}:

@@ -212,6 +212,36 @@ def test_at_rest_the_ball_and_tip_lie_on_the_sole(lik):
         assert -1e-6 <= sample.tips[n, 2] - lowest <= 0.02, (foot.limb, sample.tips[n, 2], lowest)
 
 
+def test_the_outline_is_where_the_armature_modifier_puts_its_vertices(lik):
+    """The T-rex's claws are skinned partly to the root and the shin, not only to the foot: at push-off the skin
+    drags them 8 cm under the floor while the foot bone stands. The outline planting reads (each vertex carried by
+    all its bones) is, at every frame, on vertices of the mesh as Blender evaluates it, and as low as the lowest
+    vertex the foot carries wherever that is under the floor (``plant_metrics.sample_sole``)."""
+    rig, frames, ground = clips.stage("trex", "flat")
+    planting = _plan(lik, rig, ground)
+    legs, mesh = lik.rig.planting.legs, bpy.data.objects["Trex"]
+    lowest = mocap.plant_metrics.sample_sole(rig, clips.CLIPS["trex"].legs, frames)
+    scene, under = bpy.context.scene, 0
+    for frame in frames:
+        scene.frame_set(frame)
+        depsgraph = bpy.context.evaluated_depsgraph_get()
+        sample = legs.leg_sample(planting, lik.rig.pose.read_pose(rig, rig.evaluated_get(depsgraph))).at(0)
+        evaluated = mesh.evaluated_get(depsgraph).data
+        vertices = np.empty(len(evaluated.vertices) * 3)
+        evaluated.vertices.foreach_get("co", vertices)
+        world = np.array(mesh.matrix_world)
+        vertices = vertices.reshape(-1, 3) @ world[:3, :3].T + world[:3, 3]
+        for n, foot in enumerate(planting.feet):
+            outline = sample.outline[n]
+            apart = np.linalg.norm(outline[:, None] - vertices[None], axis=-1).min(axis=1)
+            assert apart.max() <= 1e-4, (foot.limb, frame, apart.max())
+            mesh_lowest = lowest[frame][foot.limb[-1]]["ball"].z
+            if mesh_lowest < -0.01:
+                under += 1
+                assert outline[:, 2].min() <= mesh_lowest + 0.005, (foot.limb, frame, outline[:, 2].min(), mesh_lowest)
+    assert under >= 4, under
+
+
 def test_the_overlay_draws_footprints_as_long_as_the_mesh_sole(lik):
     """CesiumMan's footprints in the viewport overlay span its mesh's sole (the lowest 2 cm of the vertices its
     foot and toe bones carry, at rest), not its bones' (10 to 13 cm long where the sole spans 26)."""

@@ -18,8 +18,8 @@ from typing import NamedTuple
 
 import numpy as np
 import pytest
-from footing import Footing, carried, measure, slides
-from hypothesis import Phase, example, given, settings
+from footing import Footing, carried, contacts, measure, runs, slides
+from hypothesis import Phase, assume, example, given, settings
 from hypothesis import strategies as st
 from terrain import Plane, Sine, Step, Terrain, holes, terrains
 from walker import Gait, Walk, gaits, walk
@@ -737,6 +737,60 @@ def test_a_mesh_sole_keyed_into_the_floor_is_raised_onto_it_pitch_kept(gait, dep
     tip = ball + np.einsum("fnij,fnj->fni", planted.toe @ np.swapaxes(legs.toe, -1, -2), legs.tip - legs.ball)
     lowest = np.minimum(np.minimum(heel[..., 2], ball[..., 2]), tip[..., 2])
     assert lowest.min() >= gait.floor - 1e-6, lowest.min() - gait.floor
+
+
+def _clawed(legs: Legs, below) -> Legs:
+    """``legs`` with one outline point under each ball, ``below`` (F, n) metres lower, fixed in the foot's frame as
+    the foot turns but for that: a claw (or a skinned vertex) that curls under the sole where ``below`` grows."""
+    claw = legs.ball - np.asarray(below)[..., None] * np.array([0.0, 0.0, 1.0])
+    return dataclasses.replace(legs, outline=claw[:, :, None], solid=np.ones(legs.ball.shape[1], bool))
+
+
+@budget()
+@given(gait=gaits(), depth=st.floats(0.005, 0.04))
+def test_an_outline_point_under_the_floor_raises_a_solid_foot_onto_it(gait, depth):
+    """A claw that the take keeps under the floor wherever the foot is down (the mesh sole above it) is raised
+    onto the floor with its foot; a bone sole's outline (not solid) is kept as deep as the take has it."""
+    legs = walk(gait).legs
+    options = PlantSettings(fps=gait.fps, floor=gait.floor, foot_lock=False)
+    clawed = _clawed(legs, np.full(legs.ball.shape[:2], depth))
+    planted = plant(clawed, Plane(base=gait.floor), options)
+    claw = carried(legs.foot, planted.foot, clawed.outline[:, :, 0])
+    assert claw[..., 2].min() >= gait.floor - 1e-6, claw[..., 2].min() - gait.floor
+    kept = plant(dataclasses.replace(clawed, solid=None), Plane(base=gait.floor), options)
+    assert np.abs(kept.foot - plant(legs, Plane(base=gait.floor), options).foot).max() <= 1e-9
+
+
+@budget()
+@given(gait=gaits(), depth=st.floats(0.01, 0.05))
+def test_a_foot_raised_for_its_push_off_leaves_as_the_take_does(gait, depth):
+    """A claw that curls under the floor only over the last frames before a foot leaves (a paw rolling off its
+    toes) raises the foot there, and no longer: the frame after the take has it out of the floor, the leg (hip to
+    ankle) is at most 60% of the raise shorter than planting without the claw has it, the frame after that 40%
+    (its knee turning no faster than it may). Carrying the push-off's raise on towards the landing, as planting
+    did, keeps 80-115% of it over both frames (it held a wolf's paw 2-4 cm above the floor after the take lifts
+    it out)."""
+    legs = walk(gait).legs
+    down = contacts(legs, gait.fps)
+    below = np.zeros(down.shape)
+    for n in range(down.shape[1]):
+        for _, last in runs(down[:, n]):
+            if last < len(below) - 2:
+                below[max(last - 1, 0) : last + 1, n] = depth  # the last two frames down
+    assume(below.any())
+    options = PlantSettings(fps=gait.fps, floor=gait.floor, foot_lock=False)
+
+    def extension(planted: Planted) -> np.ndarray:
+        hips = np.einsum("fij,fnj->fni", planted.body[:, :3, :3], legs.hip) + planted.body[:, None, :3, 3]
+        return np.linalg.norm(hips - planted.foot[..., :3, 3], axis=2)
+
+    planted = plant(_clawed(legs, below), Plane(base=gait.floor), options)
+    shorter = extension(plant(legs, Plane(base=gait.floor), options)) - extension(planted)
+    out = np.zeros(below.shape, bool)  # the first frame the claw is out of the floor again
+    out[1:] = (below[1:] == 0.0) & (below[:-1] > 0.0)
+    assert shorter[out].max() <= 0.6 * depth, f"{1e3 * shorter[out].max():.1f} mm shorter the frame after"
+    then = np.roll(out, 1, axis=0)
+    assert np.abs(shorter[then]).max() <= 0.4 * depth, f"{1e3 * np.abs(shorter[then]).max():.1f} mm two frames after"
 
 
 #: A shuffle up a 20 cm step at 30 fps: the swing skims 1.5 cm over the floor, within the contact height, so the
