@@ -9,8 +9,9 @@ rig layer gathers the tracks and turns the result into IK goals. The steps, one 
 0. :mod:`.authored`: the ground each stance stood on in the source: the floor, a raised stance's own
    level, or the authored ground given;
 1. :mod:`.contacts`: which sole points (heel, ball, tip) are down and which stand, each against
-   its own contact level; the foot lock that holds a standing foot on its ball; :mod:`.held`, which
-   frames a foot down on the ground is held on it, and which are a swing (landing, skimming, over an edge);
+   its own contact level; the foot lock that holds a standing foot on its ball; :mod:`.placement`, a stance
+   that would straddle an edge moved to footing; :mod:`.held`, which frames a foot down on the ground is held
+   on it, and which are a swing (landing, skimming, over an edge);
 2. :mod:`.surface`: the floor-to-surface map of each foot, held while it stands, blended from
    take-off to landing in the air, and raised wherever the foot would go into the ground;
 3. :mod:`.pelvis`: the ground carrying the body, and the drop a standing leg needs to reach.
@@ -51,6 +52,7 @@ from .pelvis import (
     surface_under,
     travel_ahead,
 )
+from .placement import footing_offsets
 from .retime import least_jumps
 from .surface import clearing_lift, eased_turns, pitched, rest, swing, tilt, transform
 from .timeline import ease_jumps, envelope, fill_gaps, intervals, smoothstep
@@ -202,6 +204,20 @@ def plant(
         lowest = np.concatenate([sole[..., 2], outline[..., 2]], axis=2).min(axis=2)
         under = np.maximum(floor - (lowest + shift[..., 2]), 0.0)  # (F, n)
         shift[..., 2] += np.where(np.asarray(legs.solid, bool), under, 0.0)
+    # A stance whose sole would straddle an edge (its ball short of a step's riser, its toe over the upper level)
+    # moves along the foot to where the whole sole has footing.
+    whole = np.concatenate([sole, outline], axis=2) + shift[:, :, None]
+    rises = np.concatenate([stood, np.repeat(stood[:, :, BALL, None], outline.shape[2], axis=2)], axis=2)
+    depths = np.minimum(whole[..., 2] - floor - rises, 0.0)
+    shift[..., :2] += footing_offsets(
+        whole,
+        contacts.stance.any(axis=2),
+        depths,
+        floor + stood[:, :, BALL],
+        cast_down,
+        settings.max_tilt,
+        settings.contact_height,
+    )
     sole, outline = sole + shift[:, :, None], outline + shift[:, :, None]
     ankle = legs.foot[:, :, :3, 3] + shift
 

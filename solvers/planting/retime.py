@@ -1,12 +1,14 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """A swing that must rise onto higher ground soon after it leaves (a step's edge just ahead of the toe) lifts first
 and moves on after: its way across the ground is re-timed, slow at take-off and faster towards landing, so the foot
-does not rise the step's height in one frame."""
+does not rise the step's height in one frame. One that must come down off higher ground just before it lands (a
+landing just past a step's edge) is re-timed the other way: across first, then down."""
 
 import numpy as np
 
-#: Powers tried for the re-timing, as animated first: a swing's time t (0 at take-off, 1 at landing) goes to t**power.
-POWERS = (1.0, 1.5, 2.0, 3.0)
+#: Powers tried for the re-timing, as animated first: a swing's time t (0 at take-off, 1 at landing) goes to t**power
+#: (above 1: slow at take-off; below 1: slow at landing).
+POWERS = (1.0, 1.5, 1 / 1.5, 2.0, 0.5, 3.0, 1 / 3.0)
 #: Metres a foot point may move in a frame beyond its move in the source before its swing is re-timed: a jump onto
 #: a step, not the centimetre or two of following bumps or a slope (re-timing moves the foot off its animated way).
 JUMP = 0.05

@@ -25,9 +25,6 @@ MISSES = {
         "within 3 cm of their lowest"
         for ground in GROUNDS
     },
-    ("bandai_run_youthful", "step"): "ball p95 171.4 mm: the right foot lands with its ball just short of the riser "
-    "and its toe over the upper level, and is held there by its toe, the ball 18 cm over the lower level under it "
-    "for 5 frames (47-51)",
     ("bandai_walk_elderly", "step"): "knee 11.9° in one frame at the step (frame 197): the right foot's swing up "
     "onto it bends the knee early while the body stays low for the foot behind",
     ("cesium_man", "slope"): "knee 20.3°: the in-place walk's feet slide back downhill",

@@ -27,6 +27,7 @@ from walker import Gait, Walk, gaits, walk
 from solvers import SolverError
 from solvers.planting import Legs, Planted, PlantSettings, heel_points, plant
 from solvers.planting.contacts import DOWN, UP
+from solvers.planting.placement import CLEARANCE, footing_offsets
 from solvers.planting.surface import eased_turns, rest, tilt
 from solvers.planting.timeline import intervals
 
@@ -791,6 +792,57 @@ def test_a_foot_raised_for_its_push_off_leaves_as_the_take_does(gait, depth):
     assert shorter[out].max() <= 0.6 * depth, f"{1e3 * shorter[out].max():.1f} mm shorter the frame after"
     then = np.roll(out, 1, axis=0)
     assert np.abs(shorter[then]).max() <= 0.4 * depth, f"{1e3 * np.abs(shorter[then]).max():.1f} mm two frames after"
+
+
+@budget()
+@given(gait=gaits(("walk",)), which=st.integers(0, 7), part=st.floats(0.2, 0.8), rise=st.floats(0.1, 0.3))
+def test_a_stance_straddling_a_riser_moves_to_where_its_whole_sole_stands(gait, which, part, rise):
+    """A step whose riser passes between a stance's ball and its tip, the upper level under the toe. Planted where
+    the take has it, that foot stood on its toe over the upper level, its ball in the air over the lower one (CMU's
+    hops on a step: ball p95 290 mm). It moves along the foot to where its whole sole is on one level: wherever the
+    take has that foot standing, its ball is at its authored height above the ground under it, within the contact
+    height, and goes no deeper into it than the take has it under its floor; it does not slide across the ground
+    while it stands; and it is never further from where the take has it than a sole's length (heel to tip) and the
+    clearance it keeps from the edge. Walks: a jog's push-off slides its toe on across the riser after the stance,
+    so its foot is still lifted towards the upper level as it stands: the miss of the strict xfail on a step
+    below."""
+    legs = walk(gait).legs
+    stances = runs(contacts(legs, gait.fps)[:, 0])
+    first, last = stances[which % len(stances)]
+    middle = (first + last) // 2
+    ball, tip = legs.ball[middle, 0, :2], legs.tip[middle, 0, :2]
+    ahead = tip - ball
+    assume(np.linalg.norm(ahead) > 0.02)
+    riser = Step(
+        rise=rise, direction=math.atan2(ahead[1], ahead[0]), base=gait.floor, origin=tuple(ball + part * ahead)
+    )
+    planted = plant(legs, riser, PlantSettings(fps=gait.fps, floor=gait.floor))
+    footing = measure(legs, planted, riser, gait.fps, gait.floor)
+    standing = planted.contacts.stance[first : last + 1, 0].any(axis=1)
+    error = footing.height_error[first : last + 1, 0][standing]
+    keyed_under = np.maximum(gait.floor - legs.ball[first : last + 1, 0, 2], 0.0)[standing]
+    assert (error <= 0.03).all() and (error >= -keyed_under - 0.005).all(), (1e3 * error.min(), 1e3 * error.max())
+    moved = footing.ball[first : last + 1, 0, :2][standing] - legs.ball[first : last + 1, 0, :2][standing]
+    assert (
+        np.linalg.norm(moved - moved[0], axis=1).max()
+        <= 0.005 + np.linalg.norm(np.diff(legs.ball[first : last + 1, 0, :2][standing], axis=0), axis=1).sum()
+    ), "it slides as it stands"
+    sole = np.linalg.norm(legs.tip[middle, 0] - heel_points(legs.foot, legs.ball)[middle, 0])
+    assert np.linalg.norm(moved, axis=1).max() <= sole + CLEARANCE + 0.02
+
+
+@budget()
+@given(take=takes("plane", max_slope=35.0))
+def test_a_stance_on_ground_a_foot_can_follow_keeps_its_place(take):
+    """On a plane no steeper than the steepest a foot tips to follow (40°), no stance straddles an edge: none
+    moves."""
+    g, legs = take.gait, walk(take.gait).legs
+    sole = np.stack([heel_points(legs.foot, legs.ball), legs.ball, legs.tip], axis=2)
+    standing = contacts(legs, g.fps)
+    depth = np.minimum(sole[..., 2] - g.floor, 0.0)
+    stood_on = np.full(standing.shape, g.floor)
+    offsets = footing_offsets(sole, standing, depth, stood_on, take.terrain, math.radians(40.0), 0.03)
+    assert not offsets.any()
 
 
 #: A shuffle up a 20 cm step at 30 fps: the swing skims 1.5 cm over the floor, within the contact height, so the

@@ -1,0 +1,92 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Where a standing foot goes across the ground: where the take has it, unless its sole would straddle an edge.
+
+A take made on flat ground puts its feet anywhere; on the ground they are planted on, a stance may land with its
+ball short of a step's riser and its toe over the upper level. Planted where it was, that foot stands on its
+toe, its ball in the air over the lower level. Such a stance moves along the foot, as little as it can, to where
+the whole sole has footing on one level, and keeps that place while it stands; its swings ease to it and away.
+"""
+
+import math
+
+import numpy as np
+
+from .contacts import BALL
+from .timeline import intervals, smoothstep
+
+#: Most a stance moves along its foot to find footing, in lengths of its sole (heel to tip): beyond that the take
+#: asks for another step, not a shifted one.
+MOST = 1.0
+#: Steps, in metres, in which a stance is moved to find footing.
+STEP = 0.01
+#: Metres a stance so moved goes further, where it still has footing there: off the edge by more than a hair, so
+#: its swings can come down (or leave) over it before the last (or first) frame.
+CLEARANCE = 0.05
+#: Frames of a long stance at which its footing is tried (spread over it, its ends included).
+TRIED = 32
+
+
+def footing_offsets(points, standing, depth, stood_on, cast_down, steepest: float, height: float) -> np.ndarray:
+    """(F, n, 2) how far each of n feet moves across the floor so its sole has footing where it stands.
+
+    ``points`` (F, n, K, 3): each foot's heel, ball, tip and any more points of its sole, where the take has them
+    (its lock's hold included); ``standing`` (F, n): where each stands; ``depth`` (F, n, K): how deep each point
+    may go into the ground (zero or less: a point the take keys under its floor may stay as deep); ``stood_on``
+    (F, n): the height of the ground each ball stood on in the take (the floor, or a raised stance's level), so a
+    ball over ground at height ``g`` is lifted by ``g - stood_on``. A standing foot straddles an edge where a point
+    of its sole, the foot lifted so, would go into the ground further than ``height`` (the contact height) beyond
+    what a slope of ``steepest`` (radians) rises from its ball. Each
+    stance that straddles one at any frame moves, along the foot's heel-to-tip, by the least multiple of
+    :data:`STEP` (up to :data:`MOST` of its sole, either way) that leaves it straddling none; one that finds
+    none stays. Between stances the offsets ease from one to the next (smoothstep), before the first and after
+    the last they hold."""
+    points = np.asarray(points, dtype=np.float64)
+    frames, count = points.shape[:2]
+    offsets = np.zeros((frames, count, 2))
+    slope = math.tan(steepest)
+    for n in range(count):
+        placed = np.zeros(frames, bool)
+        for first, last in intervals(standing[:, n]):
+            rows = np.unique(np.linspace(first, last, min(last - first + 1, TRIED)).round().astype(int))
+            sole, allowed, base = points[rows, n], depth[rows, n], stood_on[rows, n]
+
+            def straddles(shift, sole=sole, allowed=allowed, base=base) -> bool:
+                moved = sole + np.append(shift, 0.0)
+                heights, _, hit = cast_down(moved.reshape(-1, 3))
+                heights, hit = heights.reshape(moved.shape[:2]), hit.reshape(moved.shape[:2])
+                lifted = moved[..., 2] + (heights[:, BALL] - base)[:, None]
+                across = np.linalg.norm(moved[..., :2] - moved[:, BALL, None, :2], axis=-1)
+                sinks = heights + allowed - lifted - slope * across
+                return bool((hit & hit[:, BALL, None] & (sinks > height)).any())
+
+            if not straddles(np.zeros(2)):
+                continue
+            heel_to_tip = (sole[:, 2, :2] - sole[:, 0, :2]).mean(axis=0)
+            length = float(np.linalg.norm(heel_to_tip))
+            if length <= STEP:
+                continue
+            along = heel_to_tip / length
+            tries = np.arange(1, int(MOST * length / STEP) + 1) * STEP
+            for distance in np.stack([-tries, tries], axis=1).ravel():  # the nearest first, back before forward
+                if not straddles(distance * along):
+                    clear = distance + math.copysign(CLEARANCE, distance)
+                    distance = clear if not straddles(clear * along) else distance
+                    offsets[first : last + 1, n] = distance * along
+                    placed[first : last + 1] = True
+                    break
+        if placed.any():
+            offsets[:, n] = _eased_between(offsets[:, n], standing[:, n])
+    return offsets
+
+
+def _eased_between(offsets, standing) -> np.ndarray:
+    """One foot's (F, 2) ``offsets``, kept where it stands (F,), eased from one stance's to the next's between
+    them and held before the first and after the last."""
+    offsets = np.array(offsets)
+    frames = len(offsets)
+    for first, last in intervals(~np.asarray(standing, bool)):
+        before = offsets[first - 1] if first > 0 else offsets[last + 1]
+        after = offsets[last + 1] if last < frames - 1 else before
+        u = smoothstep((np.arange(first, last + 1) - first + 1) / (last - first + 2))
+        offsets[first : last + 1] = before + u[:, None] * (after - before)
+    return offsets
