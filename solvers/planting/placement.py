@@ -35,43 +35,50 @@ def footing_offsets(points, standing, depth, stood_on, cast_down, steepest: floa
     (F, n): the height of the ground each ball stood on in the take (the floor, or a raised stance's level), so a
     ball over ground at height ``g`` is lifted by ``g - stood_on``. A standing foot straddles an edge where a point
     of its sole, the foot lifted so, would go into the ground further than ``height`` (the contact height) beyond
-    what a slope of ``steepest`` (radians) rises from its ball. Each
-    stance that straddles one at any frame moves, along the foot's heel-to-tip, by the least multiple of
-    :data:`STEP` (up to :data:`MOST` of its sole, either way) that leaves it straddling none; one that finds
-    none stays. Between stances the offsets ease from one to the next (smoothstep), before the first and after
-    the last they hold."""
+    what a slope of ``steepest`` (radians) rises from its ball. Each stance that straddles one at any frame moves,
+    along the foot's heel-to-tip, by the least multiple of :data:`STEP` (up to :data:`MOST` of its sole, either
+    way) that leaves it straddling none, then :data:`CLEARANCE` further where that straddles none either; one that
+    finds none stays. Between stances the offsets ease from one to the next (smoothstep), before the first and
+    after the last they hold."""
     points = np.asarray(points, dtype=np.float64)
+    standing = np.asarray(standing, bool)
     frames, count = points.shape[:2]
     offsets = np.zeros((frames, count, 2))
     slope = math.tan(steepest)
+
+    def straddling(sole, allowed, base) -> np.ndarray:
+        """(m,) which of m frames' soles (m, K, 3) straddle an edge."""
+        heights, _, hit = cast_down(sole.reshape(-1, 3))
+        heights, hit = heights.reshape(sole.shape[:2]), hit.reshape(sole.shape[:2])
+        lifted = sole[..., 2] + (heights[:, BALL] - base)[:, None]
+        across = np.linalg.norm(sole[..., :2] - sole[:, BALL, None, :2], axis=-1)
+        sinks = heights + allowed - lifted - slope * across
+        return (hit & hit[:, BALL, None] & (sinks > height)).any(axis=1)
+
+    where = np.zeros((frames, count), bool)  # every standing frame at once, then only the stances that straddle
+    if standing.any():
+        where[standing] = straddling(points[standing], depth[standing], stood_on[standing])
     for n in range(count):
         placed = np.zeros(frames, bool)
         for first, last in intervals(standing[:, n]):
+            if not where[first : last + 1, n].any():
+                continue
             rows = np.unique(np.linspace(first, last, min(last - first + 1, TRIED)).round().astype(int))
             sole, allowed, base = points[rows, n], depth[rows, n], stood_on[rows, n]
-
-            def straddles(shift, sole=sole, allowed=allowed, base=base) -> bool:
-                moved = sole + np.append(shift, 0.0)
-                heights, _, hit = cast_down(moved.reshape(-1, 3))
-                heights, hit = heights.reshape(moved.shape[:2]), hit.reshape(moved.shape[:2])
-                lifted = moved[..., 2] + (heights[:, BALL] - base)[:, None]
-                across = np.linalg.norm(moved[..., :2] - moved[:, BALL, None, :2], axis=-1)
-                sinks = heights + allowed - lifted - slope * across
-                return bool((hit & hit[:, BALL, None] & (sinks > height)).any())
-
-            if not straddles(np.zeros(2)):
-                continue
             heel_to_tip = (sole[:, 2, :2] - sole[:, 0, :2]).mean(axis=0)
             length = float(np.linalg.norm(heel_to_tip))
             if length <= STEP:
                 continue
             along = heel_to_tip / length
+
+            def fits(distance: float, sole=sole, allowed=allowed, base=base, along=along) -> bool:
+                return not straddling(sole + np.append(distance * along, 0.0), allowed, base).any()
+
             tries = np.arange(1, int(MOST * length / STEP) + 1) * STEP
             for distance in np.stack([-tries, tries], axis=1).ravel():  # the nearest first, back before forward
-                if not straddles(distance * along):
+                if fits(distance):
                     clear = distance + math.copysign(CLEARANCE, distance)
-                    distance = clear if not straddles(clear * along) else distance
-                    offsets[first : last + 1, n] = distance * along
+                    offsets[first : last + 1, n] = (clear if fits(clear) else distance) * along
                     placed[first : last + 1] = True
                     break
         if placed.any():
