@@ -19,15 +19,20 @@ import bpy
 import numpy as np
 
 from ...solvers import SolverError, rotation_modes
-from ...solvers.planting import Legs, Planted, PlantSettings, heel_points, plant
+from ...solvers.planting import Legs, Planted, PlantSettings, heel_points, plant, travelling
 from ...solvers.planting.knees import KNEE_POP, knee_turns
 from ...solvers.planting.pelvis import moved_with
+from ...solvers.planting.timeline import intervals
 from ..errors import LimbIKError
 from ..keys import actions
 from ..limbs import soles
 from ..pose import Pose
 from . import contacts
 from .ground import Ground
+
+#: Metres a foot's ground rises or falls under it in one contact of a take walked in place beyond which a knee that
+#: pops is said to pop for that: the foot slides back a stride over it.
+IN_PLACE_RISE = 0.05
 
 
 @dataclass(frozen=True)
@@ -414,6 +419,7 @@ def _popping(plan: PlantPlan, frames: range, legs: Legs, planted: Planted) -> di
     hips = moved_with(planted.body, legs.hip)
     turns = knee_turns(hips, planted.foot[..., :3, 3], legs.hip, legs.foot[..., :3, 3], legs.thigh, legs.shin)
     standing = planted.contacts.stance.any(axis=2)
+    in_place = not travelling(legs)
     where = {(True, True): "while its foot stands", (False, True): "as its foot lands"}
     where |= {(True, False): "as its foot leaves", (False, False): "with its foot in the air"}
     popping = {}
@@ -423,13 +429,26 @@ def _popping(plan: PlantPlan, frames: range, legs: Legs, planted: Planted) -> di
             continue
         worst = int(over[np.argmax(turns[over - 1, n])])
         foot_there = where[bool(standing[worst - 1, n]), bool(standing[worst, n])]
+        cause = "the ground there asks more of the leg than its motion gives; look at those frames."
+        rises = _rise_while_down(planted, n) if in_place else 0.0
+        if rises > IN_PLACE_RISE:
+            cause = (
+                "the take walks in place: its feet slide back along the ground while down, and the ground under this "
+                f"one rises or falls up to {1000 * rises:.0f} mm as it does, which no height of a body that stays "
+                "follows for every leg; a take that travels, or flat ground, plants without it."
+            )
         popping[foot.limb] = (
             f"Limb '{foot.limb}': planting turns its knee up to {math.degrees(turns[worst - 1, n]):.1f}° in one "
             f"frame beyond the animation (frame {frames[worst]}, {foot_there}; more than 10° at "
-            f"{frames_text(frames, over)}): the ground there asks more of the leg than its motion gives; look at "
-            "those frames."
+            f"{frames_text(frames, over)}): {cause}"
         )
     return popping
+
+
+def _rise_while_down(planted: Planted, n: int) -> float:
+    """The most the ground under foot ``n``'s ball rises or falls in one contact (its frames down), world units."""
+    ground, contacts_of = planted.ground[:, n], intervals(planted.contacts.down[:, n])
+    return max((float(np.ptp(ground[first : last + 1])) for first, last in contacts_of), default=0.0)
 
 
 def _moved(obj: bpy.types.Object, frames: range, least: float, reach: float, ground: str) -> str | None:

@@ -151,6 +151,8 @@ class Planted:
     no_ground: np.ndarray  #: (F, n) frames where a foot had no ground below it
     source: np.ndarray  #: (F, n) height of the ground under each ball in the source: the floor but on raised stances
     under_floor: np.ndarray  #: (F, n) frames where a foot stands far under its floor, on nothing: not to be planted
+    #: (F, n) height of the ground under each ball where planting holds it across the floor (lock and placement in)
+    ground: np.ndarray
 
 
 def plant(
@@ -188,7 +190,7 @@ def plant(
     shift = np.zeros((frames, count, 3))
     # A cycle walked in place slides its standing feet back by design: the lock holds only the feet forced down there,
     # not the moments a foot slows as it turns (a straight leg held a few millimetres off its slide bends 10°).
-    travels = np.linalg.norm(legs.pelvis[:, :2] - legs.pelvis[0, :2], axis=1).max() >= IN_PLACE * np.median(lengths)
+    travels = travelling(legs)
     if settings.foot_lock:
         most = LOCK_REACH * np.median(lengths, axis=0)
         for n in range(count):
@@ -434,7 +436,15 @@ def plant(
     foot[..., :3, 3] = moved[:, :, 3]
     toe_rotation = quat_to_matrix(toe_turn.reshape(-1, 4)).reshape(frames, count, 3, 3)
     source = floor + stood[:, :, BALL]
-    return Planted(foot, toe_rotation @ legs.toe, body, contacts, no_ground | ~hit[:, :, BALL], source, under_floor)
+    missing = no_ground | ~hit[:, :, BALL]
+    return Planted(foot, toe_rotation @ legs.toe, body, contacts, missing, source, under_floor, footing)
+
+
+def travelling(legs: Legs) -> bool:
+    """Whether the body of ``legs`` travels over the take: its pelvis goes at least :data:`IN_PLACE` of its legs'
+    length (the median thigh and shin) from where it starts. Else the take walks in place."""
+    reach = np.median(np.asarray(legs.thigh) + np.asarray(legs.shin))
+    return bool(np.linalg.norm(legs.pelvis[:, :2] - legs.pelvis[0, :2], axis=1).max() >= IN_PLACE * reach)
 
 
 def pressed_down(contacts: Contacts, release_frames: float) -> np.ndarray:

@@ -68,6 +68,21 @@ def test_quadrupeds_plant_all_four_legs(clip, ground):
     assert bool(bake.warnings or bake.problems) == bool(mocap.over(figures, mocap.limits(clip))), bake.warnings
 
 
+@pytest.mark.parametrize(
+    "clip,ground,in_place",
+    [("horse_walk", "slope", True), ("cesium_man", "slope", True), ("run", "boulders", False), ("trex", "flat", False)],
+)
+def test_a_knee_pop_of_a_cycle_walked_in_place_says_why(clip, ground, in_place):
+    """A cycle walked in place slides its feet back along the ground while they are down: on a slope the ground
+    under them rises or falls as they do, which no height of a body that stays follows for every leg. The bake
+    says so where a knee pops there (the horse's walk and CesiumMan up the slope); not where the take travels (the
+    run on boulders), nor where the ground is flat (the T-rex, whose knee pops for its claws)."""
+    bake = mocap.planted(clip, ground)["bake"]
+    popping = [text for text in {**bake.problems, **bake.warnings}.values() if "turns its knee" in text]
+    assert popping, bake.warnings
+    assert all(("walks in place" in text) == in_place for text in popping), popping
+
+
 @pytest.mark.parametrize("clip", clips.HUMANS)
 def test_on_flat_ground_at_the_authored_floor_nothing_moves(lik, clip):
     """Without foot lock (which removes the capture's own slide on purpose), planting on the floor
