@@ -203,25 +203,29 @@ def plant(
         shift[..., 2] = pressed_down(contacts, settings.release * fps)
     outline = np.zeros((frames, count, 0, 3)) if legs.outline is None else np.asarray(legs.outline, np.float64)
     if legs.solid is not None:
-        lowest = np.concatenate([sole[..., 2], outline[..., 2]], axis=2).min(axis=2)
-        under = np.maximum(floor - (lowest + shift[..., 2]), 0.0)  # (F, n)
+        bottom = np.concatenate([sole[..., 2], outline[..., 2]], axis=2).min(axis=2)
+        under = np.maximum(floor - (bottom + shift[..., 2]), 0.0)  # (F, n)
         shift[..., 2] += np.where(np.asarray(legs.solid, bool), under, 0.0)
+    # Heel, ball, tip, ankle and outline as held and raised so far, and how deep each may go into the ground: as deep
+    # as the take has it under the ground it stood on.
+    points = np.concatenate([sole, legs.foot[:, :, None, :3, 3], outline], axis=2) + shift[:, :, None]
+    others = np.repeat(stood[:, :, BALL, None], 1 + outline.shape[2], axis=2)
+    depth = np.minimum(points[..., 2] - floor - np.concatenate([stood, others], axis=2), 0.0)
     # A stance whose sole would straddle an edge (its ball short of a step's riser, its toe over the upper level)
     # moves along the foot to where the whole sole has footing.
-    whole = np.concatenate([sole, outline], axis=2) + shift[:, :, None]
-    rises = np.concatenate([stood, np.repeat(stood[:, :, BALL, None], outline.shape[2], axis=2)], axis=2)
-    depths = np.minimum(whole[..., 2] - floor - rises, 0.0)
-    shift[..., :2] += footing_offsets(
-        whole,
+    on_sole = np.r_[:3, 4 : points.shape[2]]  # all but the ankle
+    placed = footing_offsets(
+        points[:, :, on_sole],
         contacts.stance.any(axis=2),
-        depths,
+        depth[:, :, on_sole],
         floor + stood[:, :, BALL],
         cast_down,
         settings.max_tilt,
         settings.contact_height,
     )
-    sole, outline = sole + shift[:, :, None], outline + shift[:, :, None]
-    ankle = legs.foot[:, :, :3, 3] + shift
+    shift[..., :2] += placed
+    points[..., :2] += placed[:, :, None]
+    sole = points[:, :, :3]
 
     # The ground under each foot; a foot on the ground (standing, or sliding along it) is carried
     # by a map that turns about its ball and lifts it by the ground's height there, keeping its
@@ -236,9 +240,6 @@ def plant(
         lift[:, n] = fill_gaps(np.where(ground[:, n], footing[:, n] - floor - stood[:, n, BALL], 0.0), ground[:, n])
     turn = np.tile(IDENTITY, (frames, count, 1))
     held &= ground
-    points = np.concatenate([sole, ankle[:, :, None], outline], axis=2)  # heel, ball, tip, ankle, outline
-    others = np.repeat(stood[:, :, BALL, None], 1 + outline.shape[2], axis=2)
-    depth = np.minimum(points[..., 2] - floor - np.concatenate([stood, others], axis=2), 0.0)
     tilted = tilt(normal[held], settings.max_tilt)
     if source_up is not None:  # from the authored ground's slope, not from the floor's
         untilted = quat_to_matrix(tilt(source_up[held], settings.max_tilt))

@@ -6,7 +6,7 @@ fast wherever the animation swings the leg straight."""
 
 import numpy as np
 
-from .timeline import intervals, smoothstep
+from .timeline import bridges, intervals
 
 
 def bend(distance, thigh, shin) -> np.ndarray:
@@ -28,18 +28,15 @@ def bend_in_air(held, standing, hips, ankles, animated, thigh, shin, longest) ->
     than ``longest`` (F,) from the hip. Where the motion has the foot ``standing`` (F,) though it is not
     held (hanging over an edge), the ankle moves straight up or down instead, so the foot does not slide."""
     ankles = np.array(ankles, dtype=np.float64)
-    frames = len(held)
     if not np.asarray(held, bool).any():
         return ankles
     apart = ankles - hips
     distance = np.linalg.norm(apart, axis=1)
     difference = bend(distance, thigh, shin) - bend(animated, thigh, shin)
-    for first, last in intervals(~np.asarray(held, bool)):
-        before = difference[first - 1 if first > 0 else last + 1]
-        after = difference[last + 1 if last < frames - 1 else first - 1]
+    for first, last, before, after, u in bridges(held):
         span = slice(first, last + 1)
-        u = smoothstep((np.arange(first, last + 1) - first + 1) / (last - first + 2))
-        wanted = bend(animated[span], thigh[span], shin[span]) + before + u * (after - before)
+        eased = difference[before] + u * (difference[after] - difference[before])
+        wanted = bend(animated[span], thigh[span], shin[span]) + eased
         extent = np.minimum(extension(np.clip(wanted, 0.0, np.pi), thigh[span], shin[span]), longest[span])
         direction = apart[span] / np.maximum(distance[span], 1e-12)[:, None]
         moved = hips[span] + direction * extent[:, None]

@@ -12,7 +12,7 @@ import math
 import numpy as np
 
 from .contacts import BALL
-from .timeline import intervals, smoothstep
+from .timeline import bridges, intervals
 
 #: Most a stance moves along its foot to find footing, in lengths of its sole (heel to tip): beyond that the take
 #: asks for another step, not a shifted one.
@@ -59,7 +59,6 @@ def footing_offsets(points, standing, depth, stood_on, cast_down, steepest: floa
     if standing.any():
         where[standing] = straddling(points[standing], depth[standing], stood_on[standing])
     for n in range(count):
-        placed = np.zeros(frames, bool)
         for first, last in intervals(standing[:, n]):
             if not where[first : last + 1, n].any():
                 continue
@@ -79,21 +78,9 @@ def footing_offsets(points, standing, depth, stood_on, cast_down, steepest: floa
                 if fits(distance):
                     clear = distance + math.copysign(CLEARANCE, distance)
                     offsets[first : last + 1, n] = (clear if fits(clear) else distance) * along
-                    placed[first : last + 1] = True
                     break
-        if placed.any():
-            offsets[:, n] = _eased_between(offsets[:, n], standing[:, n])
-    return offsets
-
-
-def _eased_between(offsets, standing) -> np.ndarray:
-    """One foot's (F, 2) ``offsets``, kept where it stands (F,), eased from one stance's to the next's between
-    them and held before the first and after the last."""
-    offsets = np.array(offsets)
-    frames = len(offsets)
-    for first, last in intervals(~np.asarray(standing, bool)):
-        before = offsets[first - 1] if first > 0 else offsets[last + 1]
-        after = offsets[last + 1] if last < frames - 1 else before
-        u = smoothstep((np.arange(first, last + 1) - first + 1) / (last - first + 2))
-        offsets[first : last + 1] = before + u[:, None] * (after - before)
+        if offsets[:, n].any():  # between stances, from one's place to the next's
+            for first, last, before, after, u in bridges(standing[:, n]):
+                start, end = offsets[before, n], offsets[after, n]
+                offsets[first : last + 1, n] = start + u[:, None] * (end - start)
     return offsets

@@ -15,7 +15,7 @@ import numpy as np
 from ..constants import IDENTITY
 from ..rotation_modes import axis_angle_to_quat, matrix_to_quat, quat_to_axis_angle, quat_to_matrix, slerp
 from .contacts import BALL
-from .timeline import intervals, smooth, smoothstep
+from .timeline import bridges, intervals, smooth, smoothstep
 
 #: Most a standing foot pitches, heel or toe up, to rest on the ground under it: enough for a
 #: bump, not to fold a foot over a step's edge.
@@ -101,13 +101,9 @@ def swing(down, turn, lift, carrier) -> tuple[np.ndarray, np.ndarray]:
     likewise. A foot that never touches rides on the carrier, level."""
     down = np.asarray(down, bool)
     turn, lift = np.array(turn, dtype=np.float64), np.array(lift, dtype=np.float64)
-    frames = len(down)
     if not down.any():
-        return np.tile(IDENTITY, (frames, 1)), np.asarray(carrier, dtype=np.float64).copy()
-    for first, last in intervals(~down):
-        before = first - 1 if first > 0 else last + 1
-        after = last + 1 if last < frames - 1 else first - 1
-        u = smoothstep((np.arange(first, last + 1) - first + 1) / (last - first + 2))
+        return np.tile(IDENTITY, (len(down), 1)), np.asarray(carrier, dtype=np.float64).copy()
+    for first, last, before, after, u in bridges(down):
         turn[first : last + 1] = slerp(np.tile(turn[before], (len(u), 1)), np.tile(turn[after], (len(u), 1)), u)
         off_before, off_after = lift[before] - carrier[before], lift[after] - carrier[after]
         lift[first : last + 1] = carrier[first : last + 1] + off_before + u * (off_after - off_before)

@@ -20,6 +20,20 @@ def intervals(mask) -> list[tuple[int, int]]:
     return list(zip(np.flatnonzero(edges == 1).tolist(), (np.flatnonzero(edges == -1) - 1).tolist()))
 
 
+def bridges(kept) -> list[tuple[int, int, int, int, np.ndarray]]:
+    """Each run of frames not ``kept`` (F,; some kept), as (first, last, before, after, weights): the kept frames
+    either side (before the first kept frame, the one after stands for both; after the last, the one before) and
+    (last - first + 1,) smoothstep weights easing from ``before`` (0) to ``after`` (1) across the run."""
+    frames = len(kept)
+    out = []
+    for first, last in intervals(~np.asarray(kept, bool)):
+        before = first - 1 if first > 0 else last + 1
+        after = last + 1 if last < frames - 1 else first - 1
+        weights = smoothstep((np.arange(first, last + 1) - first + 1) / (last - first + 2))
+        out.append((first, last, before, after, weights))
+    return out
+
+
 def clean(mask, min_frames: int, max_gap: int) -> np.ndarray:
     """``mask`` with inner gaps of up to ``max_gap`` frames filled, then runs shorter than
     ``min_frames`` dropped: a touch of one frame is noise, and so is a one-frame lift."""
