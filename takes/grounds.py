@@ -10,6 +10,7 @@ travels (or, for a clip that stays in place, the way its feet spread most).
 * ``rough``: walkable rough ground, a grid raised and lowered by a Displace modifier (about 5 cm
   either way, bumps a metre apart): only the evaluated mesh has the shape;
 * ``boulders``: the same, about 12 cm either way, bumps 0.6 m apart;
+* ``stairs``: 15 cm steps up with 30 cm treads, from 60 cm before halfway along to beyond the feet;
 * ``course``: the demo's: flat, a 15° ramp up, a flat top, a 20 cm step up, flat;
 * ``flat``: a plane at the authored floor.
 """
@@ -19,10 +20,11 @@ import math
 import bpy
 import numpy as np
 
-KINDS = ("slope", "step", "rough", "boulders", "course", "flat")
+KINDS = ("slope", "step", "rough", "boulders", "stairs", "course", "flat")
 MARGIN = 1.5  #: metres beyond the feet
 SLOPE = math.radians(10.0)
 STEP = 0.2  #: metres
+STAIRS = (0.15, 0.3)  #: a stair's rise and tread (metres)
 RAMP = math.radians(15.0)
 ROUGH = {"rough": (0.1, 1.0), "boulders": (0.25, 0.6)}  #: Displace strength and noise size (metres)
 SPACING = 0.05  #: rough grid spacing (metres)
@@ -63,6 +65,12 @@ def build(
         profile = [(a0, a0 * math.tan(SLOPE)), (a1, a1 * math.tan(SLOPE))]
     elif kind == "step":
         profile = [(a0, 0.0), (middle, 0.0), (middle, STEP), (a1, STEP)]
+    elif kind == "stairs":
+        rise, tread = STAIRS
+        edges = np.arange(middle - 2.0 * tread, a1, tread)
+        edges = edges[edges > a0]
+        profile = [(a0, 0.0), *((a, z) for k, a in enumerate(edges) for z in (k * rise, (k + 1) * rise))]
+        profile.append((a1, len(edges) * rise))
     elif kind == "course":
         length = float((path[-1, :2] - start) @ along)
         ramp = (0.2 * length, 0.5 * length)

@@ -22,6 +22,9 @@ STEP = 0.01
 #: Metres a stance so moved goes further, where it still has footing there: off the edge by more than a hair, so
 #: its swings can come down (or leave) over it before the last (or first) frame.
 CLEARANCE = 0.05
+#: Rise over run a standing sole may pitch beyond the ground under its ball to rest on what is under its heel or toe
+#: (a bump): about 5°, the pitch the planting limits allow; more, and the stance straddles an edge.
+PITCH = math.tan(math.radians(5.0))
 #: Frames of a long stance at which its footing is tried (spread over it, its ends included).
 TRIED = 32
 
@@ -34,8 +37,9 @@ def footing_offsets(points, standing, depth, stood_on, cast_down, steepest: floa
     may go into the ground (zero or less: a point the take keys under its floor may stay as deep); ``stood_on``
     (F, n): the height of the ground each ball stood on in the take (the floor, or a raised stance's level), so a
     ball over ground at height ``g`` is lifted by ``g - stood_on``. A standing foot straddles an edge where a point
-    of its sole, the foot lifted so, would go into the ground further than ``height`` (the contact height) beyond
-    what a slope of ``steepest`` (radians) rises from its ball. Each stance that straddles one at any frame moves,
+    of its sole, the foot lifted so and tipped to the ground under its ball (no steeper than ``steepest``, radians),
+    would go into the ground further than ``height`` (the contact height) beyond what a pitch of :data:`PITCH`
+    raises it. Each stance that straddles one at any frame moves,
     along the foot's heel-to-tip, by the least multiple of :data:`STEP` (up to :data:`MOST` of its sole, either
     way) that leaves it straddling none, then :data:`CLEARANCE` further where that straddles none either; one that
     finds none stays. Between stances the offsets ease from one to the next (smoothstep), before the first and
@@ -48,11 +52,17 @@ def footing_offsets(points, standing, depth, stood_on, cast_down, steepest: floa
 
     def straddling(sole, allowed, base) -> np.ndarray:
         """(m,) which of m frames' soles (m, K, 3) straddle an edge."""
-        heights, _, hit = cast_down(sole.reshape(-1, 3))
+        heights, normals, hit = cast_down(sole.reshape(-1, 3))
         heights, hit = heights.reshape(sole.shape[:2]), hit.reshape(sole.shape[:2])
         lifted = sole[..., 2] + (heights[:, BALL] - base)[:, None]
-        across = np.linalg.norm(sole[..., :2] - sole[:, BALL, None, :2], axis=-1)
-        sinks = heights + allowed - lifted - slope * across
+        # The foot tips to the ground under its ball (no steeper than ``steepest``), then pitches by up to PITCH.
+        up = normals.reshape(*sole.shape[:2], 3)[:, BALL]
+        gradient = -up[:, :2] / np.maximum(up[:, 2:], 1e-6)
+        steep = np.linalg.norm(gradient, axis=1, keepdims=True)
+        gradient *= np.minimum(steep, slope) / np.maximum(steep, 1e-12)
+        offset = sole[..., :2] - sole[:, BALL, None, :2]
+        tipped = np.einsum("mki,mi->mk", offset, gradient)
+        sinks = heights + allowed - lifted - tipped - PITCH * np.linalg.norm(offset, axis=-1)
         return (hit & hit[:, BALL, None] & (sinks > height)).any(axis=1)
 
     where = np.zeros((frames, count), bool)  # every standing frame at once, then only the stances that straddle

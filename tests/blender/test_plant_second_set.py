@@ -92,6 +92,20 @@ def test_the_bake_names_a_leg_exactly_where_a_row_misses(clip, ground):
     assert bool(named) == bool(missed), (missed, named)
 
 
+@pytest.mark.parametrize("clip", ["cmu_131_01", "cmu_131_03"])
+def test_feet_standing_on_the_ball_at_a_stair_hold_the_limits(clip):
+    """On stairs (15 cm up, 30 cm treads) the CMU takes stand on the balls of their feet with the toes up to 9 cm
+    off the floor, the toe over the next tread. A sole could tip 40° to rest on it, so the stance stayed; the foot
+    then hung from its toe, in the air, and the body stepping up lifted it 59 cm off the ground (131_01: ball p95
+    402 mm; 131_03: 46 mm, pitch p95 19°). Such a stance now moves to footing: every limit holds, and the bake names
+    nothing."""
+    planted = mocap.planted(clip, "stairs")
+    figures = planted["figures"]
+    assert figures["contact_frames"] > 0 and figures["points_without_ground"] == 0, figures
+    assert not mocap.over(figures, mocap.limits(clip)), mocap.over(figures, mocap.limits(clip))
+    assert not {**planted["bake"].problems, **planted["bake"].warnings}
+
+
 def test_the_upper_body_goes_up_the_slope_with_the_hips(lik):
     """The Character Creator rig's thighs hang from CC_Base_Pelvis, its spine from CC_Base_Hip above it: planting
     carries the hip, which carries both."""

@@ -832,6 +832,52 @@ def test_a_stance_straddling_a_riser_moves_to_where_its_whole_sole_stands(gait, 
 
 
 @budget()
+@given(
+    raised=st.floats(0.0, 0.1),
+    rise=st.floats(0.0, 0.3),
+    part=st.floats(0.05, 0.95),
+    sole=st.floats(0.12, 0.3),
+    heading=st.floats(-math.pi, math.pi),
+)
+def test_a_stance_on_its_ball_with_its_toe_over_a_riser_moves(raised, rise, part, sole, heading):
+    """A foot standing on its ball, its toe raised ``raised`` above the floor, a riser ``rise`` high passing between
+    ball and tip: where the riser is higher than the toe by more than the contact height and the 5° a sole may pitch
+    beyond its ground, the toe cannot stand there, and the stance moves to where no point of its sole is over higher
+    ground than its ball can rest it on (all on the lower level, or the ball over the upper one).
+    Before, a sole could tip 40° to reach it: CMU 131_01 on 15 cm stairs stood its ball on the lower level with the
+    toe 8.8 cm up, the toe over the first tread; the foot then hung from its toe, in the air, and the body stepping
+    up pulled it 59 cm off the ground (ball p95 402 mm)."""
+    way = np.array([math.cos(heading), math.sin(heading)])
+    ball = np.zeros(2)
+    heel, tip = ball - 0.7 * sole * way, ball + 0.3 * sole * way
+    frames = 10
+    points = np.zeros((frames, 1, 3, 3))
+    points[:, 0, :, :2] = heel, ball, tip
+    points[:, 0, :, 2] = 0.02, 0.0, raised  # the heel a little up too, as on the ball of the foot
+    riser = Step(rise=rise, direction=heading, origin=tuple(ball + part * (tip - ball)))
+    offsets = footing_offsets(
+        points,
+        np.ones((frames, 1), bool),
+        np.zeros((frames, 1, 3)),
+        np.zeros((frames, 1)),
+        riser,
+        math.radians(40.0),
+        0.03,
+    )
+    over = rise - raised - math.tan(math.radians(5.0)) * np.linalg.norm(tip - ball)
+    assume(abs(over - 0.03) > 1e-6)
+    if over < 0.03:
+        assert not offsets.any(), "a toe the foot can rest on moved the stance"
+        return
+    moved = points[0, 0, :, :2] + offsets[0, 0]
+    assert offsets.any(), "the stance stays straddling the riser"
+    ground = riser.height(moved)
+    allowed = points[0, 0, :, 2] + 0.03 + math.tan(math.radians(5.0)) * np.linalg.norm(moved - moved[1], axis=1)
+    assert (ground - ground[1] <= allowed).all(), "a point of its sole is still over the upper level, its ball under"
+    assert np.linalg.norm(offsets[0, 0]) <= sole + CLEARANCE + 1e-9
+
+
+@budget()
 @given(take=takes("plane", max_slope=35.0))
 def test_a_stance_on_ground_a_foot_can_follow_keeps_its_place(take):
     """On a plane no steeper than the steepest a foot tips to follow (40°), no stance straddles an edge: none
