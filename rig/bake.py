@@ -259,7 +259,16 @@ def _beyond_limits(
     settings = planned.obj.limb_ik
     lowered = np.maximum(settings.floor_height - source, 0.0)
     limbs = [f.limb for f in planting.feet]
-    return limits.beyond(limbs, found, frames, held, settings.max_foot_angle, settings.use_foot_lock, lowered)
+    return limits.beyond(
+        limbs,
+        found,
+        frames,
+        held,
+        settings.max_foot_angle,
+        settings.use_foot_lock,
+        lowered,
+        knees_said=frozenset(analysis.popping),
+    )
 
 
 def _write(obj, edit: ActionEdit, solved: solve.Solved, frames, first_pose) -> int:

@@ -132,8 +132,10 @@ def points(planting: legs.PlantPlan, sample: legs.LegSample) -> dict[str, np.nda
     """What the figures read of legs sampled over F frames (:func:`.legs.leg_sample`): ankles (F, n, 3), the points
     a sole may stand on (F, n, P, 3: heel, ball and tip of a skinned mesh's sole, then its outline; the ball P times
     for a bone sole),
-    knees (F, n, radians between thigh and shin: 0 straight) and the pelvis (F, 3), in world space."""
-    thigh, shin = sample.knees - sample.hips, sample.feet[..., :3, 3] - sample.knees
+    knees (F, n, radians between the thigh's and the shin's bone directions, head to tail, as the independent measure
+    reads them: 0 straight; where the bones are not joined head to tail, a shin turned about its length turns them) and
+    the pelvis (F, 3), in world space."""
+    thigh, shin = sample.directions[..., 0, :], sample.directions[..., 1, :]
     cos = np.einsum("...i,...i->...", thigh, shin) / (np.linalg.norm(thigh, axis=-1) * np.linalg.norm(shin, axis=-1))
     on_mesh = np.array([foot.sole is not None for foot in planting.feet])[:, None, None]
     sole = np.concatenate([np.stack([sample.heels, sample.balls, sample.tips], axis=-2), sample.outline], axis=-2)
@@ -160,6 +162,7 @@ def record(obj: bpy.types.Object, planting: legs.PlantPlan, frames: range, sampl
     """Keep on ``obj`` the take a planting bake read (``sample``: :func:`.planting.legs.leg_sample` over ``frames``)."""
     obj[RECORD] = {
         "start": frames.start,
+        "knees": "bones",  # knees between the bones' directions (before: between the joints)
         "limbs": [f.limb for f in planting.feet],
         **{
             key: np.ascontiguousarray(value, dtype=np.float64).ravel()
@@ -171,7 +174,7 @@ def record(obj: bpy.types.Object, planting: legs.PlantPlan, frames: range, sampl
 def recorded(obj: bpy.types.Object, planting: legs.PlantPlan, frames: range) -> dict[str, np.ndarray] | None:
     """The recorded take over ``frames`` for the legs of ``planting``, or None if there is none that covers them."""
     stored = obj.get(RECORD)
-    if stored is None or "sole" not in stored:  # none, or recorded by a version that kept the balls alone
+    if stored is None or "sole" not in stored or stored.get("knees") != "bones":  # none, or by an older version
         return None
     limbs = list(stored["limbs"])
     if any(f.limb not in limbs for f in planting.feet):

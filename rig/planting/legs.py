@@ -236,6 +236,10 @@ class LegSample(NamedTuple):
     #: (n, Q, 3) the outlines of the feet whose sole is a mesh's (:attr:`..limbs.soles.Sole.outline`), as many points
     #: each: the last repeated for a shorter one, the ball for a bone sole
     outline: np.ndarray
+    #: (n, 2, 3) the upper and lower bones' directions, head to tail (their Y axes): where a rig's bones are not joined
+    #: head to tail (a glTF import guesses their tails), a shin turned about its length against the thigh turns them
+    #: apart though the joints keep their bend
+    directions: np.ndarray
 
     def at(self, rows) -> "LegSample":
         """One frame (``rows`` an index) or some frames (an array of them) of a sample over frames."""
@@ -249,12 +253,14 @@ def leg_sample(plan: PlantPlan, pose: Pose) -> LegSample:
     def world(bone: int) -> np.ndarray:
         return pose.world @ pose.matrices[..., bone, :, :]
 
-    feet, toes, hips, knees = [], [], [], []
+    feet, toes, hips, knees, directions = [], [], [], [], []
     for f in plan.feet:
         feet.append(world(f.foot))
         toes.append(world(f.toe_or_foot))
-        hips.append(world(f.upper)[..., :3, 3])
-        knees.append(world(f.lower)[..., :3, 3])
+        upper, lower = world(f.upper), world(f.lower)
+        hips.append(upper[..., :3, 3])
+        knees.append(lower[..., :3, 3])
+        directions.append(np.stack([upper[..., :3, 1], lower[..., :3, 1]], axis=-2))
     feet, toes = np.stack(feet, axis=-3), np.stack(toes, axis=-3)
     has_toe = np.array([f.toe is not None for f in plan.feet])[:, None]
     foot_length = np.array([f.foot_length for f in plan.feet])[:, None]
@@ -277,8 +283,8 @@ def leg_sample(plan: PlantPlan, pose: Pose) -> LegSample:
                     [points, np.repeat(points[..., -1:, :], count - points.shape[-2], axis=-2)], axis=-2
                 )
     pelvis = world(plan.pelvis)[..., :3, 3].copy()
-    hips, knees = np.stack(hips, -2), np.stack(knees, -2)
-    return LegSample(feet, balls, tips, toes[..., :3, :3].copy(), heels, hips, knees, pelvis, outline)
+    hips, knees, directions = np.stack(hips, -2), np.stack(knees, -2), np.stack(directions, -3)
+    return LegSample(feet, balls, tips, toes[..., :3, :3].copy(), heels, hips, knees, pelvis, outline, directions)
 
 
 def outline_size(plan: PlantPlan) -> int:

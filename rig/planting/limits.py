@@ -3,7 +3,8 @@
 
 After the keys are written, the bake reads them back as they play and measures them against the take it
 read (:func:`.measured.measure`, which calls nothing of the planting solver): its feet's height above the
-ground where they stand, their pitch against it, how far they sink into it and slide over it. The standing
+ground where they stand, their pitch against it, how far they sink into it and slide over it, and how fast its
+knees turn beyond the take's. The standing
 frames of all the planted legs are pooled, as the limits are stated; where a figure is beyond its limit,
 each leg with frames beyond it is named with them, and with the cause where the take or the settings show
 it. A take where no foot stands by the figures' rule is named too: nothing can then be said of how it stands.
@@ -22,6 +23,7 @@ HEIGHT_MEDIAN = 0.005  #: and at the median
 DEEPEST = 0.005  #: metres an ankle or standing point may go into the ground
 PITCH_P95 = math.radians(5.0)  #: how far a standing foot's pitch may be off its authored one, 95th percentile
 SLIDE = 0.005  #: metres a standing foot may slide, in a take whose body travels
+KNEE = math.radians(10.0)  #: how far a knee may turn in one frame beyond the animation's turn there
 
 
 def beyond(
@@ -33,13 +35,15 @@ def beyond(
     locked: bool = True,
     lowered: np.ndarray | None = None,
     keyed: bool = True,
+    knees_said: frozenset[str] = frozenset(),
 ) -> dict[str, str]:
     """Per leg (``limbs``, the columns of ``found``, measured at ``frames``) beyond a planting limit, a sentence
     naming the figure, how far, the frames and what causes it where that shows: ``held`` (F, n), where planting
     stood each foot; ``max_tilt``, the steepest ground a foot tips to follow (radians); ``locked``, whether the
     foot lock held standing feet; ``lowered`` (F, n), how far under its floor the take stands each foot (metres,
     the level planting read from its stances, which it keeps under the ground it plants on); ``keyed``, whether
-    what was measured is keys a bake wrote, else the rig as it plays (a foot report)."""
+    what was measured is keys a bake wrote, else the rig as it plays (a foot report); ``knees_said``: the legs whose
+    knee turn planting has already named (:attr:`.legs.Analysis.popping`), not named again."""
     standing = found.contact & ~np.isnan(found.height)
     if not standing.any():
         return dict.fromkeys(limbs, _no_stance(found.travels))
@@ -96,6 +100,17 @@ def beyond(
         name(np.where(standing, lowered, 0.0), HEIGHT_P95, text + " ground it plants on", _mm, lambda n, over: None)
     if found.travels:
         name(found.slide, SLIDE, "it slides up to {} as it stands", _mm, loose)
+    # As the bones turn, not as planting placed the joints: a shin turned about its length against the thigh where
+    # the leg is straight turns the bones of a rig whose bones are not joined head to tail (a glTF import) apart,
+    # though its joints keep their bend.
+    told = np.array([limb in knees_said for limb in limbs], bool)
+    name(
+        np.where(told, 0.0, found.turn),
+        KNEE,
+        "its knee turns up to {} more in one frame than the animation turns it",
+        _degrees,
+        lambda n, over: None,
+    )
     return {
         limb: f"Limb '{limb}' {opening}, at the lowest point of its sole, against the take as authored): "
         f"{'; '.join(parts)}; look at those frames."

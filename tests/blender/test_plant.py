@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 import rigs
 
-from takes import clips
+from takes import clips, grounds
 from takes import measure as mocap
 
 GROUNDS = ("slope", "step", "rough")
@@ -216,6 +216,35 @@ def test_the_foot_report_names_the_feet_beyond_the_limits_as_they_play(lik):
             for limb, text in report["beyond"].items()
         )
         assert report["lines"][len(report["feet"]) + 1 :] == list(dict.fromkeys(report["beyond"].values()))
+
+
+def test_the_bake_reads_knees_as_the_bones_turn(lik):
+    """CesiumMan's bones are not joined head to tail (the glTF importer guesses their tails): a shin turned about
+    its length against the thigh turns the bones apart though the joints keep their bend, and the independent
+    measure reads the knee between the bones. Turned 37° and moved, on rough ground, planting turns the nearly
+    straight left shin so at frames 18-19: the measure's knee turns 14.2° in a frame beyond the source's, while the
+    joints' bend turns 6.7°. The bake read the joints and said nothing; it now reads the bones as the measure does
+    (the same figure to 0.05°) and names the leg with those frames."""
+    rig, frames, ground = clips.stage("cesium_man", "flat")
+    for obj in list(ground.objects):
+        bpy.data.objects.remove(obj)
+    rig.rotation_mode = "XYZ"  # the importer's is quaternions
+    rig.rotation_euler.z += math.radians(37.0)
+    rig.location.xy += type(rig.location.xy)((3.0, -2.0))
+    path, feet, leg = clips.footprint(rig, "cesium_man", frames)
+    grounds.build("rough", path, feet, ground, clips.CLIPS["cesium_man"].floor, leg)
+    legs, metrics = clips.CLIPS["cesium_man"].legs, mocap.plant_metrics
+    feet = metrics.foot_bones(rig, legs, frames)
+    source = metrics.sample_sole(rig, legs, frames, feet=feet)
+    lik.api.detect_limbs(rig)
+    bake = lik.api.plant(rig, ground)
+    played = metrics.sample_sole(rig, legs, frames, feet=feet, ground=list(ground.objects), like=source)
+    knee = metrics.figures(source, played, list(ground.objects), mocap.fps())["knee_pop_deg"]
+    assert knee > 10.0, knee
+    report = {f["limb"]: f["knee_pop"] for f in lik.api.foot_report(rig)["feet"]}
+    assert max(report.values()) == pytest.approx(knee, abs=0.05)
+    said = {**bake.problems, **bake.warnings}
+    assert "leg.L" in said and "knee turns up to" in said["leg.L"], said
 
 
 def test_pelvis_drop_is_measured_against_the_ground_under_it_before_and_after_a_bake(lik, tmp_path):
