@@ -2,14 +2,15 @@
 """Foot planting on real motion capture and keyed animals, measured independently.
 
     ~/.cache/limb_ik/venv-blender-5.2/bin/python benchmarks/planting.py [--set first|second|all] [--only boxing walk]
-        [--pelvis-modes]
+        [--pelvis-modes] [--grounds stairs descent step_down steep across]
 
 Every clip of ``../shared/mocap`` is staged on each ground (``takes/grounds.py``), its legs found
 by Detect Limbs, planted and baked by ``api.plant``, and measured by
 ``../shared/tools/plant_metrics.py``, which uses nothing of Limb IK's: contacts from the source
 motion, bone heads and tails, Blender's ray cast. Then the cost of live planting on the longest
 clip: the analysis of the whole take, and a frame. With ``--pelvis-modes``, only a table of every pelvis mode
-(the rig's *Pelvis* setting) on the slope and the step for the human clips.
+(the rig's *Pelvis* setting) on the slope and the step for the human clips. With ``--grounds``, every clip on those
+grounds instead, such as the ones planting was not developed on.
 """
 
 import argparse
@@ -27,7 +28,7 @@ source_extension.isolate_user_resources()  # before the first `import bpy`
 import bpy  # noqa: E402, I001  (bpy first: it puts addon_utils on the path)
 import report  # noqa: E402
 
-from takes import clips, measure  # noqa: E402
+from takes import clips, grounds, measure  # noqa: E402
 
 HUMAN_GROUNDS = ("slope", "step", "rough", "boulders", "flat")
 QUADRUPED_GROUNDS = ("slope", "step", "rough", "flat")  #: and the second set's clips
@@ -148,6 +149,13 @@ def main() -> int:
     parser.add_argument(
         "--pelvis-modes", action="store_true", help="only the table of every pelvis mode on the slope and the step"
     )
+    parser.add_argument(
+        "--grounds",
+        nargs="+",
+        choices=[kind for kind in grounds.KINDS if kind != "course"],
+        help="these grounds for every clip (default: slope, step, rough and flat, and boulders for the first set's "
+        "humans); stairs, descent, step_down, steep and across are grounds planting was not developed on",
+    )
     args = parser.parse_args()
     names = args.only or [n for n, c in clips.CLIPS.items() if args.set in ("all", c.part)]
     with report.quiet():
@@ -192,7 +200,7 @@ def main() -> int:
     rows = []
     for name in names:
         first_human = clips.CLIPS[name].kind == "human" and clips.CLIPS[name].part == "first"
-        for ground in HUMAN_GROUNDS if first_human else QUADRUPED_GROUNDS:
+        for ground in args.grounds or (HUMAN_GROUNDS if first_human else QUADRUPED_GROUNDS):
             with report.quiet():
                 rows.append(row(name, ground))
             print(f"measured {name} on {ground}", file=sys.stderr, flush=True)

@@ -11,6 +11,8 @@ travels (or, for a clip that stays in place, the way its feet spread most).
   either way, bumps a metre apart): only the evaluated mesh has the shape;
 * ``boulders``: the same, about 12 cm either way, bumps 0.6 m apart;
 * ``stairs``: 15 cm steps up with 30 cm treads, from 60 cm before halfway along to beyond the feet;
+* ``descent``, ``step_down``, ``steep``, ``across``: grounds the planting was not developed on: the slope going down,
+  the step going down, a 20° slope up, and the 10° slope rising across the way instead of along it;
 * ``course``: the demo's: flat, a 15° ramp up, a flat top, a 20 cm step up, flat;
 * ``flat``: a plane at the authored floor.
 """
@@ -20,9 +22,10 @@ import math
 import bpy
 import numpy as np
 
-KINDS = ("slope", "step", "rough", "boulders", "stairs", "course", "flat")
+KINDS = ("slope", "step", "rough", "boulders", "stairs", "course", "flat", "descent", "step_down", "steep", "across")
 MARGIN = 1.5  #: metres beyond the feet
 SLOPE = math.radians(10.0)
+STEEP = math.radians(20.0)
 STEP = 0.2  #: metres
 STAIRS = (0.15, 0.3)  #: a stair's rise and tread (metres)
 RAMP = math.radians(15.0)
@@ -61,10 +64,15 @@ def build(
         return _rough(kind, corner, (a0, a1), (c0, c1), collection)
     if kind == "flat":
         profile = [(a0, 0.0), (a1, 0.0)]
-    elif kind == "slope":
-        profile = [(a0, a0 * math.tan(SLOPE)), (a1, a1 * math.tan(SLOPE))]
-    elif kind == "step":
-        profile = [(a0, 0.0), (middle, 0.0), (middle, STEP), (a1, STEP)]
+    elif kind in ("slope", "descent", "steep"):
+        rise = {"slope": math.tan(SLOPE), "descent": -math.tan(SLOPE), "steep": math.tan(STEEP)}[kind]
+        profile = [(a0, a0 * rise), (a1, a1 * rise)]
+    elif kind in ("step", "step_down"):
+        height = STEP if kind == "step" else -STEP
+        profile = [(a0, 0.0), (middle, 0.0), (middle, height), (a1, height)]
+    elif kind == "across":
+        vertices = [corner(a, c, c * math.tan(SLOPE)) for a in (a0, a1) for c in (c0, c1)]
+        return _mesh(kind.capitalize(), vertices, [(0, 1, 3, 2)], collection)
     elif kind == "stairs":
         rise, tread = STAIRS
         edges = np.arange(middle - 2.0 * tread, a1, tread)
