@@ -268,7 +268,7 @@ def plant(
         from_hip = pivot[:, n, :2] - legs.hip[:, n, :2]
         for first, last in intervals(held[:, n]):
             span = slice(first, last + 1)
-            held[span, n] = held_part(hanging[span, n])
+            held[span, n] = held_part(hanging[span, n], standing[span, n])
             held[span, n] &= across_edges(edges[first:last, n], standing[span, n], from_hip[span])
         if travels:
             held[:, n] &= ~landings(held[:, n], standing[:, n], from_hip)

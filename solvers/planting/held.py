@@ -12,12 +12,15 @@ import numpy as np
 from .timeline import intervals
 
 
-def held_part(hanging) -> np.ndarray:
+def held_part(hanging, standing) -> np.ndarray:
     """Which frames of one held run (m,) still hold: all but those at its ends where the foot hangs
-    on a point that is not standing."""
+    on a point that is not standing. A run that hangs throughout holds where the foot stands (``standing`` (m,)):
+    there it rests on what holds it up, tipped and lifted, not carried off through the air by its hip (a stance
+    on a stair whose toe is over the next tread, where no place along the foot has footing); one that never stands
+    (a skim over an edge) is a swing."""
     keep = np.ones(len(hanging), bool)
     if hanging.all():
-        return ~keep
+        return np.asarray(standing, bool).copy()
     keep[: np.argmin(hanging)] = False
     keep[len(hanging) - np.argmin(hanging[::-1]) :] = False
     return keep
