@@ -2,7 +2,7 @@
 """Foot planting on real motion capture and keyed animals, measured independently.
 
     ~/.cache/limb_ik/venv-blender-5.2/bin/python benchmarks/planting.py [--set first|second|all] [--only boxing walk]
-        [--pelvis-modes] [--grounds stairs descent step_down steep across]
+        [--pelvis-modes] [--grounds stairs descent step_down steep across] [--backwards]
 
 Every clip of ``../shared/mocap`` is staged on each ground (``takes/grounds.py``), its legs found
 by Detect Limbs, planted and baked by ``api.plant``, and measured by
@@ -10,7 +10,8 @@ by Detect Limbs, planted and baked by ``api.plant``, and measured by
 motion, bone heads and tails, Blender's ray cast. Then the cost of live planting on the longest
 clip: the analysis of the whole take, and a frame. With ``--pelvis-modes``, only a table of every pelvis mode
 (the rig's *Pelvis* setting) on the slope and the step for the human clips. With ``--grounds``, every clip on those
-grounds instead, such as the ones planting was not developed on.
+grounds instead, such as the ones planting was not developed on; with ``--backwards``, every clip played from its
+last frame to its first.
 """
 
 import argparse
@@ -42,15 +43,15 @@ LIMITS = (
 )
 
 
-def row(name: str, ground: str) -> list:
+def row(name: str, ground: str, backwards: bool = False) -> list:
     try:
-        result = measure.planted(name, ground)
+        result = measure.planted(name, ground, backwards=backwards)
     except measure.extension().api.LimbIKError as error:  # what planting says instead, once for every ground
         return [name, "any", f"{measure.fps():.0f}", *["–"] * 11, f"not planted: {error}", "all"]
     f, frames = result["figures"], result["frames"]
     missed = measure.over(f, measure.limits(name))
     return [
-        name,
+        f"{name} (backwards)" if backwards else name,
         ground,
         f"{measure.fps():.0f}",
         len(frames),
@@ -156,6 +157,9 @@ def main() -> int:
         help="these grounds for every clip (default: slope, step, rough and flat, and boulders for the first set's "
         "humans); stairs, descent, step_down, steep and across are grounds planting was not developed on",
     )
+    parser.add_argument(
+        "--backwards", action="store_true", help="every clip played from its last frame to its first: takes nobody made"
+    )
     args = parser.parse_args()
     names = args.only or [n for n, c in clips.CLIPS.items() if args.set in ("all", c.part)]
     with report.quiet():
@@ -202,7 +206,7 @@ def main() -> int:
         first_human = clips.CLIPS[name].kind == "human" and clips.CLIPS[name].part == "first"
         for ground in args.grounds or (HUMAN_GROUNDS if first_human else QUADRUPED_GROUNDS):
             with report.quiet():
-                rows.append(row(name, ground))
+                rows.append(row(name, ground, args.backwards))
             print(f"measured {name} on {ground}", file=sys.stderr, flush=True)
             if rows[-1][1] == "any":
                 break

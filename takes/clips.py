@@ -252,6 +252,26 @@ def load(name: str, bone_heuristic: str = "BLENDER") -> tuple[bpy.types.Object, 
     return rig, range(first, last + 1)
 
 
+def reverse(rig: bpy.types.Object, frames: range) -> None:
+    """Play the rig's action from the last of ``frames`` to the first: each key goes to the mirrored frame, its
+    handles swapped (at whole frames the pose is the mirrored frame's exactly)."""
+    total = frames.start + frames[-1]
+    data = rig.animation_data
+    for curve in anim_utils.action_get_channelbag_for_slot(data.action, data.action_slot).fcurves:
+        keys = sorted(
+            (
+                total - k.co.x,
+                k.co.y,
+                (total - k.handle_right.x, k.handle_right.y),
+                (total - k.handle_left.x, k.handle_left.y),
+            )
+            for k in curve.keyframe_points
+        )
+        for key, (x, y, left, right) in zip(curve.keyframe_points, keys):
+            key.co, key.handle_left, key.handle_right = (x, y), left, right
+        curve.update()
+
+
 def _cut_before(rig: bpy.types.Object, start: int) -> None:
     """Delete the keys before ``start`` (a T-pose the capture prepended), as an animator would before planting."""
     data = rig.animation_data
@@ -294,17 +314,20 @@ def footprint(rig: bpy.types.Object, name: str, frames: range) -> tuple[np.ndarr
 
 
 def stage(
-    name: str, ground: str, bone_heuristic: str = "BLENDER"
+    name: str, ground: str, bone_heuristic: str = "BLENDER", backwards: bool = False
 ) -> tuple[bpy.types.Object, range, bpy.types.Collection]:
-    """A fresh scene holding only the clip ``name`` and a ground of kind ``ground`` (see
-    :mod:`takes.grounds`) in a collection "Ground"; the rig's Authored Floor is the clip's.
-    Returns the rig, its frames and the ground collection."""
+    """A fresh scene holding only the clip ``name`` (``backwards``: played from its last frame to its first, a take
+    nobody here made) and a ground of kind ``ground`` (see :mod:`takes.grounds`, laid out the way it then goes) in a
+    collection "Ground"; the rig's Authored Floor is the clip's. Returns the rig, its frames and the ground
+    collection."""
     from . import grounds
 
     bpy.ops.wm.read_homefile(app_template="")
     for obj in list(bpy.data.objects):
         bpy.data.objects.remove(obj)
     rig, frames = load(name, bone_heuristic)
+    if backwards:
+        reverse(rig, frames)
     collection = bpy.data.collections.new("Ground")
     bpy.context.scene.collection.children.link(collection)
     path, feet, leg = footprint(rig, name, frames)

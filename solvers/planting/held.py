@@ -51,7 +51,8 @@ def landings(held, standing, from_hip) -> np.ndarray:
     """(F,) the frames of one foot's held runs (``held`` (F,)) that are a swing or a landing, where they go the other
     way from its hip (``from_hip`` (F, 2), across the floor) than the foot goes while it stands anywhere in the take:
     a run that never stands (a skim through a swing; cut by the take's last frame, all but that frame, where it
-    lands), and the frames before a run's first stance. In the air, not a foot sliding on the ground (which,
+    lands), the frames before a run's first stance, and those after its last (a toe dragged as it leaves, as a walk
+    played backwards lands it). In the air, not a foot sliding on the ground (which,
     dragged over bumps or up a slope as fast as a swing goes, would fold and snap its knee). A run the take's first
     frame cuts is a foot leaving, still carrying."""
     stands = _standing_way(standing, from_hip)
@@ -60,9 +61,12 @@ def landings(held, standing, from_hip) -> np.ndarray:
         stood = np.flatnonzero(standing[first : last + 1])
         if not len(stood) and first > 0:  # skimming the ground in a swing; cut by the take's end, landing on it
             cut[first : last + (last < len(held) - 1)] = (from_hip[last] - from_hip[first]) @ stands < 0.0
-        elif len(stood) and stood[0] > 0:  # sliding in to its first stance
+        if len(stood) and stood[0] > 0:  # sliding in to its first stance
             lands = first + stood[0]
             cut[first:lands] = (from_hip[lands] - from_hip[first]) @ stands < 0.0
+        if len(stood) and first + stood[-1] < last:  # dragged on as it leaves its last one
+            leaves = first + stood[-1]
+            cut[leaves + 1 : last + 1] = (from_hip[last] - from_hip[leaves]) @ stands < 0.0
     return cut
 
 
