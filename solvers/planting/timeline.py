@@ -99,11 +99,15 @@ def smooth_above(values, sigma: float) -> np.ndarray:
 def ease_jumps(values, steady, sigma: float) -> np.ndarray:
     """``values`` (F,) with each change between two frames that exceeds ``steady`` (F - 1,), the
     most it can change by itself, eased over about ``sigma`` frames before and after, never
-    below: the jumps (a step function) are smoothed from above, the rest is left exact."""
+    below and never above the highest the jumps reach within about ``2 * sigma`` frames: the jumps (a step
+    function) are smoothed from above, the rest is left exact. (Raised to stay above a step that a short run
+    starts with, the smoothing would carry on rising past it to the run's end.)"""
     values = np.asarray(values, dtype=np.float64)
     change = np.diff(values)
     kept = np.clip(change, -steady, steady)
     if np.array_equal(kept, change):
         return values.copy()
     jumps = np.concatenate([[0.0], np.cumsum(change - kept)])
-    return values - jumps + smooth_above(jumps, sigma)
+    window = max(int(round(2.0 * sigma)), 1)
+    near = np.lib.stride_tricks.sliding_window_view(np.pad(jumps, window, mode="edge"), 2 * window + 1).max(axis=1)
+    return values - jumps + np.minimum(smooth_above(jumps, sigma), near)
