@@ -44,14 +44,15 @@ LIMITS = (
 
 
 def row(name: str, ground: str, backwards: bool = False) -> list:
+    label = f"{name} (backwards)" if backwards else name
     try:
         result = measure.planted(name, ground, backwards=backwards)
     except measure.extension().api.LimbIKError as error:  # what planting says instead, once for every ground
-        return [name, "any", f"{measure.fps():.0f}", *["–"] * 11, f"not planted: {error}", "all"]
+        return [label, "any", f"{measure.fps():.0f}", *["–"] * 11, f"not planted: {error}", "all"]
     f, frames = result["figures"], result["frames"]
     missed = measure.over(f, measure.limits(name))
     return [
-        f"{name} (backwards)" if backwards else name,
+        label,
         ground,
         f"{measure.fps():.0f}",
         len(frames),

@@ -256,8 +256,7 @@ def reverse(rig: bpy.types.Object, frames: range) -> None:
     """Play the rig's action from the last of ``frames`` to the first: each key goes to the mirrored frame, its
     handles swapped (at whole frames the pose is the mirrored frame's exactly)."""
     total = frames.start + frames[-1]
-    data = rig.animation_data
-    for curve in anim_utils.action_get_channelbag_for_slot(data.action, data.action_slot).fcurves:
+    for curve in _curves(rig):
         keys = sorted(
             (
                 total - k.co.x,
@@ -274,11 +273,16 @@ def reverse(rig: bpy.types.Object, frames: range) -> None:
 
 def _cut_before(rig: bpy.types.Object, start: int) -> None:
     """Delete the keys before ``start`` (a T-pose the capture prepended), as an animator would before planting."""
-    data = rig.animation_data
-    for curve in anim_utils.action_get_channelbag_for_slot(data.action, data.action_slot).fcurves:
+    for curve in _curves(rig):
         for key in [k for k in curve.keyframe_points if k.co.x < start - 0.5][::-1]:
             curve.keyframe_points.remove(key, fast=True)
         curve.update()
+
+
+def _curves(rig: bpy.types.Object):
+    """The F-curves of the rig's action, in the slot it plays."""
+    data = rig.animation_data
+    return anim_utils.action_get_channelbag_for_slot(data.action, data.action_slot).fcurves
 
 
 def _gltf(clip: Clip, bone_heuristic: str) -> bpy.types.Object:

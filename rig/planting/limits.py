@@ -14,6 +14,7 @@ import math
 
 import numpy as np
 
+from ...solvers.planting.knees import KNEE_POP
 from . import legs
 from .measured import CONTACT_HEIGHT, CONTACT_SPEED, Measured, percentile
 
@@ -23,7 +24,6 @@ HEIGHT_MEDIAN = 0.005  #: and at the median
 DEEPEST = 0.005  #: metres an ankle or standing point may go into the ground
 PITCH_P95 = math.radians(5.0)  #: how far a standing foot's pitch may be off its authored one, 95th percentile
 SLIDE = 0.005  #: metres a standing foot may slide, in a take whose body travels
-KNEE = math.radians(10.0)  #: how far a knee may turn in one frame beyond the animation's turn there
 
 
 def beyond(
@@ -106,7 +106,7 @@ def beyond(
     told = np.array([limb in knees_said for limb in limbs], bool)
     name(
         np.where(told, 0.0, found.turn),
-        KNEE,
+        KNEE_POP,
         "its knee turns up to {} more in one frame than the animation turns it",
         _degrees,
         lambda n, over: None,

@@ -8,6 +8,7 @@ import numpy as np
 
 from ..errors import SolverError
 from .air import bend, extension
+from .surface import rise
 from .timeline import envelope, fill_gaps, intervals, smooth, smooth_above
 
 #: Weight of the ground under the pelvis against the feet's footing (a foot down weighs 1):
@@ -89,10 +90,7 @@ def surface_under(footing, normals, points, at, steepest) -> np.ndarray:
     ``normals`` (F, n, 3)) carried on along its own surface to straight below ``at`` (F, 3), no steeper than
     ``steepest`` (F, n) (rise over run: the ground's own there, so a bump under a foot does not tip it): on a
     slope every foot's agrees with the ground there; at a step's edge a foot below it says the lower level."""
-    normals = np.asarray(normals, np.float64)
-    gradient = -normals[..., :2] / np.maximum(normals[..., 2:], 1e-6)
-    steep = np.linalg.norm(gradient, axis=-1)
-    gradient *= (np.minimum(steep, steepest) / np.maximum(steep, 1e-12))[..., None]
+    gradient = rise(normals, steepest)
     across = np.asarray(at, np.float64)[:, None, :2] - np.asarray(points, np.float64)[..., :2]
     return np.asarray(footing, np.float64) + np.einsum("fni,fni->fn", gradient, across)
 

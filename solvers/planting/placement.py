@@ -12,6 +12,7 @@ import math
 import numpy as np
 
 from .contacts import BALL
+from .surface import rise
 from .timeline import bridges, intervals
 
 #: Most a stance moves along its foot to find footing, in lengths of its sole (heel to tip): beyond that the take
@@ -56,10 +57,7 @@ def footing_offsets(points, standing, depth, stood_on, cast_down, steepest: floa
         heights, hit = heights.reshape(sole.shape[:2]), hit.reshape(sole.shape[:2])
         lifted = sole[..., 2] + (heights[:, BALL] - base)[:, None]
         # The foot tips to the ground under its ball (no steeper than ``steepest``), then pitches by up to PITCH.
-        up = normals.reshape(*sole.shape[:2], 3)[:, BALL]
-        gradient = -up[:, :2] / np.maximum(up[:, 2:], 1e-6)
-        steep = np.linalg.norm(gradient, axis=1, keepdims=True)
-        gradient *= np.minimum(steep, slope) / np.maximum(steep, 1e-12)
+        gradient = rise(normals.reshape(*sole.shape[:2], 3)[:, BALL], slope)
         offset = sole[..., :2] - sole[:, BALL, None, :2]
         tipped = np.einsum("mki,mi->mk", offset, gradient)
         sinks = heights + allowed - lifted - tipped - PITCH * np.linalg.norm(offset, axis=-1)

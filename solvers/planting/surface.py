@@ -34,6 +34,17 @@ def tilt(normals, max_angle: float) -> np.ndarray:
     return np.column_stack([np.cos(0.5 * angle), unit * np.sin(0.5 * angle)[:, None]])
 
 
+def rise(normals, steepest=None) -> np.ndarray:
+    """(..., 2) the rise over run, along x and y, of ground whose upward ``normals`` (..., 3) are given; where
+    ``steepest`` (rise over run, broadcast over ``normals``' leading axes) is, no steeper than that, the way kept."""
+    normals = np.asarray(normals, np.float64)
+    gradient = -normals[..., :2] / np.maximum(normals[..., 2:], 1e-6)
+    if steepest is None:
+        return gradient
+    steep = np.linalg.norm(gradient, axis=-1)
+    return gradient * (np.minimum(steep, steepest) / np.maximum(steep, 1e-12))[..., None]
+
+
 def rest(turn, sole, depth, lift, cast_down) -> tuple[np.ndarray, np.ndarray]:
     """How far held feet, turned by ``turn`` (k, 4) about their balls, pitch further, heel up (> 0) or toe up, by at
     most :data:`MAX_REST`, just enough that none of their (k, P, 3) ``sole`` points (heel, ball, tip) goes into the
@@ -48,8 +59,7 @@ def rest(turn, sole, depth, lift, cast_down) -> tuple[np.ndarray, np.ndarray]:
     # Only the ground rising above the plane under the ball pitches the foot: what that plane itself asks (a point
     # low under a raised ball, a hoof's tip, sinks a millimetre or two as the ball's height is kept upright) is
     # the lift's, or a tip close ahead of the ball would pitch the foot degrees for it.
-    ball_up = normals[:, BALL]
-    gradient = -ball_up[:, None, :2] / np.maximum(ball_up[:, None, 2:], 1e-6)
+    gradient = rise(normals[:, BALL, None])
     plane = heights[:, BALL, None] + np.einsum("kpi,kpi->kp", gradient, moved[..., :2] - moved[:, BALL, None, :2])
     deficit -= np.where(hit & hit[:, BALL, None], np.maximum(plane + depth - moved[..., 2], 0.0), 0.0)
     forward = moved[:, -1, :2] - moved[:, 0, :2]  # heel to tip, across the ground

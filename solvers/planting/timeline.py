@@ -68,10 +68,15 @@ def envelope(needed, sigma: float) -> np.ndarray:
     needed = np.asarray(needed, dtype=np.float64)
     if sigma <= 0.0 or len(needed) < 2 or (needed == needed[0]).all():
         return needed.copy()
+    return np.maximum(smooth(widened(needed, sigma), sigma), needed)
+
+
+def widened(values, sigma: float) -> np.ndarray:
+    """(F,) the most of ``values`` (F,) within round(2 ``sigma``) frames either way (at least one); beyond the edges
+    the values hold."""
     window = max(int(round(2.0 * sigma)), 1)
-    padded = np.pad(needed, window, mode="edge")
-    widened = np.lib.stride_tricks.sliding_window_view(padded, 2 * window + 1).max(axis=1)
-    return np.maximum(smooth(widened, sigma), needed)
+    padded = np.pad(np.asarray(values, dtype=np.float64), window, mode="edge")
+    return np.lib.stride_tricks.sliding_window_view(padded, 2 * window + 1).max(axis=1)
 
 
 def fill_gaps(values, valid) -> np.ndarray:
@@ -108,6 +113,4 @@ def ease_jumps(values, steady, sigma: float) -> np.ndarray:
     if np.array_equal(kept, change):
         return values.copy()
     jumps = np.concatenate([[0.0], np.cumsum(change - kept)])
-    window = max(int(round(2.0 * sigma)), 1)
-    near = np.lib.stride_tricks.sliding_window_view(np.pad(jumps, window, mode="edge"), 2 * window + 1).max(axis=1)
-    return values - jumps + np.minimum(smooth_above(jumps, sigma), near)
+    return values - jumps + np.minimum(smooth_above(jumps, sigma), widened(jumps, sigma))
