@@ -29,7 +29,7 @@ import numpy as np
 from ..constants import IDENTITY
 from ..errors import SolverError
 from ..rotation_modes import matrix_to_quat, quat_to_matrix
-from .air import bend_in_air, gentle_knees
+from .air import bend_in_air, gentle_swing
 from .authored import authored_raise, stance_raise, standing_under
 from .contacts import BALL, DOWN, Contacts, find_contacts, holders, lock_offsets, sliding
 from .held import across_edges, held_part, landings
@@ -419,17 +419,18 @@ def plant(
             risen[i] = track
         for span, track in zip(spans, risen):
             moved[span, n] = track
-        # Nor does its knee turn in the air by more than KNEE_TURN a frame beyond its animated turn: the foot moves
-        # along the line from the hip, so the knee bends early instead of at once; then rises again over anything
-        # it would now pass through.
+        # Nor does its knee turn in the air by more than KNEE_TURN a frame beyond its animated turn (or, where the
+        # foot must clear something, than it must): the foot moves along the line from the hip, so the knee bends
+        # early instead of at once; then rises again over anything it would still pass through.
         leg = (animated[:, n], legs.thigh[:, n], legs.shin[:, n])
-        gentle = gentle_knees(held[:, n], hips[:, n], moved[:, n, 3], *leg, KNEE_TURN)
-        if gentle.any():
-            moved[:, n] += gentle[:, None]
-            again = _sinking(moved[:, n], depth[:, n], cast_down)[0].max(axis=1, initial=0.0)
-            moved[:, n, :, 2] += clearing_lift(np.where(held[:, n], 0.0, np.maximum(again, 0.0)), held[:, n], sigma)[
-                :, None
-            ]
+
+        def sinking(offsets, n=n):
+            return _sinking(moved[:, n] + offsets[:, None], depth[:, n], cast_down)[0].max(axis=1, initial=0.0)
+
+        gentle, again = gentle_swing(held[:, n], hips[:, n], moved[:, n, 3], *leg, KNEE_TURN, sinking)
+        moved[:, n] += gentle[:, None]
+        over = clearing_lift(np.where(held[:, n], 0.0, np.maximum(again, 0.0)), held[:, n], sigma)
+        moved[:, n, :, 2] += over[:, None]
 
     rotation = quat_to_matrix(turn.reshape(-1, 4)).reshape(frames, count, 3, 3)
     foot = legs.foot.copy()

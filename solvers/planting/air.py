@@ -8,6 +8,9 @@ import numpy as np
 
 from .timeline import bridges, intervals
 
+#: Metres into what a foot passes that count as in it (less is rounding).
+CLEAR = 1e-4
+
 
 def bend(distance, thigh, shin) -> np.ndarray:
     """The knee's bend (radians, 0 = straight) of a leg whose hip and ankle are ``distance`` apart."""
@@ -48,17 +51,26 @@ def bend_in_air(held, standing, hips, ankles, animated, thigh, shin, longest) ->
     return ankles
 
 
-def gentle_knees(held, hips, ankles, animated, thigh, shin, most: float) -> np.ndarray:
+def beyond(hips, ankles, animated, thigh, shin) -> np.ndarray:
+    """How much more (radians; negative: less) a knee bends with its ankles at ``ankles`` from its ``hips`` (F, 3)
+    than at the ``animated`` hip-to-ankle distances (F,), with ``thigh`` and ``shin`` lengths (F,)."""
+    distance = np.linalg.norm(np.asarray(hips) - np.asarray(ankles), axis=1)
+    return bend(distance, thigh, shin) - bend(animated, thigh, shin)
+
+
+def gentle_knees(held, hips, ankles, animated, thigh, shin, most: float, least=None) -> np.ndarray:
     """One leg's (F, 3) offsets that move its ankle (``ankles`` (F, 3), as it will be: lifted over what it passes)
     along the line from its hip (``hips`` (F, 3)) on the frames it is not ``held`` (F,), so that the knee's bend
     beyond the ``animated`` one (from the animated hip-to-ankle distances (F,), with ``thigh`` and ``shin`` lengths
     (F,)) turns by at most ``most`` (radians) a frame, or as little as going from take-off to landing allows: kept
     within what reaches both from there, and bent early where it would bend at once (a foot lifted over rising
-    ground). Zero where nothing needs it."""
+    ground). ``least`` (F,), if given, is the bend beyond the animated one a frame in the air needs at the least
+    (-inf: none): the knee bends to it from take-off and from landing no faster than it must to get there. Zero
+    where nothing needs it."""
     held = np.asarray(held, bool)
     hips, ankles = np.asarray(hips, np.float64), np.asarray(ankles, np.float64)
     wanted = bend(animated, thigh, shin)
-    beyond = bend(np.linalg.norm(hips - ankles, axis=1), thigh, shin) - wanted
+    more = beyond(hips, ankles, animated, thigh, shin)
     offsets = np.zeros_like(ankles)
     frames = len(held)
     for first, last in intervals(~held):
@@ -66,17 +78,26 @@ def gentle_knees(held, hips, ankles, animated, thigh, shin, most: float) -> np.n
         ends = [end for end in (first - 1, last + 1) if 0 <= end < frames]
         rate = most
         if len(ends) == 2:
-            rate = max(most, abs(beyond[ends[1]] - beyond[ends[0]]) / (ends[1] - ends[0]))
+            rate = max(most, abs(more[ends[1]] - more[ends[0]]) / (ends[1] - ends[0]))
         # Within what turns no faster than that from each end, then the least bend above it that does.
-        kept = beyond[span].copy()
+        kept = more[span].copy()
         for end in ends:
-            kept = np.clip(kept, beyond[end] - rate * np.abs(span - end), beyond[end] + rate * np.abs(span - end))
+            kept = np.clip(kept, more[end] - rate * np.abs(span - end), more[end] + rate * np.abs(span - end))
         gentle = np.maximum(  # the least bend at or above it that turns no faster: max over k of kept(k) - rate |f - k|
             np.maximum.accumulate(kept + rate * span) - rate * span,
             np.maximum.accumulate((kept - rate * span)[::-1])[::-1] + rate * span,
         )
+        if least is not None:  # no less than a bend it needs, reached from take-off and landing no faster than it must
+            for k in span[~held[span] & np.isfinite(least[span])]:
+                steep = [max(rate, (least[k] - more[end]) / abs(k - end)) for end in ends]
+                ramp = np.where(
+                    span <= k,
+                    least[k] - steep[0] * (k - span) if first > 0 else -np.inf,
+                    least[k] - steep[-1] * (span - k) if last < frames - 1 else -np.inf,
+                )
+                gentle = np.maximum(gentle, ramp)
         air = (span >= first) & (span <= last)
-        moving = span[air & (np.abs(gentle - beyond[span]) > 1e-9)]
+        moving = span[air & (np.abs(gentle - more[span]) > 1e-9)]
         if not len(moving):
             continue
         turned = gentle[moving - span[0]] + wanted[moving]
@@ -85,3 +106,25 @@ def gentle_knees(held, hips, ankles, animated, thigh, shin, most: float) -> np.n
         distance = np.linalg.norm(apart, axis=1)
         offsets[moving] = apart * (reach / np.maximum(distance, 1e-12) - 1.0)[:, None]
     return offsets
+
+
+def gentle_swing(held, hips, ankles, animated, thigh, shin, most: float, sinking) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`gentle_knees`' (F, 3) offsets for one leg, and how far (F,) its foot so moved still goes into what it
+    passes (``sinking(offsets)``: (F,) how far the foot moved by (F, 3) offsets must rise to clear it). Where a knee
+    turning gently would take the foot into something, the foot rises straight up just clear of it there, and the
+    knee bends to that from take-off and landing as gently as it can, faster than ``most`` only where it must."""
+    held = np.asarray(held, bool)
+    offsets = gentle_knees(held, hips, ankles, animated, thigh, shin, most)
+    if not offsets.any():
+        return offsets, np.zeros(len(held))
+    need = sinking(offsets)
+    short = (need > CLEAR) & ~held
+    if short.any():
+        clear = ankles + offsets
+        clear[short, 2] += need[short]
+        least = np.where(short, beyond(hips, clear, animated, thigh, shin), -np.inf)
+        offsets = gentle_knees(held, hips, ankles, animated, thigh, shin, most, least)
+        binding = short & (beyond(hips, ankles + offsets, animated, thigh, shin) <= least + 1e-9)
+        offsets[binding] = (clear - ankles)[binding]
+        need = sinking(offsets)
+    return offsets, need

@@ -1,11 +1,13 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""A knee in the air turns gently (:func:`solvers.planting.air.gentle_knees`), against the law of cosines."""
+"""A knee in the air turns gently (:mod:`solvers.planting.air`: ``gentle_knees``, ``gentle_swing``), against the law
+of cosines."""
 
 import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
 
-from solvers.planting.air import bend, extension, gentle_knees
+from solvers.planting.air import bend, beyond, extension, gentle_knees, gentle_swing
+from solvers.planting.surface import clearing_lift
 from solvers.planting.timeline import intervals
 
 MOST = np.radians(6.0)
@@ -54,3 +56,60 @@ def test_a_knee_that_turns_gently_already_is_left_alone(swing):
     animated = np.full(len(held), extension(np.radians(30.0), thigh[0], shin[0]))
     ankles = ankles / np.linalg.norm(ankles, axis=1, keepdims=True) * extension(steady, thigh, shin)[:, None]
     assert not gentle_knees(held, hips, ankles, animated, thigh, shin, MOST).any()
+
+
+def _step_up(frames, height, riser, held_frames):
+    """A leg swinging 1.2 m forward with its hip, held ``held_frames`` at each end, landing ``height`` up on a step
+    whose riser its ankle crosses at ``riser`` (m along): held, hips, ankles, animated distances, thigh, shin and the
+    step's height over each frame's ankle (-inf before the riser)."""
+    thigh = shin = np.full(frames, 0.45)
+    held = np.zeros(frames, bool)
+    held[:held_frames] = held[-held_frames:] = True
+    hips = np.column_stack([np.linspace(-0.3, 0.3, frames), np.zeros(frames), np.full(frames, 0.85)])
+    animated = extension(np.radians(20.0 + 40.0 * np.sin(np.linspace(0.0, np.pi, frames)) ** 2), thigh, shin)
+    along = np.linspace(-0.6, 0.6, frames)
+    ankles = np.column_stack([along, np.zeros(frames), 0.85 - np.sqrt(animated**2 - (along - hips[:, 0]) ** 2)])
+    ankles[-held_frames:, 2] += height
+    return held, hips, ankles, animated, thigh, shin, np.where(along > riser, height, -np.inf)
+
+
+def _turns(hips, ankles, animated, thigh, shin) -> float:
+    return np.abs(np.diff(beyond(hips, ankles, animated, thigh, shin))).max()
+
+
+@given(st.integers(10, 30), st.floats(0.05, 0.3), st.floats(-0.5, 0.5), st.integers(1, 4))
+def test_a_foot_stepping_up_clears_the_step_its_knee_turning_no_faster_than_lifted_after(
+    frames, height, riser, held_frames
+):
+    held, hips, ankles, animated, thigh, shin, step = _step_up(frames, height, riser, held_frames)
+    leg = (animated, thigh, shin)
+
+    def sinking(offsets):
+        return np.where(held, 0.0, np.maximum(step - (ankles + offsets)[:, 2], 0.0))
+
+    offsets, need = gentle_swing(held, hips, ankles, *leg, MOST, sinking)
+    assert np.isfinite(offsets).all() and not offsets[held].any()
+    assert np.allclose(need, sinking(offsets))
+    swung = ankles + offsets
+    swung[:, 2] += clearing_lift(need, held, 2.0)
+    assert (sinking(swung - ankles) <= 1e-9).all()
+    # Bent gently first and then lifted over the step, as planting did before.
+    gentle = ankles + gentle_knees(held, hips, ankles, *leg, MOST)
+    gentle[:, 2] += clearing_lift(sinking(gentle - ankles), held, 2.0)
+    assert _turns(hips, swung, *leg) <= max(MOST, _turns(hips, gentle, *leg)) + 1e-9
+
+
+def test_a_foot_stepping_up_early_bends_its_knee_early_enough():
+    """Its ankle crosses the riser a third of the way into its swing, 20 cm up: bent at 6° a frame it would be in
+    the step there, and lifted over it its knee turned 9.7° in a frame; bent sooner, 6.0°."""
+    held, hips, ankles, animated, thigh, shin, step = _step_up(16, 0.2, -0.1, 2)
+
+    def sinking(offsets):
+        return np.where(held, 0.0, np.maximum(step - (ankles + offsets)[:, 2], 0.0))
+
+    offsets, need = gentle_swing(held, hips, ankles, animated, thigh, shin, MOST, sinking)
+    assert not need.any()
+    assert _turns(hips, ankles + offsets, animated, thigh, shin) <= MOST + 1e-9
+    gentle = ankles + gentle_knees(held, hips, ankles, animated, thigh, shin, MOST)
+    gentle[:, 2] += clearing_lift(sinking(gentle - ankles), held, 2.0)
+    assert _turns(hips, gentle, animated, thigh, shin) > np.radians(9.0)
