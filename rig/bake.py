@@ -204,7 +204,7 @@ def _bake(obj, depsgraph, planned: plan.Plan, edit: ActionEdit, frames: list[int
     if planting is not None:  # planting reads the whole take
         ground = Ground(planting.ground, depsgraph)
         authored = Ground(planting.authored, depsgraph) if planting.authored is not None else None
-        track = legs.leg_sample(planting, sampled.pose)
+        track = legs.leg_sample(planting, sampled.pose, skin=True)
         if len(span) != len(sampled.frames):
             track = track.at(sampled.rows(span))
         asked = range(frames[0], frames[-1] + 1)
@@ -246,7 +246,9 @@ def _beyond_limits(
     authored = figures.points(planting, track)
     parts = [frames[first : first + READ_BACK] for first in range(0, len(frames), READ_BACK)]
     read = [
-        figures.points(planting, legs.leg_sample(planting, sampling.sample(depsgraph, planned, part, part[:1]).pose))
+        figures.points(
+            planting, legs.leg_sample(planting, sampling.sample(depsgraph, planned, part, part[:1]).pose, skin=True)
+        )
         for part in parts
     ]
     played = {key: np.concatenate([part[key] for part in read]) for key in read[0]}

@@ -115,13 +115,13 @@ def evaluate(planned: plan.Plan, scene: bpy.types.Scene, frames) -> tuple[Pose, 
 
 
 def _limb_bones(planned: plan.Plan) -> list[int]:
-    """The bones whose matrices the planned limbs read (with planting, those that carry the feet's skinned outlines
-    too), and every bone above them."""
+    """The bones whose matrices the planned limbs read (with planting, those that carry the feet's skin too), and every
+    bone above them."""
     bones = [i for chain in planned.chains for i in chain.written]
     if planned.planting is not None:
         bones.append(planned.planting.pelvis)
         soles = [foot.sole for foot in planned.planting.feet if foot.sole is not None]
-        bones += [bone for sole in soles for vertex in sole.outline for bone in vertex.bones]
+        bones += {bone for sole in soles for vertex in sole.skin for bone in vertex.bones}
     return _with_ancestors(planned.obj, bones)
 
 

@@ -42,6 +42,9 @@ class Sole:
     #: the foot's outline (:func:`_outline`): the vertices that may touch the ground as the foot turns, each moved by
     #: all the bones that weight it (a claw the skin drags into the floor as the shin bends)
     outline: tuple["Skinned", ...] = ()
+    #: every vertex of the foot (and of a digitigrade leg's long bone above its toe), so moved: what a planting bake
+    #: reads for how deep its foot goes into the ground (a shin's skin over a step's edge, not on the outline)
+    skin: tuple["Skinned", ...] = ()
 
 
 @dataclass(frozen=True)
@@ -217,22 +220,32 @@ def sole(obj: bpy.types.Object, skin: _Skin | None, foot: str, toe: str | None) 
     # The outline: of the foot and the toe, each vertex as its bones carry it (a digitigrade foot's spur, on the long
     # bone above the toe it stands on, too).
     whole = np.flatnonzero(_carried(skin, _foot_bones(obj, foot, toe))) if on_toe else carried
-    outline = tuple(_skinned(obj, skin, vertex) for vertex in whole[_outline(skin.points[whole], up, forward)])
-    return Sole(local(carrier, heel), local(carrier, ball), local(toe or foot, tip), on_toe, outline)
+    every = _skinned(obj, skin, whole)
+    outline = tuple(every[k] for k in _outline(skin.points[whole], up, forward))
+    return Sole(local(carrier, heel), local(carrier, ball), local(toe or foot, tip), on_toe, outline, every)
 
 
-def _skinned(obj: bpy.types.Object, skin: _Skin, vertex: int) -> Skinned:
-    """Vertex ``vertex`` of ``skin`` with the bones that weight it."""
-    mine = skin.vertex == vertex
-    weights = skin.weight[mine] / skin.weight[mine].sum()
-    names = [skin.bones[c] for c in skin.column[mine]]
-    point = np.append(skin.points[vertex], 1.0)
-    local = (np.linalg.solve(np.array(obj.data.bones[name].matrix_local, dtype=np.float64), point) for name in names)
-    return Skinned(
-        tuple(obj.pose.bones.find(name) for name in names),
-        tuple(float(w) for w in weights),
-        tuple(tuple(float(x) for x in p) for p in local),
-    )
+def _skinned(obj: bpy.types.Object, skin: _Skin, vertices: np.ndarray) -> tuple[Skinned, ...]:
+    """The ``vertices`` of ``skin``, each with the bones that weight it."""
+    mine = np.isin(skin.vertex, vertices)
+    order = np.argsort(skin.vertex[mine], kind="stable")
+    vertex, column, weight = skin.vertex[mine][order], skin.column[mine][order], skin.weight[mine][order]
+    starts = np.searchsorted(vertex, vertices)
+    ends = np.searchsorted(vertex, vertices, side="right")
+    bones = {skin.bones[c] for c in set(column.tolist())}
+    rests = {name: np.array(obj.data.bones[name].matrix_local, dtype=np.float64) for name in bones}
+    out = []
+    for v, first, last in zip(vertices, starts, ends):
+        names = [skin.bones[c] for c in column[first:last]]
+        point = np.append(skin.points[v], 1.0)
+        out.append(
+            Skinned(
+                tuple(obj.pose.bones.find(name) for name in names),
+                tuple(float(w) for w in weight[first:last] / weight[first:last].sum()),
+                tuple(tuple(float(x) for x in np.linalg.solve(rests[name], point)) for name in names),
+            )
+        )
+    return tuple(out)
 
 
 def _outline(points: np.ndarray, up: np.ndarray, forward: np.ndarray) -> np.ndarray:

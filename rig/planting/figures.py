@@ -134,17 +134,22 @@ def points(planting: legs.PlantPlan, sample: legs.LegSample) -> dict[str, np.nda
     for a bone sole),
     knees (F, n, radians between the thigh's and the shin's bone directions, head to tail, as the independent measure
     reads them: 0 straight; where the bones are not joined head to tail, a shin turned about its length turns them) and
-    the pelvis (F, 3), in world space."""
+    the pelvis (F, 3), in world space; with the feet's skin where it was sampled, every vertex of it (F, n, V, 3) and
+    the height of its lowest (F, n)."""
     thigh, shin = sample.directions[..., 0, :], sample.directions[..., 1, :]
     cos = np.einsum("...i,...i->...", thigh, shin) / (np.linalg.norm(thigh, axis=-1) * np.linalg.norm(shin, axis=-1))
     on_mesh = np.array([foot.sole is not None for foot in planting.feet])[:, None, None]
     sole = np.concatenate([np.stack([sample.heels, sample.balls, sample.tips], axis=-2), sample.outline], axis=-2)
-    return {
+    out = {
         "ankle": sample.feet[..., :3, 3],
         "sole": np.where(on_mesh, sole, sample.balls[..., None, :]),
         "knee": np.arccos(np.clip(cos, -1.0, 1.0)),
         "pelvis": sample.pelvis,
     }
+    if sample.skin is not None and sample.skin.shape[-2]:
+        out["skin"] = sample.skin
+        out["lowest"] = sample.skin[..., 2].min(axis=-1)
+    return out
 
 
 def _track(depsgraph, planting: legs.PlantPlan, frames, paused: bool) -> dict[str, np.ndarray]:
@@ -152,7 +157,7 @@ def _track(depsgraph, planting: legs.PlantPlan, frames, paused: bool) -> dict[st
     obj = planting.obj
 
     def read(depsgraph):
-        return legs.leg_sample(planting, read_pose(obj, obj.evaluated_get(depsgraph))).at(0)
+        return legs.leg_sample(planting, read_pose(obj, obj.evaluated_get(depsgraph)), skin=True).at(0)
 
     sampled = timeline.step(depsgraph, frames, read, paused=paused)
     return points(planting, legs.LegSample(*(np.array(values) for values in zip(*sampled))))
@@ -167,6 +172,7 @@ def record(obj: bpy.types.Object, planting: legs.PlantPlan, frames: range, sampl
         **{
             key: np.ascontiguousarray(value, dtype=np.float64).ravel()
             for key, value in points(planting, sample).items()
+            if key != "skin"  # its lowest is kept: the skin as played is measured against it
         },
     }
 
@@ -185,9 +191,11 @@ def recorded(obj: bpy.types.Object, planting: legs.PlantPlan, frames: range) -> 
     if first < 0 or first + len(frames) > count:
         return None
     rows = slice(first, first + len(frames))
-    widths = {"ankle": (3,), "sole": (-1, 3), "knee": (), "pelvis": None}
+    widths = {"ankle": (3,), "sole": (-1, 3), "knee": (), "pelvis": None, "lowest": ()}
     out = {}
     for key, width in widths.items():
+        if key not in stored:  # the lowest of the skin, recorded where it was sampled
+            continue
         values = np.asarray(stored[key], dtype=np.float64)
         if width is None:
             out[key] = values.reshape(count, 3)[rows]

@@ -240,15 +240,19 @@ class LegSample(NamedTuple):
     #: head to tail (a glTF import guesses their tails), a shin turned about its length against the thigh turns them
     #: apart though the joints keep their bend
     directions: np.ndarray
+    #: (n, V, 3) every vertex of the feet whose sole is a mesh's (:attr:`..limbs.soles.Sole.skin`), as many each (the
+    #: last repeated for fewer, the ball for a bone sole); None unless asked for
+    skin: np.ndarray | None = None
 
     def at(self, rows) -> "LegSample":
         """One frame (``rows`` an index) or some frames (an array of them) of a sample over frames."""
-        return LegSample(*(values[rows] for values in self))
+        return LegSample(*(None if values is None else values[rows] for values in self))
 
 
-def leg_sample(plan: PlantPlan, pose: Pose) -> LegSample:
+def leg_sample(plan: PlantPlan, pose: Pose, skin: bool = False) -> LegSample:
     """The planted legs of ``pose`` in world space: at one frame, or over frames (``pose`` with a leading axis of
-    F). Bone by bone, so that a long take costs a few arrays of its frames, not one per frame."""
+    F). Bone by bone, so that a long take costs a few arrays of its frames, not one per frame. ``skin``: with every
+    vertex of the feet on a mesh too."""
 
     def world(bone: int) -> np.ndarray:
         return pose.world @ pose.matrices[..., bone, :, :]
@@ -269,27 +273,49 @@ def leg_sample(plan: PlantPlan, pose: Pose) -> LegSample:
     balls = np.where(has_toe, toes[..., :3, 3], foot_tips)
     tips = np.where(has_toe, toes[..., :3, 3] + toes[..., :3, 1] * toe_length, foot_tips)
     heels = balls.copy()  # a bone sole's heel is found in the motion (:func:`sole_points`)
-    count = outline_size(plan)
-    outline = np.repeat(balls[..., None, :], count, axis=-2)
     for n, f in enumerate(plan.feet):
         if f.sole is not None:  # on the mesh
             carrier = (toes if f.sole.on_toe else feet)[..., n, :, :]
             heels[..., n, :] = (carrier @ f.sole.heel)[..., :3]
             balls[..., n, :] = (carrier @ f.sole.ball)[..., :3]
             tips[..., n, :] = (toes[..., n, :, :] @ f.sole.tip)[..., :3]
-            if f.sole.outline:
-                points = _skinned(pose, f.sole.outline)
-                outline[..., n, :, :] = np.concatenate(
-                    [points, np.repeat(points[..., -1:, :], count - points.shape[-2], axis=-2)], axis=-2
-                )
+    outline = _vertices(plan, pose, balls, "outline")
     pelvis = world(plan.pelvis)[..., :3, 3].copy()
     hips, knees, directions = np.stack(hips, -2), np.stack(knees, -2), np.stack(directions, -3)
-    return LegSample(feet, balls, tips, toes[..., :3, :3].copy(), heels, hips, knees, pelvis, outline, directions)
+    return LegSample(
+        feet,
+        balls,
+        tips,
+        toes[..., :3, :3].copy(),
+        heels,
+        hips,
+        knees,
+        pelvis,
+        outline,
+        directions,
+        _vertices(plan, pose, balls, "skin") if skin else None,
+    )
 
 
-def outline_size(plan: PlantPlan) -> int:
-    """How many outline points each foot of ``plan`` has in a :class:`LegSample`: the most a mesh sole has."""
-    return max((len(f.sole.outline) for f in plan.feet if f.sole is not None), default=0)
+def outline_size(plan: PlantPlan, part: str = "outline") -> int:
+    """How many outline points (or, ``part`` "skin", vertices) each foot of ``plan`` has in a :class:`LegSample`: the
+    most a mesh sole has."""
+    return max((len(getattr(f.sole, part)) for f in plan.feet if f.sole is not None), default=0)
+
+
+def _vertices(plan: PlantPlan, pose: Pose, balls: np.ndarray, part: str) -> np.ndarray:
+    """(..., n, Q, 3) the vertices of a ``part`` of each sole (:attr:`..limbs.soles.Sole.outline` or ``skin``) in
+    ``pose``, as many for every foot: the last repeated for a shorter one, the ball (``balls`` (..., n, 3)) for a
+    bone sole."""
+    count = outline_size(plan, part)
+    out = np.repeat(balls[..., None, :], count, axis=-2)
+    for n, f in enumerate(plan.feet):
+        if f.sole is not None and getattr(f.sole, part):
+            points = _skinned(pose, getattr(f.sole, part))
+            out[..., n, :, :] = np.concatenate(
+                [points, np.repeat(points[..., -1:, :], count - points.shape[-2], axis=-2)], axis=-2
+            )
+    return out
 
 
 def _skinned(pose: Pose, outline: tuple[soles.Skinned, ...]) -> np.ndarray:
@@ -578,8 +604,8 @@ def _unchanged(cached: _Cached, sample: tuple, frame: float) -> bool:
     if frame != round(frame):
         return True
     analysed = cached.track.at(int(round(frame)) - cached.frames.start)
-    # NaN: changed; np.allclose: 8x slower; initial: a rig without mesh soles has no outline
-    return all(np.abs(a - b).max(initial=0.0) <= 1e-6 for a, b in zip(analysed, sample))
+    # NaN: changed; np.allclose: 8x slower; initial: a rig without mesh soles has no outline; the skin is not sampled
+    return all(np.abs(a - b).max(initial=0.0) <= 1e-6 for a, b in zip(analysed, sample) if a is not None)
 
 
 def forget_all() -> None:

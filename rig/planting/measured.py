@@ -27,7 +27,9 @@ class Measured:
     contact: np.ndarray  #: (F, n) where the foot stands as authored (its standing point low and slow)
     height: np.ndarray  #: (F, n) metres the standing point is off its authored height above ground (NaN: unmeasured)
     pitch: np.ndarray  #: (F, n) radians the foot's pitch is off its authored pitch (NaN: not measured)
-    sink: np.ndarray  #: (F, n) metres the ankle or standing point goes into the surface (where above the floor)
+    #: (F, n) metres the ankle, the standing point or (where sampled) any vertex of the foot goes into the surface,
+    #: where above the floor as authored (a vertex: where the foot's lowest was)
+    sink: np.ndarray
     turn: np.ndarray  #: (F, n) radians the knee turns since the frame before beyond the authored turn (0 at first)
     slide: np.ndarray  #: (F, n) metres the standing point has moved across the ground since its contact began
     without_ground: np.ndarray  #: (F, n) where the ankle or the standing point has no surface under it
@@ -68,6 +70,11 @@ def measure(authored: dict, played: dict, ground: Ground, seconds: np.ndarray, f
     sink[0][was_ankle[..., 2] < floor] = 0.0
     sink[1][was_ball[..., 2] < floor] = 0.0
     sink = np.where(found, sink.max(axis=0), 0.0)
+    if "skin" in played and "lowest" in authored:  # any vertex of a foot the take has above its floor
+        skin = played["skin"]
+        under, _, below = ground.cast_down(skin.reshape(-1, 3))
+        depth = np.where(below, under - skin[..., 2].ravel(), 0.0).reshape(skin.shape[:-1]).max(axis=-1)
+        sink = np.maximum(sink, np.where(authored["lowest"] < floor, 0.0, np.maximum(depth, 0.0)))
 
     pelvis = authored["pelvis"]
     legs_length = np.linalg.norm(was_ankle - pelvis[:, None], axis=-1).max(initial=0.0)

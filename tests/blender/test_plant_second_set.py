@@ -9,6 +9,8 @@ strict xfails with the figure and what happens, measured by that benchmark; the 
 beyond a limit and in none within them. The uneven-terrain walks are not registered here.
 """
 
+import dataclasses
+
 import bpy
 import pytest
 
@@ -116,6 +118,18 @@ def test_a_foot_dragged_back_as_it_leaves_goes_through_the_air(ground):
     assert figures["contact_frames"] > 0 and figures["points_without_ground"] == 0, figures
     assert not mocap.over(figures, mocap.limits("bandai_walk_exhausted")), figures
     assert not {**planted["bake"].problems, **planted["bake"].warnings}
+
+
+def test_a_shin_in_the_step_is_named(monkeypatch):
+    """Leela's run (another action of the mech's file, not in the benchmark) on the step: as its right foot pushes off
+    the lower level, the long bone above it lies nearly level, and that bone's skin, no point of the sole or its
+    outline, goes 8.1 mm into the step's edge (frame 8). The bake read only the sole and its outline and named
+    nothing; it reads every vertex of the foot now, as the independent measure reads its lowest, and names the leg."""
+    monkeypatch.setitem(clips.CLIPS, "leela_run", dataclasses.replace(clips.CLIPS["leela"], action="Run"))
+    planted = mocap.planted("leela_run", "step")
+    assert planted["figures"]["deepest"] > 0.005, planted["figures"]
+    said = {**planted["bake"].problems, **planted["bake"].warnings}
+    assert list(said) == ["leg.R"] and "mm into the ground (beyond 5.0 mm at frame 8)" in said["leg.R"], said
 
 
 def test_the_upper_body_goes_up_the_slope_with_the_hips(lik):
