@@ -50,6 +50,10 @@ def _pair(pattern: str, sides=("left", "right"), letters="LR") -> dict:
 
 
 _DEEPMIMIC = _pair(("{side}_hip", "{side}_knee", "{side}_ankle", None))
+_WOLF = {
+    **{f"front.{s}": (f"FrontLeg1_{s}", f"FrontLeg2_{s}", f"FrontLeg3_{s}", f"FrontToe_{s}") for s in "LR"},
+    **{f"hind.{s}": (f"BackLeg1_{s}", f"BackLeg2_{s}", f"BackLeg3_{s}", f"BackToe_{s}") for s in "LR"},
+}
 _HORSE = {
     **{f"front.{s}": (f"{c}_arm", f"{c}_forearm", f"{c}_hand", f"{c}_hoof") for s, c in (("L", "l"), ("R", "r"))},
     **{f"hind.{s}": (f"{c}_leg", f"{c}_shin", f"{c}_foot", f"{c}_hoof_back") for s, c in (("L", "l"), ("R", "r"))},
@@ -123,17 +127,10 @@ CLIPS = {
         floor=-0.073,
         in_place=True,
     ),
-    "wolf": Clip(
-        "0ad-data/0ad_wolf_walk.bvh",
-        0.5,
-        {
-            **{f"front.{s}": (f"FrontLeg1_{s}", f"FrontLeg2_{s}", f"FrontLeg3_{s}", f"FrontToe_{s}") for s in "LR"},
-            **{f"hind.{s}": (f"BackLeg1_{s}", f"BackLeg2_{s}", f"BackLeg3_{s}", f"BackToe_{s}") for s in "LR"},
-        },
-        "psa_origin",
-        "quadruped",
-        in_place=True,
-    ),
+    **{
+        name: Clip(f"0ad-data/0ad_{take}.bvh", 0.5, _WOLF, "psa_origin", "quadruped", in_place=True)
+        for name, take in (("wolf", "wolf_walk"), ("wolf_run", "wolf_run"))
+    },
 }
 _CMU131 = _pair(("{side}Hip", "{side}Knee", "{side}Ankle", "{side}Toe"), ("Left", "Right"))
 _ICLONE = _pair(("CC_Base_{side}_Thigh", "CC_Base_{side}_Calf", "CC_Base_{side}_Foot", "CC_Base_{side}_ToeBase"), "LR")
@@ -166,54 +163,72 @@ _SECOND = {
         in_place=True,
         action="Anim_0",
     ),
-    "knight": Clip(
-        "quaternius-showcase/KnightCharacter.glb",
-        1.0,
-        _pair(("UpperLeg.{side}", "LowerLeg.{side}", "Foot.{side}", None), "LR"),
-        "Body",
-        in_place=True,
-        action="HumanArmature|Walking",
-    ),
-    "leela": Clip(
-        "quaternius-showcase/Leela.glb",
-        1.0,
-        _pair(("UpperLeg.{side}", "MidLeg.{side}", "LowerLeg.{side}", "Foot.{side}"), "LR"),  # digitigrade
-        "Body",
-        in_place=True,
-        action="Walk",
-    ),
-    "trex": Clip(
-        "quaternius-showcase/Trex.glb",
-        1.0,
-        _pair(("BackUpLeg.{side}", "BackLowLeg.{side}", "BackFoot.{side}", None), "LR"),
-        "Body",
-        in_place=True,
-        action="Armature|TRex_Walk",
-    ),
-    "triceratops": Clip(
-        "quaternius-showcase/Triceratops.glb",
-        1.0,
-        {
-            f"{end}.{s}": (f"{part}UpLeg.{s}", f"{part}LowLeg.{s}", f"{part}Foot.{s}", None)
-            for end, part in (("front", "Front"), ("hind", "Back"))
-            for s in "LR"
-        },
-        "Body",
-        "quadruped",
-        in_place=True,
-        action="Armature|Triceratops_Walk",
-    ),
     **{
-        f"quaternius_{animal.lower()}": Clip(
+        name: Clip(
+            "quaternius-showcase/KnightCharacter.glb",
+            1.0,
+            _pair(("UpperLeg.{side}", "LowerLeg.{side}", "Foot.{side}", None), "LR"),
+            "Body",
+            in_place=True,
+            action=f"HumanArmature|{action}",
+        )
+        for name, action in (("knight", "Walking"), ("knight_run", "Run"))
+    },
+    **{
+        name: Clip(
+            "quaternius-showcase/Leela.glb",
+            1.0,
+            _pair(("UpperLeg.{side}", "MidLeg.{side}", "LowerLeg.{side}", "Foot.{side}"), "LR"),  # digitigrade
+            "Body",
+            in_place=True,
+            action=action,
+        )
+        for name, action in (
+            ("leela", "Walk"),
+            ("leela_run", "Run"),
+            ("leela_walk_tall", "Walk_Tall"),
+            ("leela_run_tall", "Run_Tall"),
+        )
+    },
+    **{
+        name: Clip(
+            "quaternius-showcase/Trex.glb",
+            1.0,
+            _pair(("BackUpLeg.{side}", "BackLowLeg.{side}", "BackFoot.{side}", None), "LR"),
+            "Body",
+            in_place=True,
+            action=f"Armature|TRex_{action}",
+        )
+        for name, action in (("trex", "Walk"), ("trex_run", "Run"))
+    },
+    **{
+        name: Clip(
+            "quaternius-showcase/Triceratops.glb",
+            1.0,
+            {
+                f"{end}.{s}": (f"{part}UpLeg.{s}", f"{part}LowLeg.{s}", f"{part}Foot.{s}", None)
+                for end, part in (("front", "Front"), ("hind", "Back"))
+                for s in "LR"
+            },
+            "Body",
+            "quadruped",
+            in_place=True,
+            action=f"Armature|Triceratops_{action}",
+        )
+        for name, action in (("triceratops", "Walk"), ("triceratops_run", "Run"))
+    },
+    **{
+        f"quaternius_{animal.lower()}{suffix}": Clip(
             f"quaternius-showcase/{animal}.glb",
             1.0,
             _QUATERNIUS,
             "Body",
             "quadruped",
             in_place=True,
-            action="AnimalArmature|Walk",
+            action=f"AnimalArmature|{action}",
         )
         for animal in ("Horse", "Wolf", "Stag")
+        for suffix, action in (("", "Walk"), ("_gallop", "Gallop"))
     },
 }
 assert not CLIPS.keys() & _SECOND.keys(), "a second-set clip takes a first-set clip's name"

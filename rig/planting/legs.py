@@ -33,6 +33,9 @@ from .ground import Ground
 #: Metres a foot's ground rises or falls under it in one contact of a take walked in place beyond which a knee that
 #: pops is said to pop for that: the foot slides back a stride over it.
 IN_PLACE_RISE = 0.05
+#: Metres under its floor that a take keys a mesh sole, beyond which a knee turning fast there is said to come from
+#: planting standing that foot on the ground.
+KEYED_UNDER = 0.005
 
 
 @dataclass(frozen=True)
@@ -407,10 +410,9 @@ def analyse(
         outline=track.outline if track.outline.shape[-2] else None,
     )
     forced = contacts.forced(plan.obj, plan.feet, frames)
+    settings = plant_settings(plan.obj, scene)
     try:
-        planted = plant(
-            legs, ground.cast_down, plant_settings(plan.obj, scene), forced, authored and authored.cast_down
-        )
+        planted = plant(legs, ground.cast_down, settings, forced, authored and authored.cast_down)
     except SolverError as error:
         raise LimbIKError(f"Armature '{plan.obj.name}' could not be planted: {error}.") from error
     problems = {
@@ -437,13 +439,13 @@ def analyse(
     reach = float((legs.thigh + legs.shin).max())
     least = float(lift[np.argmin(np.abs(lift))])
     moved = _moved(plan.obj, frames, least, reach, ground.name)
-    popping = _popping(plan, frames, legs, planted)
+    popping = _popping(plan, frames, legs, planted, settings.floor)
     analysis = Analysis(frames, planted, lift, reach, ground.name, stances, least, moved, popping)
     _last[plan.obj.session_uid] = (plan, analysis)
     return analysis
 
 
-def _popping(plan: PlantPlan, frames: range, legs: Legs, planted: Planted) -> dict[str, str]:
+def _popping(plan: PlantPlan, frames: range, legs: Legs, planted: Planted, floor: float) -> dict[str, str]:
     """Per planted limb whose knee planting turns in a frame by more than :data:`.knees.KNEE_POP` beyond the
     animation's turn, a sentence with the frames, the most it turns and whether the foot stands, lands, leaves
     or is in the air there (the IK bends the knee to the hip-to-ankle distance planting gives, or leaves it
@@ -463,11 +465,18 @@ def _popping(plan: PlantPlan, frames: range, legs: Legs, planted: Planted) -> di
         foot_there = where[bool(standing[worst - 1, n]), bool(standing[worst, n])]
         cause = "the ground there asks more of the leg than its motion gives; look at those frames."
         rises = _rise_while_down(planted, n) if in_place else 0.0
+        keyed, deepest = _keyed_under(legs, floor, n, worst)
         if rises > IN_PLACE_RISE:
             cause = (
                 "the take walks in place: its feet slide back along the ground while down, and the ground under this "
                 f"one rises or falls up to {1000 * rises:.0f} mm as it does, which no height of a body that stays "
                 "follows for every leg; a take that travels, or flat ground, plants without it."
+            )
+        elif keyed is not None:
+            whose = "this foot" if keyed == n else f"the foot of '{plan.feet[keyed].limb}'"
+            cause = (
+                f"the take keys {whose} up to {1000 * deepest:.0f} mm into its floor there, and planting stands it "
+                "on the ground: the legs it carries the body with bend for it; look at those frames."
             )
         popping[foot.limb] = (
             f"Limb '{foot.limb}': planting turns its knee up to {math.degrees(turns[worst - 1, n]):.1f}° in one "
@@ -475,6 +484,25 @@ def _popping(plan: PlantPlan, frames: range, legs: Legs, planted: Planted) -> di
             f"{frames_text(frames, over)}): {cause}"
         )
     return popping
+
+
+def _keyed_under(legs: Legs, floor: float, n: int, frame: int) -> tuple[int | None, float]:
+    """The foot that leg ``n``'s knee turns for, at ``frame`` or the one before, where the take keys a mesh sole more
+    than :data:`KEYED_UNDER` under its ``floor`` (which planting raises onto it): this one, else the deepest of its
+    girdle; and how deep. None where no foot is so keyed."""
+    if legs.solid is None:
+        return None, 0.0
+    points = [legs.ball, legs.tip] + ([legs.heel] if legs.heel is not None else [])
+    bottom = np.stack([p[..., 2] for p in points], axis=-1).min(axis=-1)
+    if legs.outline is not None and legs.outline.shape[2]:
+        bottom = np.minimum(bottom, legs.outline[..., 2].min(axis=-1))
+    under = np.where(np.asarray(legs.solid, bool), floor - bottom, 0.0)[max(frame - 1, 0) : frame + 1].max(axis=0)
+    if under[n] > KEYED_UNDER:
+        return n, float(under[n])
+    girdle = np.zeros(len(under), int) if legs.girdle is None else np.asarray(legs.girdle)
+    mates = np.flatnonzero(girdle == girdle[n])
+    deepest = int(mates[np.argmax(under[mates])])
+    return (deepest, float(under[deepest])) if under[deepest] > KEYED_UNDER else (None, 0.0)
 
 
 def _rise_while_down(planted: Planted, n: int) -> float:
