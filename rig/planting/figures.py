@@ -3,8 +3,8 @@
 
 One definition of every figure, the same here, in the demo, the benchmark and the README (and in
 the independent measure the tests hold this to). The *ball* is the toe's head, or a toe-less
-foot's tail; on a skinned mesh's sole, the lowest of its heel, ball and tip (as played, the one it
-stood on as authored while that is within 2 mm of the lowest). A foot is *in contact*
+foot's tail; on a skinned mesh, the lowest vertex of the foot (as played, the one the take stood on
+while that is within 2 mm of the one nearest the ground under it). A foot is *in contact*
 where, as authored, its ball is within 3 cm of its lowest height over the frames measured and moves
 slower than 0.3 m/s across the floor (in a cycle walked in place, whose body travels less than
 half its legs' length, by its height alone). Then:
@@ -134,8 +134,8 @@ def points(planting: legs.PlantPlan, sample: legs.LegSample) -> dict[str, np.nda
     for a bone sole),
     knees (F, n, radians between the thigh's and the shin's bone directions, head to tail, as the independent measure
     reads them: 0 straight; where the bones are not joined head to tail, a shin turned about its length turns them) and
-    the pelvis (F, 3), in world space; with the feet's skin where it was sampled, every vertex of it (F, n, V, 3) and
-    the height of its lowest (F, n)."""
+    the pelvis (F, 3), in world space; with the feet's skin where it was sampled, every vertex of it (F, n, V, 3), which
+    of them is lowest (F, n) and where that is (F, n, 3)."""
     thigh, shin = sample.directions[..., 0, :], sample.directions[..., 1, :]
     cos = np.einsum("...i,...i->...", thigh, shin) / (np.linalg.norm(thigh, axis=-1) * np.linalg.norm(shin, axis=-1))
     on_mesh = np.array([foot.sole is not None for foot in planting.feet])[:, None, None]
@@ -148,7 +148,8 @@ def points(planting: legs.PlantPlan, sample: legs.LegSample) -> dict[str, np.nda
     }
     if sample.skin is not None and sample.skin.shape[-2]:
         out["skin"] = sample.skin
-        out["lowest"] = sample.skin[..., 2].min(axis=-1)
+        out["low"] = np.argmin(sample.skin[..., 2], axis=-1)
+        out["low_point"] = np.take_along_axis(sample.skin, out["low"][..., None, None], axis=-2)[..., 0, :]
     return out
 
 
@@ -172,7 +173,7 @@ def record(obj: bpy.types.Object, planting: legs.PlantPlan, frames: range, sampl
         **{
             key: np.ascontiguousarray(value, dtype=np.float64).ravel()
             for key, value in points(planting, sample).items()
-            if key != "skin"  # its lowest is kept: the skin as played is measured against it
+            if key != "skin"  # its lowest vertex is kept: the skin as played is measured against it
         },
     }
 
@@ -191,10 +192,10 @@ def recorded(obj: bpy.types.Object, planting: legs.PlantPlan, frames: range) -> 
     if first < 0 or first + len(frames) > count:
         return None
     rows = slice(first, first + len(frames))
-    widths = {"ankle": (3,), "sole": (-1, 3), "knee": (), "pelvis": None, "lowest": ()}
+    widths = {"ankle": (3,), "sole": (-1, 3), "knee": (), "pelvis": None, "low": (), "low_point": (3,)}
     out = {}
     for key, width in widths.items():
-        if key not in stored:  # the lowest of the skin, recorded where it was sampled
+        if key not in stored:  # the skin's lowest vertex, recorded where it was sampled
             continue
         values = np.asarray(stored[key], dtype=np.float64)
         if width is None:

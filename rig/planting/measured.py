@@ -28,7 +28,7 @@ class Measured:
     height: np.ndarray  #: (F, n) metres the standing point is off its authored height above ground (NaN: unmeasured)
     pitch: np.ndarray  #: (F, n) radians the foot's pitch is off its authored pitch (NaN: not measured)
     #: (F, n) metres the ankle, the standing point or (where sampled) any vertex of the foot goes into the surface,
-    #: where above the floor as authored (a vertex: where the foot's lowest was)
+    #: where above the floor as authored (a vertex: where the foot's lowest vertex was)
     sink: np.ndarray
     turn: np.ndarray  #: (F, n) radians the knee turns since the frame before beyond the authored turn (0 at first)
     slide: np.ndarray  #: (F, n) metres the standing point has moved across the ground since its contact began
@@ -49,7 +49,11 @@ def measure(authored: dict, played: dict, ground: Ground, seconds: np.ndarray, f
     alone; and where the animator forced it down, not where forced up (``forced``: (F, n), from
     :func:`.contacts.forced`)."""
     was_ankle, ankle = authored["ankle"], played["ankle"]
-    points = np.concatenate([ankle[..., None, :], played["sole"]], axis=-2)  # (F, n, 1 + P, 3): ankle, then sole
+    # A foot stands on a point of its sole: of every vertex of its skin where that was sampled (as the independent
+    # measure reads a mesh), else of its heel, ball, tip and outline (the ball alone for a bone sole).
+    skinned = "skin" in played and "low" in authored
+    sole = played["skin"] if skinned else played["sole"]
+    points = np.concatenate([ankle[..., None, :], sole], axis=-2)  # (F, n, 1 + P, 3): ankle, then sole
     heights, normals, hit = ground.cast_down(points.reshape(-1, 3))
     heights, normals, hit = (
         heights.reshape(points.shape[:-1]),
@@ -57,24 +61,27 @@ def measure(authored: dict, played: dict, ground: Ground, seconds: np.ndarray, f
         hit.reshape(points.shape[:-1]),
     )
     clearance = points[..., 1:, 2] - np.where(hit[..., 1:], heights[..., 1:], 0.0)
-    was_ball, chosen = _standing(authored["sole"], clearance)
+    into = np.where(hit[..., 1:], -clearance, 0.0).max(axis=-1) if skinned else None  # (F, n) its deepest vertex
+    if skinned:
+        was_ball, chosen = authored["low_point"], _same_or_lowest(np.asarray(authored["low"]).astype(int), clearance)
+    else:
+        was_ball, chosen = _standing(authored["sole"], clearance)
     ball = _pick(points[..., 1:, :], chosen)
     frames, count = ball.shape[:2]
     floor = np.broadcast_to(np.asarray(floor, dtype=np.float64), (frames, count))
     # The ground under the ankle and under the standing point: (2, F, n).
-    heights = np.stack([heights[..., 0], _pick(heights[..., 1:, None], chosen)[..., 0]])
-    normals = np.stack([normals[..., 0, :], _pick(normals[..., 1:, :], chosen)])
-    hit = np.stack([hit[..., 0], _pick(hit[..., 1:, None], chosen)[..., 0]])
+    heights, normals, hit = (
+        np.stack([heights[..., 0], _pick(heights[..., 1:, None], chosen)[..., 0]]),
+        np.stack([normals[..., 0, :], _pick(normals[..., 1:, :], chosen)]),
+        np.stack([hit[..., 0], _pick(hit[..., 1:, None], chosen)[..., 0]]),
+    )
     found = hit.all(axis=0)
     sink = np.maximum(np.stack([heights[0] - ankle[..., 2], heights[1] - ball[..., 2]]), 0.0)
     sink[0][was_ankle[..., 2] < floor] = 0.0
     sink[1][was_ball[..., 2] < floor] = 0.0
     sink = np.where(found, sink.max(axis=0), 0.0)
-    if "skin" in played and "lowest" in authored:  # any vertex of a foot the take has above its floor
-        skin = played["skin"]
-        under, _, below = ground.cast_down(skin.reshape(-1, 3))
-        depth = np.where(below, under - skin[..., 2].ravel(), 0.0).reshape(skin.shape[:-1]).max(axis=-1)
-        sink = np.maximum(sink, np.where(authored["lowest"] < floor, 0.0, np.maximum(depth, 0.0)))
+    if skinned:  # any vertex of a foot whose lowest the take has above its floor
+        sink = np.maximum(sink, np.where(was_ball[..., 2] < floor, 0.0, np.maximum(into, 0.0)))
 
     pelvis = authored["pelvis"]
     legs_length = np.linalg.norm(was_ankle - pelvis[:, None], axis=-1).max(initial=0.0)
@@ -120,6 +127,14 @@ def _standing(authored: np.ndarray, clearance: np.ndarray) -> tuple[np.ndarray, 
     lowest = np.argmin(np.where(low, clearance, np.inf), axis=-1)
     same = np.take_along_axis(clearance, lowest[..., None], axis=-1)[..., 0] <= clearance.min(axis=-1) + TIE
     return _pick(authored, lowest), np.where(same, lowest, np.argmin(clearance, axis=-1))
+
+
+def _same_or_lowest(authored: np.ndarray, clearance: np.ndarray) -> np.ndarray:
+    """(F, n) which played point stands: the one the take stood on (``authored`` (F, n), an index into the P points
+    whose height above the ground under them is ``clearance`` (F, n, P)) while it is within :data:`TIE` of the
+    nearest the ground, else the nearest."""
+    own = np.take_along_axis(clearance, authored[..., None], axis=-1)[..., 0]
+    return np.where(own <= clearance.min(axis=-1) + TIE, authored, np.argmin(clearance, axis=-1))
 
 
 def _pick(values: np.ndarray, index: np.ndarray) -> np.ndarray:

@@ -168,6 +168,18 @@ def test_a_shin_in_the_step_is_named():
     assert list(said) == ["leg.R"] and "mm into the ground (beyond 5.0 mm at frame 8)" in said["leg.R"], said
 
 
+def test_a_hoof_standing_on_another_vertex_is_named():
+    """The Quaternius stag going down the 10° slope: its hooves are skinned partly to the leg bone above them, and
+    as planting bends that bone to stand the hoof on the slope, the lowest vertex of the hoof's flat bottom is
+    another than the take's; the independent measure, reading the pitch to that vertex, finds pitch p95 17.6°. The
+    bake stood a mesh sole on its heel, ball, tip and outline and named nothing; it stands it on every vertex of the
+    foot now, as the independent measure does, and names the leg with that pitch."""
+    planted = mocap.planted("quaternius_stag", "descent")
+    assert "pitch_p95_deg" in mocap.over(planted["figures"], mocap.limits("quaternius_stag")), planted["figures"]
+    said = {**planted["bake"].problems, **planted["bake"].warnings}
+    assert any("its pitch up to 17.6° off" in text for text in said.values()), said
+
+
 def test_the_upper_body_goes_up_the_slope_with_the_hips(lik):
     """The Character Creator rig's thighs hang from CC_Base_Pelvis, its spine from CC_Base_Hip above it: planting
     carries the hip, which carries both."""
