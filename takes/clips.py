@@ -140,6 +140,16 @@ _QUATERNIUS = {
     **{f"front.{s}": (f"FrontUpperLeg.{s}", f"FrontLowerLeg.{s}", f"IKFrontLeg.{s}", f"FF.{s}") for s in "LR"},
     **{f"hind.{s}": (f"BackUpperLeg.{s}", f"BackLowerLeg.{s}", f"IKBackLeg.{s}", f"FFB.{s}") for s in "LR"},
 }
+
+
+def _showcase(file: str, legs: dict, kind: str = "human", **actions: str) -> dict[str, Clip]:
+    """A Quaternius character of the second set playing each of its ``actions`` (clip name: action), in place."""
+    return {
+        name: Clip(f"quaternius-showcase/{file}", 1.0, legs, "Body", kind, in_place=True, action=action)
+        for name, action in actions.items()
+    }
+
+
 _SECOND = {
     "cmu_131_01": Clip("bvh11-cmu131/131_01.bvh", 0.056444, _CMU131, "Hips"),
     "cmu_131_03": Clip("bvh11-cmu131/131_03.bvh", 0.056444, _CMU131, "Hips"),
@@ -163,72 +173,46 @@ _SECOND = {
         in_place=True,
         action="Anim_0",
     ),
+    **_showcase(
+        "KnightCharacter.glb",
+        _pair(("UpperLeg.{side}", "LowerLeg.{side}", "Foot.{side}", None), "LR"),
+        knight="HumanArmature|Walking",
+        knight_run="HumanArmature|Run",
+    ),
+    **_showcase(
+        "Leela.glb",
+        _pair(("UpperLeg.{side}", "MidLeg.{side}", "LowerLeg.{side}", "Foot.{side}"), "LR"),  # digitigrade
+        leela="Walk",
+        leela_run="Run",
+        leela_walk_tall="Walk_Tall",
+        leela_run_tall="Run_Tall",
+    ),
+    **_showcase(
+        "Trex.glb",
+        _pair(("BackUpLeg.{side}", "BackLowLeg.{side}", "BackFoot.{side}", None), "LR"),
+        trex="Armature|TRex_Walk",
+        trex_run="Armature|TRex_Run",
+    ),
+    **_showcase(
+        "Triceratops.glb",
+        {
+            f"{end}.{s}": (f"{part}UpLeg.{s}", f"{part}LowLeg.{s}", f"{part}Foot.{s}", None)
+            for end, part in (("front", "Front"), ("hind", "Back"))
+            for s in "LR"
+        },
+        "quadruped",
+        triceratops="Armature|Triceratops_Walk",
+        triceratops_run="Armature|Triceratops_Run",
+    ),
     **{
-        name: Clip(
-            "quaternius-showcase/KnightCharacter.glb",
-            1.0,
-            _pair(("UpperLeg.{side}", "LowerLeg.{side}", "Foot.{side}", None), "LR"),
-            "Body",
-            in_place=True,
-            action=f"HumanArmature|{action}",
-        )
-        for name, action in (("knight", "Walking"), ("knight_run", "Run"))
-    },
-    **{
-        name: Clip(
-            "quaternius-showcase/Leela.glb",
-            1.0,
-            _pair(("UpperLeg.{side}", "MidLeg.{side}", "LowerLeg.{side}", "Foot.{side}"), "LR"),  # digitigrade
-            "Body",
-            in_place=True,
-            action=action,
-        )
-        for name, action in (
-            ("leela", "Walk"),
-            ("leela_run", "Run"),
-            ("leela_walk_tall", "Walk_Tall"),
-            ("leela_run_tall", "Run_Tall"),
-        )
-    },
-    **{
-        name: Clip(
-            "quaternius-showcase/Trex.glb",
-            1.0,
-            _pair(("BackUpLeg.{side}", "BackLowLeg.{side}", "BackFoot.{side}", None), "LR"),
-            "Body",
-            in_place=True,
-            action=f"Armature|TRex_{action}",
-        )
-        for name, action in (("trex", "Walk"), ("trex_run", "Run"))
-    },
-    **{
-        name: Clip(
-            "quaternius-showcase/Triceratops.glb",
-            1.0,
-            {
-                f"{end}.{s}": (f"{part}UpLeg.{s}", f"{part}LowLeg.{s}", f"{part}Foot.{s}", None)
-                for end, part in (("front", "Front"), ("hind", "Back"))
-                for s in "LR"
-            },
-            "Body",
-            "quadruped",
-            in_place=True,
-            action=f"Armature|Triceratops_{action}",
-        )
-        for name, action in (("triceratops", "Walk"), ("triceratops_run", "Run"))
-    },
-    **{
-        f"quaternius_{animal.lower()}{suffix}": Clip(
-            f"quaternius-showcase/{animal}.glb",
-            1.0,
+        name: clip
+        for animal in ("horse", "wolf", "stag")
+        for name, clip in _showcase(
+            f"{animal.capitalize()}.glb",
             _QUATERNIUS,
-            "Body",
             "quadruped",
-            in_place=True,
-            action=f"AnimalArmature|{action}",
-        )
-        for animal in ("Horse", "Wolf", "Stag")
-        for suffix, action in (("", "Walk"), ("_gallop", "Gallop"))
+            **{f"quaternius_{animal}": "AnimalArmature|Walk", f"quaternius_{animal}_gallop": "AnimalArmature|Gallop"},
+        ).items()
     },
 }
 assert not CLIPS.keys() & _SECOND.keys(), "a second-set clip takes a first-set clip's name"
