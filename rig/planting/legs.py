@@ -19,23 +19,14 @@ import bpy
 import numpy as np
 
 from ...solvers import SolverError, rotation_modes
-from ...solvers.planting import Legs, Planted, PlantSettings, heel_points, plant, travelling
-from ...solvers.planting.knees import KNEE_POP, knee_turns
-from ...solvers.planting.pelvis import moved_with
-from ...solvers.planting.timeline import intervals
+from ...solvers.planting import Legs, Planted, PlantSettings, heel_points, plant
 from ..errors import LimbIKError
 from ..keys import actions
 from ..limbs import soles
 from ..pose import Pose
-from . import contacts
+from . import causes, contacts
+from .causes import frames_text
 from .ground import Ground
-
-#: Metres a foot's ground rises or falls under it in one contact of a take walked in place beyond which a knee that
-#: pops is said to pop for that: the foot slides back a stride over it.
-IN_PLACE_RISE = 0.05
-#: Metres under its floor that a take keys a mesh sole, beyond which a knee turning fast there is said to come from
-#: planting standing that foot on the ground.
-KEYED_UNDER = 0.005
 
 
 @dataclass(frozen=True)
@@ -366,8 +357,10 @@ class Analysis:
     ground: str  #: the ground collection's name
     stances: dict[str, list]  #: per planted limb, its stances and forced ranges (:func:`.contacts.stances`)
     least_lift: float  #: the lift at the frame where planting moves the body least (world units; negative: down)
-    moved: str | None  #: a sentence when planting moves the body further than the take explains (:func:`_moved`)
-    #: per planted limb whose knee planting turns faster than it is held to, a sentence saying where (:func:`_popping`)
+    #: a sentence when planting moves the body further than the take explains (:func:`.causes.body_moved`)
+    moved: str | None
+    #: per planted limb whose knee planting turns faster than it is held to, a sentence saying where and why
+    #: (:func:`.causes.knee_pops`)
     popping: dict[str, str] = field(default_factory=dict)
 
     @property
@@ -438,96 +431,11 @@ def analyse(
     stances = contacts.stances(plan.feet, frames, planted.contacts.stance.any(axis=2), forced)
     reach = float((legs.thigh + legs.shin).max())
     least = float(lift[np.argmin(np.abs(lift))])
-    moved = _moved(plan.obj, frames, least, reach, ground.name)
-    popping = _popping(plan, frames, legs, planted, settings.floor)
+    moved = causes.body_moved(plan.obj.name, frames, least, reach, ground.name)
+    popping = causes.knee_pops([f.limb for f in plan.feet], frames, legs, planted, settings.floor)
     analysis = Analysis(frames, planted, lift, reach, ground.name, stances, least, moved, popping)
     _last[plan.obj.session_uid] = (plan, analysis)
     return analysis
-
-
-def _popping(plan: PlantPlan, frames: range, legs: Legs, planted: Planted, floor: float) -> dict[str, str]:
-    """Per planted limb whose knee planting turns in a frame by more than :data:`.knees.KNEE_POP` beyond the
-    animation's turn, a sentence with the frames, the most it turns and whether the foot stands, lands, leaves
-    or is in the air there (the IK bends the knee to the hip-to-ankle distance planting gives, or leaves it
-    straight where that is out of reach)."""
-    hips = moved_with(planted.body, legs.hip)
-    turns = knee_turns(hips, planted.foot[..., :3, 3], legs.hip, legs.foot[..., :3, 3], legs.thigh, legs.shin)
-    standing = planted.contacts.stance.any(axis=2)
-    in_place = not travelling(legs)
-    where = {(True, True): "while its foot stands", (False, True): "as its foot lands"}
-    where |= {(True, False): "as its foot leaves", (False, False): "with its foot in the air"}
-    popping = {}
-    for n, foot in enumerate(plan.feet):
-        over = np.flatnonzero(turns[:, n] > KNEE_POP) + 1  # the later frame of each pair
-        if not len(over):
-            continue
-        worst = int(over[np.argmax(turns[over - 1, n])])
-        foot_there = where[bool(standing[worst - 1, n]), bool(standing[worst, n])]
-        cause = "the ground there asks more of the leg than its motion gives; look at those frames."
-        rises = _rise_while_down(planted, n) if in_place else 0.0
-        keyed, deepest = _keyed_under(legs, floor, n, worst)
-        if rises > IN_PLACE_RISE:
-            cause = (
-                "the take walks in place: its feet slide back along the ground while down, and the ground under this "
-                f"one rises or falls up to {1000 * rises:.0f} mm as it does, which no height of a body that stays "
-                "follows for every leg; a take that travels, or flat ground, plants without it."
-            )
-        elif keyed is not None:
-            whose = "this foot" if keyed == n else f"the foot of '{plan.feet[keyed].limb}'"
-            cause = (
-                f"the take keys {whose} up to {1000 * deepest:.0f} mm into its floor there, and planting stands it "
-                "on the ground: the legs it carries the body with bend for it; look at those frames."
-            )
-        popping[foot.limb] = (
-            f"Limb '{foot.limb}': planting turns its knee up to {math.degrees(turns[worst - 1, n]):.1f}° in one "
-            f"frame beyond the animation (frame {frames[worst]}, {foot_there}; more than 10° at "
-            f"{frames_text(frames, over)}): {cause}"
-        )
-    return popping
-
-
-def _keyed_under(legs: Legs, floor: float, n: int, frame: int) -> tuple[int | None, float]:
-    """The foot that leg ``n``'s knee turns for, at ``frame`` or the one before, where the take keys a mesh sole more
-    than :data:`KEYED_UNDER` under its ``floor`` (which planting raises onto it): this one, else the deepest of its
-    girdle; and how deep. None where no foot is so keyed."""
-    if legs.solid is None:
-        return None, 0.0
-    points = [legs.ball, legs.tip] + ([legs.heel] if legs.heel is not None else [])
-    bottom = np.stack([p[..., 2] for p in points], axis=-1).min(axis=-1)
-    if legs.outline is not None and legs.outline.shape[2]:
-        bottom = np.minimum(bottom, legs.outline[..., 2].min(axis=-1))
-    under = np.where(np.asarray(legs.solid, bool), floor - bottom, 0.0)[max(frame - 1, 0) : frame + 1].max(axis=0)
-    if under[n] > KEYED_UNDER:
-        return n, float(under[n])
-    girdle = np.zeros(len(under), int) if legs.girdle is None else np.asarray(legs.girdle)
-    mates = np.flatnonzero(girdle == girdle[n])
-    deepest = int(mates[np.argmax(under[mates])])
-    return (deepest, float(under[deepest])) if under[deepest] > KEYED_UNDER else (None, 0.0)
-
-
-def _rise_while_down(planted: Planted, n: int) -> float:
-    """The most the ground under foot ``n``'s ball rises or falls in one contact (its frames down), world units."""
-    ground, contacts_of = planted.ground[:, n], intervals(planted.contacts.down[:, n])
-    return max((float(np.ptp(ground[first : last + 1])) for first, last in contacts_of), default=0.0)
-
-
-def _moved(obj: bpy.types.Object, frames: range, least: float, reach: float, ground: str) -> str | None:
-    """A sentence when planting moves the body of ``obj`` further than the take explains, else None.
-
-    The rule: the pelvis is raised or lowered by more than the longest planted leg (hip to ankle,
-    ``reach``) at every frame of the take (``least``: where it moves least). A leg bends or stretches by
-    less than its length, so a ground that far from the authored floor everywhere is not the ground the
-    take was made on; a slope or stairs climbing further over the take pass, as the body is near its
-    authored height somewhere.
-    """
-    if abs(least) <= reach:
-        return None
-    return (
-        f"Planting moves the body of '{obj.name}' {abs(least):.2f} m {'up' if least > 0 else 'down'} or more on "
-        f"every frame of the take it plants ({frames[0]} to {frames[-1]}), further than its legs reach "
-        f"({reach:.2f} m): the ground collection '{ground}' is not where the take was made; move it "
-        "under the feet, or set the Floor Height to the floor the take stands on."
-    )
 
 
 def girdles(plan: PlantPlan) -> np.ndarray | None:
@@ -548,11 +456,6 @@ def girdles(plan: PlantPlan) -> np.ndarray | None:
     girdle = np.zeros(len(plan.feet), int)
     girdle[order[widest + 1 :]] = 1
     return girdle
-
-
-def frames_text(frames: range, missing: np.ndarray) -> str:
-    first, last = frames[int(missing[0])], frames[int(missing[-1])]
-    return f"frame {first}" if len(missing) == 1 else f"{len(missing)} frames from {first} to {last}"
 
 
 def _missing_text(frames: range, missing: np.ndarray, asked: range) -> str:

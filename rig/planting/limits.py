@@ -15,7 +15,7 @@ import math
 import numpy as np
 
 from ...solvers.planting.knees import KNEE_POP
-from . import legs
+from .causes import frames_text
 from .measured import CONTACT_HEIGHT, CONTACT_SPEED, Measured, percentile
 
 SAID = "limb_ik_said"  #: the rig's custom property holding what its last planting bake said, per limb
@@ -56,7 +56,7 @@ def beyond(
                 worst = unit(float(np.nanmax(values[over, n])))
                 because = cause(n, over)
                 said[limb].append(
-                    f"{text.format(worst)} (beyond {unit(limit)} at {legs.frames_text(frames, over)}"
+                    f"{text.format(worst)} (beyond {unit(limit)} at {frames_text(frames, over)}"
                     + (f": {because})" if because else ")")
                 )
 
