@@ -20,7 +20,7 @@ IN_PLACE_RISE = 0.05
 KEYED_UNDER = 0.005
 
 
-def knee_pops(limbs: list[str], frames: range, legs: Legs, planted: Planted, floor: float) -> dict[str, str]:
+def knee_pops(limbs: list[str], frames: range, legs: Legs, planted: Planted) -> dict[str, str]:
     """Per planted limb whose knee planting turns in a frame by more than :data:`.knees.KNEE_POP` beyond the
     animation's turn, a sentence with the frames, the most it turns and whether the foot stands, lands, leaves
     or is in the air there (the IK bends the knee to the hip-to-ankle distance planting gives, or leaves it
@@ -40,7 +40,7 @@ def knee_pops(limbs: list[str], frames: range, legs: Legs, planted: Planted, flo
         foot_there = where[bool(standing[worst - 1, n]), bool(standing[worst, n])]
         cause = "the ground there asks more of the leg than its motion gives; look at those frames."
         rises = _rise_while_down(planted, n) if in_place else 0.0
-        keyed, deepest = _keyed_under(legs, floor, n, worst)
+        keyed, deepest = _keyed_under(planted, legs.girdle, n, worst)
         if rises > IN_PLACE_RISE:
             cause = (
                 "the take walks in place: its feet slide back along the ground while down, and the ground under this "
@@ -61,23 +61,17 @@ def knee_pops(limbs: list[str], frames: range, legs: Legs, planted: Planted, flo
     return popping
 
 
-def _keyed_under(legs: Legs, floor: float, n: int, frame: int) -> tuple[int | None, float]:
-    """The foot that leg ``n``'s knee turns for, at ``frame`` or the one before, where the take keys a mesh sole more
-    than :data:`KEYED_UNDER` under its ``floor`` (which planting raises onto it): this one, else the deepest of its
-    girdle; and how deep. None where no foot is so keyed."""
-    if legs.solid is None:
-        return None, 0.0
-    points = [legs.ball, legs.tip] + ([legs.heel] if legs.heel is not None else [])
-    bottom = np.stack([p[..., 2] for p in points], axis=-1).min(axis=-1)
-    if legs.outline is not None and legs.outline.shape[2]:
-        bottom = np.minimum(bottom, legs.outline[..., 2].min(axis=-1))
-    under = np.where(np.asarray(legs.solid, bool), floor - bottom, 0.0)[max(frame - 1, 0) : frame + 1].max(axis=0)
-    if under[n] > KEYED_UNDER:
-        return n, float(under[n])
-    girdle = np.zeros(len(under), int) if legs.girdle is None else np.asarray(legs.girdle)
+def _keyed_under(planted: Planted, girdle, n: int, frame: int) -> tuple[int | None, float]:
+    """The foot that leg ``n``'s knee turns for, at ``frame`` or the one before, where planting raises a foot the take
+    keys more than :data:`KEYED_UNDER` into its floor (:attr:`..solvers.planting.Planted.raised`): this one, else the
+    most raised of its ``girdle`` (n,) (None: one for all); and how far. None where no foot is so raised."""
+    raised = planted.raised[max(frame - 1, 0) : frame + 1].max(axis=0)
+    if raised[n] > KEYED_UNDER:
+        return n, float(raised[n])
+    girdle = np.zeros(len(raised), int) if girdle is None else np.asarray(girdle)
     mates = np.flatnonzero(girdle == girdle[n])
-    deepest = int(mates[np.argmax(under[mates])])
-    return (deepest, float(under[deepest])) if under[deepest] > KEYED_UNDER else (None, 0.0)
+    most = int(mates[np.argmax(raised[mates])])
+    return (most, float(raised[most])) if raised[most] > KEYED_UNDER else (None, 0.0)
 
 
 def _rise_while_down(planted: Planted, n: int) -> float:

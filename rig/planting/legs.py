@@ -403,9 +403,10 @@ def analyse(
         outline=track.outline if track.outline.shape[-2] else None,
     )
     forced = contacts.forced(plan.obj, plan.feet, frames)
-    settings = plant_settings(plan.obj, scene)
     try:
-        planted = plant(legs, ground.cast_down, settings, forced, authored and authored.cast_down)
+        planted = plant(
+            legs, ground.cast_down, plant_settings(plan.obj, scene), forced, authored and authored.cast_down
+        )
     except SolverError as error:
         raise LimbIKError(f"Armature '{plan.obj.name}' could not be planted: {error}.") from error
     problems = {
@@ -432,7 +433,7 @@ def analyse(
     reach = float((legs.thigh + legs.shin).max())
     least = float(lift[np.argmin(np.abs(lift))])
     moved = causes.body_moved(plan.obj.name, frames, least, reach, ground.name)
-    popping = causes.knee_pops([f.limb for f in plan.feet], frames, legs, planted, settings.floor)
+    popping = causes.knee_pops([f.limb for f in plan.feet], frames, legs, planted)
     analysis = Analysis(frames, planted, lift, reach, ground.name, stances, least, moved, popping)
     _last[plan.obj.session_uid] = (plan, analysis)
     return analysis

@@ -61,9 +61,9 @@ def measure(authored: dict, played: dict, ground: Ground, seconds: np.ndarray, f
         hit.reshape(points.shape[:-1]),
     )
     clearance = points[..., 1:, 2] - np.where(hit[..., 1:], heights[..., 1:], 0.0)
-    into = np.where(hit[..., 1:], -clearance, 0.0).max(axis=-1) if skinned else None  # (F, n) its deepest vertex
     if skinned:
         was_ball, chosen = authored["low_point"], _same_or_lowest(np.asarray(authored["low"]).astype(int), clearance)
+        into = np.where(hit[..., 1:], -clearance, 0.0).max(axis=-1)  # (F, n) how deep its deepest vertex goes
     else:
         was_ball, chosen = _standing(authored["sole"], clearance)
     ball = _pick(points[..., 1:, :], chosen)

@@ -153,6 +153,8 @@ class Planted:
     under_floor: np.ndarray  #: (F, n) frames where a foot stands far under its floor, on nothing: not to be planted
     #: (F, n) height of the ground under each ball where planting holds it across the floor (lock and placement in)
     ground: np.ndarray
+    #: (F, n) how far each solid foot the take keys into its floor is raised onto it (0 for the others)
+    raised: np.ndarray
 
 
 def plant(
@@ -202,10 +204,12 @@ def plant(
     if contacts.pressed.any():
         shift[..., 2] = pressed_down(contacts, settings.release * fps)
     outline = np.zeros((frames, count, 0, 3)) if legs.outline is None else np.asarray(legs.outline, np.float64)
+    keyed_under = np.zeros((frames, count))  # how far each solid foot is raised onto the floor the take keys it into
     if legs.solid is not None:
         bottom = np.concatenate([sole[..., 2], outline[..., 2]], axis=2).min(axis=2)
         under = np.maximum(floor - (bottom + shift[..., 2]), 0.0)  # (F, n)
-        shift[..., 2] += np.where(np.asarray(legs.solid, bool), under, 0.0)
+        keyed_under = np.where(np.asarray(legs.solid, bool), under, 0.0)
+        shift[..., 2] += keyed_under
     # Heel, ball, tip, ankle and outline as held and raised so far, and how deep each may go into the ground: as deep
     # as the take has it under the ground it stood on.
     points = np.concatenate([sole, legs.foot[:, :, None, :3, 3], outline], axis=2) + shift[:, :, None]
@@ -439,7 +443,7 @@ def plant(
     toe_rotation = quat_to_matrix(toe_turn.reshape(-1, 4)).reshape(frames, count, 3, 3)
     source = floor + stood[:, :, BALL]
     missing = no_ground | ~hit[:, :, BALL]
-    return Planted(foot, toe_rotation @ legs.toe, body, contacts, missing, source, under_floor, footing)
+    return Planted(foot, toe_rotation @ legs.toe, body, contacts, missing, source, under_floor, footing, keyed_under)
 
 
 def travelling(legs: Legs) -> bool:
