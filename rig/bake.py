@@ -207,9 +207,11 @@ def _bake(obj, depsgraph, planned: plan.Plan, edit: ActionEdit, frames: list[int
         track = legs.leg_sample(planting, sampled.pose, skin=True)
         if len(span) != len(sampled.frames):
             track = track.at(sampled.rows(span))
+        taken = figures.points(planting, track, skin=False)  # the take as the figures read it
+        track = track._replace(skin=None)
         asked = range(frames[0], frames[-1] + 1)
         analysis = legs.analyse(planting, span, track, ground, scene, asked, authored)
-        figures.record(obj, planting, span, track)  # what the foot report compares with, saved in the file
+        figures.record(obj, planting, span, taken)  # what the foot report compares with, saved in the file
     solved = solve.solve_frames(planned, groups, pose, frames, analysis)
 
     report = BakeReport(len(frames), [limb.name for limb in planned.limbs], path=sampled.path, why=sampled.why)
@@ -230,20 +232,21 @@ def _bake(obj, depsgraph, planned: plan.Plan, edit: ActionEdit, frames: list[int
                 report.off_plane[limb.name] = (int(np.count_nonzero(off)), float(off.max()))
     report.keys = _write(obj, edit, solved, frames, pose.frame(0))
     if analysis is not None:
-        del sampled, pose, groups, solved  # the take as read and solved, whose place the keys read back take
-        track = track.at(np.asarray(frames) - span.start)
-        for limb, sentence in _beyond_limits(depsgraph, planned, frames, track, analysis, ground).items():
+        del sampled, pose, groups, solved, track  # the take as read and solved, whose place the keys read back take
+        rows = np.asarray(frames) - span.start
+        taken = {key: value[rows] for key, value in taken.items()}
+        for limb, sentence in _beyond_limits(depsgraph, planned, frames, taken, analysis, ground).items():
             report.warnings[limb] = f"{report.warnings[limb]} {sentence}" if limb in report.warnings else sentence
     return report
 
 
 def _beyond_limits(
-    depsgraph, planned: plan.Plan, frames: list[int], track: legs.LegSample, analysis: legs.Analysis, ground: Ground
+    depsgraph, planned: plan.Plan, frames: list[int], authored: dict, analysis: legs.Analysis, ground: Ground
 ) -> dict[str, str]:
     """The planted legs beyond the planting limits (:mod:`.planting.limits`) as keyed over ``frames``: the keys read
-    back as they play, against the take as read there (``track``) and the ground it was authored on."""
+    back as they play, against the take as read there (``authored``, :func:`.planting.figures.points` without the
+    skin) and the ground it was authored on."""
     scene, planting = depsgraph.scene, planned.planting
-    authored = figures.points(planting, track)
     parts = [frames[first : first + READ_BACK] for first in range(0, len(frames), READ_BACK)]
     read = [
         figures.points(

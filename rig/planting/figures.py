@@ -128,14 +128,14 @@ def foot_report(
     return FootReport((start, end), feet, drop, pelvis_lift, source, said)
 
 
-def points(planting: legs.PlantPlan, sample: legs.LegSample) -> dict[str, np.ndarray]:
+def points(planting: legs.PlantPlan, sample: legs.LegSample, skin: bool = True) -> dict[str, np.ndarray]:
     """What the figures read of legs sampled over F frames (:func:`.legs.leg_sample`): ankles (F, n, 3), the points
     a sole may stand on (F, n, P, 3: heel, ball and tip of a skinned mesh's sole, then its outline; the ball P times
     for a bone sole),
     knees (F, n, radians between the thigh's and the shin's bone directions, head to tail, as the independent measure
     reads them: 0 straight; where the bones are not joined head to tail, a shin turned about its length turns them) and
-    the pelvis (F, 3), in world space; with the feet's skin where it was sampled, every vertex of it (F, n, V, 3), which
-    of them is lowest (F, n) and where that is (F, n, 3)."""
+    the pelvis (F, 3), in world space; with the feet's skin where it was sampled, which of its vertices is lowest (F, n)
+    and where that is (F, n, 3), and with ``skin``, every vertex of it (F, n, V, 3)."""
     thigh, shin = sample.directions[..., 0, :], sample.directions[..., 1, :]
     cos = np.einsum("...i,...i->...", thigh, shin) / (np.linalg.norm(thigh, axis=-1) * np.linalg.norm(shin, axis=-1))
     on_mesh = np.array([foot.sole is not None for foot in planting.feet])[:, None, None]
@@ -147,9 +147,10 @@ def points(planting: legs.PlantPlan, sample: legs.LegSample) -> dict[str, np.nda
         "pelvis": sample.pelvis,
     }
     if sample.skin is not None and sample.skin.shape[-2]:
-        out["skin"] = sample.skin
         out["low"] = np.argmin(sample.skin[..., 2], axis=-1)
         out["low_point"] = np.take_along_axis(sample.skin, out["low"][..., None, None], axis=-2)[..., 0, :]
+        if skin:
+            out["skin"] = sample.skin
     return out
 
 
@@ -164,17 +165,14 @@ def _track(depsgraph, planting: legs.PlantPlan, frames, paused: bool) -> dict[st
     return points(planting, legs.LegSample(*(np.array(values) for values in zip(*sampled))))
 
 
-def record(obj: bpy.types.Object, planting: legs.PlantPlan, frames: range, sample: legs.LegSample) -> None:
-    """Keep on ``obj`` the take a planting bake read (``sample``: :func:`.planting.legs.leg_sample` over ``frames``)."""
+def record(obj: bpy.types.Object, planting: legs.PlantPlan, frames: range, taken: dict[str, np.ndarray]) -> None:
+    """Keep on ``obj`` the take a planting bake read over ``frames`` (``taken``: :func:`points` without the skin,
+    whose lowest vertex is kept: the skin as played is measured against it)."""
     obj[RECORD] = {
         "start": frames.start,
         "knees": "bones",  # knees between the bones' directions (before: between the joints)
         "limbs": [f.limb for f in planting.feet],
-        **{
-            key: np.ascontiguousarray(value, dtype=np.float64).ravel()
-            for key, value in points(planting, sample).items()
-            if key != "skin"  # its lowest vertex is kept: the skin as played is measured against it
-        },
+        **{key: np.ascontiguousarray(value, dtype=np.float64).ravel() for key, value in taken.items()},
     }
 
 

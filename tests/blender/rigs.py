@@ -9,6 +9,7 @@ from pathlib import Path
 
 import bpy
 import numpy as np
+from bpy_extras import anim_utils
 from mathutils import Euler, Matrix, Quaternion, Vector
 
 
@@ -140,6 +141,30 @@ def bvh_rig(folder: Path, frames: int = 10) -> bpy.types.Object:
     path.write_text(BVH.format(legs=legs, frames=frames, motion="\n".join(lines)))
     bpy.ops.import_anim.bvh(filepath=str(path), global_scale=0.01, rotate_mode="NATIVE", update_scene_duration=True)
     return bpy.context.object
+
+
+def as_exported(rig: bpy.types.Object, scale: float = 100.0) -> None:
+    """Give ``rig`` the object transform an FBX export brings back (a Mixamo character, say): its bones ``scale``
+    times larger and lying Y up, the object turned 90° about X and scaled by 1 / ``scale``, so that every bone is
+    where it was in the world at every frame (its location keys scaled with it)."""
+    turn = Matrix.Rotation(math.radians(90.0), 4, "X")
+    back = turn.inverted() @ Matrix.Scale(scale, 4)
+    bpy.context.view_layer.objects.active = rig
+    bpy.ops.object.mode_set(mode="EDIT")
+    bones = rig.data.edit_bones
+    rests = [(bone, back @ bone.matrix, bone.length * scale) for bone in bones]  # all first: a child's head is
+    for bone, matrix, length in rests:  # its connected parent's tail
+        bone.matrix = matrix.normalized()
+        bone.length = length
+    bpy.ops.object.mode_set(mode="OBJECT")
+    data = rig.animation_data
+    for curve in anim_utils.action_get_channelbag_for_slot(data.action, data.action_slot).fcurves:
+        if curve.data_path.endswith("location"):
+            for key in curve.keyframe_points:
+                for point in (key.co, key.handle_left, key.handle_right):
+                    point.y *= scale
+            curve.update()
+    rig.matrix_world = turn @ Matrix.Scale(1.0 / scale, 4) @ rig.matrix_world
 
 
 def gltf_rig(folder: Path) -> bpy.types.Object:

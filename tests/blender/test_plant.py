@@ -104,6 +104,23 @@ def test_on_flat_ground_at_the_authored_floor_nothing_moves(lik, clip):
     assert moved <= 0.001
 
 
+@pytest.mark.parametrize("clip,ground", [("walk", "step"), ("horse_walk", "slope")])
+def test_a_rig_whose_object_is_turned_and_scaled_plants_as_one_that_is_not(lik, clip, ground):
+    """An FBX import's armature (centimetre bones lying Y up, the object turned and scaled by 0.01) standing where
+    the staged one stands is planted where that one is, every bone within 1 mm at every frame."""
+    played = []
+    for exported in (False, True):
+        rig, frames, collection = clips.stage(clip, ground)
+        if exported:
+            staged = mocap.play(rig, frames)
+            rigs.as_exported(rig)
+            assert np.linalg.norm(mocap.play(rig, frames) - staged, axis=-1).max() <= 1e-4
+        lik.api.detect_limbs(rig)
+        lik.api.plant(rig, collection)
+        played.append(mocap.play(rig, frames))
+    assert np.linalg.norm(played[1] - played[0], axis=-1).max() <= 0.001
+
+
 def test_foot_lock_holds_what_the_capture_lets_slide():
     locked, free = mocap.planted("boxing", "flat")["figures"], mocap.planted("boxing", "flat", lock=False)["figures"]
     assert free["stance_slide"] > 0.02  # the capture's standing feet do slide
