@@ -24,6 +24,7 @@ HEIGHT_MEDIAN = 0.005  #: and at the median
 DEEPEST = 0.005  #: metres an ankle or standing point may go into the ground
 PITCH_P95 = math.radians(5.0)  #: how far a standing foot's pitch may be off its authored one, 95th percentile
 SLIDE = 0.005  #: metres a standing foot may slide, in a take whose body travels
+ELSEWHERE = 0.01  #: metres from the point of a foot the take stands on beyond which it stands on another
 
 
 def beyond(
@@ -66,6 +67,16 @@ def beyond(
         deepest = _mm(float(found.under[over, n].max()))
         return f"the take has it up to {deepest} under its floor there"
 
+    def elsewhere(n: int, over: np.ndarray) -> str | None:
+        away = found.elsewhere[over, n] > ELSEWHERE
+        if not away.any():
+            return None
+        where = "there" if away.all() else f"at {np.count_nonzero(away)} of those frames"
+        return (
+            f"{where} it stands on another point of its foot than the take does, up to "
+            f"{_mm(float(found.elsewhere[over, n].max()))} from it, and is measured there"
+        )
+
     def steep(n: int, over: np.ndarray) -> str | None:
         if np.median(found.tilt[over, n]) <= max_tilt:
             return None
@@ -91,9 +102,9 @@ def beyond(
     heights = found.height[standing]
     if percentile(heights, 95) > HEIGHT_P95 or percentile(heights, 50) > HEIGHT_MEDIAN:
         limit = HEIGHT_P95 if percentile(heights, 95) > HEIGHT_P95 else HEIGHT_MEDIAN
-        name(found.height, limit, "where it stands, its sole is up to {} off its height", _mm, dug_in)
+        name(found.height, limit, "where it stands, its sole is up to {} off its height", _mm, _all(dug_in, elsewhere))
     if percentile(found.pitch[standing], 95) > PITCH_P95:
-        name(found.pitch, PITCH_P95, "its pitch up to {} off", _degrees, steep)
+        name(found.pitch, PITCH_P95, "its pitch up to {} off", _degrees, _all(steep, elsewhere))
     name(found.sink, DEEPEST, "it goes up to {} into the ground", _mm, lambda n, over: None)
     if lowered is not None and percentile(lowered[standing], 95) > HEIGHT_P95:
         text = "the take stands it up to {} under its floor, which planting reads as lower ground and keeps under the"
@@ -145,6 +156,15 @@ def _no_stance(travels: bool) -> str:
         f"No planted foot stands on any frame as the figures count it (its sole {rule}), so the bake cannot tell how "
         "the planted feet stand: look at the keyed take before using it."
     )
+
+
+def _all(*causes):
+    """A cause (leg, frames) -> sentence or None that names each of ``causes`` that shows there."""
+
+    def named(n: int, over: np.ndarray) -> str | None:
+        return "; ".join(text for cause in causes if (text := cause(n, over))) or None
+
+    return named
 
 
 def _mm(metres: float) -> str:

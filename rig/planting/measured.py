@@ -36,6 +36,9 @@ class Measured:
     travels: bool  #: whether the body travels: else an in-place cycle, whose standing feet slide back by design
     under: np.ndarray  #: (F, n) metres the standing point lies under the floor as authored (0 where above)
     tilt: np.ndarray  #: (F, n) radians the surface under the standing point tilts from level
+    #: (F, n) metres from the point of the sole the take stands on to the one the foot stands on as it plays (0: that
+    #: same point)
+    elsewhere: np.ndarray
 
 
 def measure(authored: dict, played: dict, ground: Ground, seconds: np.ndarray, floor, forced=None) -> Measured:
@@ -62,11 +65,13 @@ def measure(authored: dict, played: dict, ground: Ground, seconds: np.ndarray, f
     )
     clearance = points[..., 1:, 2] - np.where(hit[..., 1:], heights[..., 1:], 0.0)
     if skinned:
-        was_ball, chosen = authored["low_point"], _same_or_lowest(np.asarray(authored["low"]).astype(int), clearance)
+        taken = np.asarray(authored["low"]).astype(int)
+        was_ball, chosen = authored["low_point"], _same_or_lowest(taken, clearance)
         into = np.where(hit[..., 1:], -clearance, 0.0).max(axis=-1)  # (F, n) how deep its deepest vertex goes
     else:
-        was_ball, chosen = _standing(authored["sole"], clearance)
+        was_ball, chosen, taken = _standing(authored["sole"], clearance)
     ball = _pick(points[..., 1:, :], chosen)
+    elsewhere = np.linalg.norm(ball - _pick(points[..., 1:, :], taken), axis=-1)
     frames, count = ball.shape[:2]
     floor = np.broadcast_to(np.asarray(floor, dtype=np.float64), (frames, count))
     # The ground under the ankle and under the standing point: (2, F, n).
@@ -113,20 +118,21 @@ def measure(authored: dict, played: dict, ground: Ground, seconds: np.ndarray, f
         travels,
         np.maximum(floor - was_ball[..., 2], 0.0),
         np.arccos(np.clip(normals[1][..., 2], -1.0, 1.0)),
+        elsewhere,
     )
 
 
-def _standing(authored: np.ndarray, clearance: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The standing point (F, n, 3) of the sole ``authored`` (:func:`.figures.points`), and (F, n) which point of
-    the played sole stands: the played one nearest the ground under it (``clearance`` (F, n, P): each point's
-    height above it), the same point as the authored while it is within :data:`TIE` of the nearest. On a slope a
-    foot touching with its uphill edge stands there, though its downhill edge is lower."""
+def _standing(authored: np.ndarray, clearance: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The standing point (F, n, 3) of the sole ``authored`` (:func:`.figures.points`), (F, n) which point of the
+    played sole stands, and (F, n) which the take stood on: the played one nearest the ground under it (``clearance``
+    (F, n, P): each point's height above it), the same point as the authored while it is within :data:`TIE` of the
+    nearest. On a slope a foot touching with its uphill edge stands there, though its downhill edge is lower."""
     # Of the points the authored sole stands on (a flat sole: within TIE of its lowest), the one nearest the ground
     # as it plays.
     low = authored[..., 2] <= authored[..., 2].min(axis=-1, keepdims=True) + TIE
     lowest = np.argmin(np.where(low, clearance, np.inf), axis=-1)
     same = np.take_along_axis(clearance, lowest[..., None], axis=-1)[..., 0] <= clearance.min(axis=-1) + TIE
-    return _pick(authored, lowest), np.where(same, lowest, np.argmin(clearance, axis=-1))
+    return _pick(authored, lowest), np.where(same, lowest, np.argmin(clearance, axis=-1)), lowest
 
 
 def _same_or_lowest(authored: np.ndarray, clearance: np.ndarray) -> np.ndarray:

@@ -27,6 +27,7 @@ def _found(lik, travels=True, **changes):
         "travels": travels,
         "under": np.zeros((count, 2)),
         "tilt": np.zeros((count, 2)),
+        "elsewhere": np.zeros((count, 2)),
     }
     for name, (rows, leg, value) in changes.items():
         values[name][rows, leg] = value
@@ -92,6 +93,27 @@ def test_the_cause_is_named_where_the_take_or_the_settings_show_it(lik):
     held[rows, 1] = False
     assert "planting does not stand it there" in beyond(LEGS, slid, FRAMES, held)["leg.R"]
     assert "under its floor" not in beyond(LEGS, _found(lik, height=(rows, 0, 0.03)), FRAMES)["leg.L"]
+
+
+def test_a_foot_standing_on_another_point_of_it_says_so(lik):
+    """A foot whose pitch or height is read at another point of it than the one the take stands on (a hoof on a bump
+    touching with its heel where the take has its toe down) is named with how far that point is from the take's, at
+    the frames it does; a point within 1 cm of the take's is the same."""
+    beyond = lik.rig.planting.limits.beyond
+    rows = slice(1, 40)
+    pitched = _found(lik, pitch=(rows, 0, math.radians(9.0)), elsewhere=(slice(1, 11), 0, 0.061))
+    said = beyond(LEGS, pitched, FRAMES)["leg.L"]
+    assert (
+        "its pitch up to 9.0° off (beyond 5.0° at 39 frames from 102 to 140: at 10 of those frames it stands on "
+        "another point of its foot than the take does, up to 61.0 mm from it, and is measured there)" in said
+    )
+    dug = _found(lik, height=(rows, 1, 0.03), under=(rows, 1, 0.03), elsewhere=(rows, 1, 0.02))
+    assert (
+        "the take has it up to 30.0 mm under its floor there; there it stands on another point of its foot than the "
+        "take does, up to 20.0 mm from it" in beyond(LEGS, dug, FRAMES)["leg.R"]
+    )
+    near = _found(lik, pitch=(rows, 0, math.radians(9.0)), elsewhere=(rows, 0, 0.009))
+    assert "another point" not in beyond(LEGS, near, FRAMES)["leg.L"]
 
 
 def test_a_take_standing_under_its_floor_is_named(lik):
