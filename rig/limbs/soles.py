@@ -26,6 +26,12 @@ CARRIED = 0.5
 #: Degrees a foot may pitch (toe down or up) and roll from standing as the rig stands at rest, in steps, for the
 #: outline: the vertex lowest at each of those turns.
 PITCHES, ROLLS = (-60.0, -30.0, 0.0, 30.0, 60.0), (-30.0, 0.0, 30.0)
+#: Degrees the ankle bends (flexed and pointed, then tipped in and out) from its rest angle, for the outline: skin
+#: weighted partly to the bones above the foot (a heel's skin on the shin, a claw's on the root) moves across the
+#: foot as the ankle bends, and what is lowest with it bent may touch.
+ANKLE_PITCHES, ANKLE_ROLLS = (-40.0, 40.0), (-20.0, 20.0)
+#: Metres between the points of a sole's underside kept in its outline, as the rig stands: an edge under the sole.
+SPACING = 0.03
 
 
 @dataclass(frozen=True)
@@ -134,11 +140,16 @@ def _columns(skin: _Skin, bones) -> list[int]:
 
 def _carried(skin: _Skin, bones) -> np.ndarray:
     """(V,) which vertices ``bones`` carry: at least :data:`CARRIED` of their weight."""
+    return _share(skin, bones) >= CARRIED
+
+
+def _share(skin: _Skin, bones) -> np.ndarray:
+    """(V,) the share of each vertex's weight on ``bones`` (0 for a vertex no bone weights)."""
     count = len(skin.points)
     total = np.bincount(skin.vertex, skin.weight, minlength=count)
     mine = np.isin(skin.column, _columns(skin, bones))
     part = np.bincount(skin.vertex[mine], skin.weight[mine], minlength=count)
-    return (total > 0.0) & (part >= CARRIED * total)
+    return np.divide(part, total, out=np.zeros(count), where=total > 0.0)
 
 
 def _foot_bones(obj: bpy.types.Object, foot: str, toe: str | None) -> list[str]:
@@ -221,7 +232,12 @@ def sole(obj: bpy.types.Object, skin: _Skin | None, foot: str, toe: str | None) 
     # bone above the toe it stands on, too).
     whole = np.flatnonzero(_carried(skin, _foot_bones(obj, foot, toe))) if on_toe else carried
     every = _skinned(obj, skin, whole)
-    outline = tuple(every[k] for k in _outline(skin.points[whole], up, forward))
+    own = _share(skin, _foot_bones(obj, toe, None) if on_toe else _foot_bones(obj, foot, toe))[whole]
+    joint = np.array(bones[carrier].head_local, dtype=np.float64)
+    on_sole = np.flatnonzero(np.isin(whole, carried[height <= lowest + BAND / scale]))
+    spread = _spread(skin.points[whole[on_sole]], up, SPACING / scale)
+    kept = np.union1d(_bent_outline(skin.points[whole], own, joint, up, forward), on_sole[spread])
+    outline = tuple(every[k] for k in kept)
     return Sole(local(carrier, heel), local(carrier, ball), local(toe or foot, tip), on_toe, outline, every)
 
 
@@ -248,14 +264,46 @@ def _skinned(obj: bpy.types.Object, skin: _Skin, vertices: np.ndarray) -> tuple[
     return tuple(out)
 
 
+def _bent_outline(points: np.ndarray, own: np.ndarray, joint: np.ndarray, up: np.ndarray, forward) -> np.ndarray:
+    """(k,) the indices of ``points`` on the :func:`_outline` with the ankle at rest and bent by each of
+    :data:`ANKLE_PITCHES` and :data:`ANKLE_ROLLS` at ``joint``: as seen from the foot, the share of each point's weight
+    not on the foot's own bones (1 - ``own``) turns the other way about the joint."""
+    forward = _forward(forward, up)
+    side = np.cross(forward, up)
+    found = [_outline(points, up, forward)]
+    for axis, angles in ((side, ANKLE_PITCHES), (forward, ANKLE_ROLLS)):
+        for angle in np.radians(angles):
+            k = np.array([[0.0, -axis[2], axis[1]], [axis[2], 0.0, -axis[0]], [-axis[1], axis[0], 0.0]])
+            turn = np.eye(3) + np.sin(-angle) * k + (1.0 - np.cos(-angle)) * (k @ k)  # Rodrigues
+            dragged = (points - joint) @ turn.T + joint
+            found.append(_outline(own[:, None] * points + (1.0 - own[:, None]) * dragged, up, forward))
+    return np.unique(np.concatenate(found))
+
+
+def _spread(points: np.ndarray, up: np.ndarray, spacing: float) -> np.ndarray:
+    """(k,) indices of ``points`` a ``spacing`` apart across the ground (along ``up``, the lowest of each square):
+    where a sole may rest on an edge (a step's, as a foot crosses it) rather than on its rim."""
+    flat = points - np.outer(points @ up, up)
+    cells = np.floor(flat / spacing).astype(np.int64)
+    order = np.lexsort((points @ up, *cells.T[::-1]))
+    first = np.ones(len(order), bool)
+    first[1:] = np.any(np.diff(cells[order], axis=0) != 0, axis=1)
+    return np.sort(order[first])
+
+
+def _forward(forward: np.ndarray, up: np.ndarray) -> np.ndarray:
+    """``forward`` made a unit vector; for a sole of one point (none), any way along the ground."""
+    if np.linalg.norm(forward) <= 1e-12:
+        forward = np.cross(up, [1.0, 0.0, 0.0] if abs(up[0]) < 0.9 else [0.0, 1.0, 0.0])
+    return forward / np.linalg.norm(forward)
+
+
 def _outline(points: np.ndarray, up: np.ndarray, forward: np.ndarray) -> np.ndarray:
     """(k,) the indices of those of ``points`` (armature rest space) lowest with the foot pitched and rolled by each
     of :data:`PITCHES` and :data:`ROLLS` from the rig's ``up`` (the foot pointing along ``forward``): what may touch
     the ground as a foot rolls onto its toes or heel or tips onto an edge (a claw's point, a spur under the heel,
     a hoof's rim)."""
-    if np.linalg.norm(forward) <= 1e-12:  # a sole of one point: any way along the ground
-        forward = np.cross(up, [1.0, 0.0, 0.0] if abs(up[0]) < 0.9 else [0.0, 1.0, 0.0])
-    forward = forward / np.linalg.norm(forward)
+    forward = _forward(forward, up)
     side = np.cross(forward, up)
     pitch, roll = np.meshgrid(np.radians(PITCHES), np.radians(ROLLS))
     pitch, roll = pitch.ravel(), roll.ravel()
