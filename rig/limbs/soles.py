@@ -281,7 +281,7 @@ def _bent_outline(points: np.ndarray, own: np.ndarray, joint: np.ndarray, up: np
 
 
 def _spread(points: np.ndarray, up: np.ndarray, spacing: float) -> np.ndarray:
-    """(k,) indices of ``points`` a ``spacing`` apart across the ground (along ``up``, the lowest of each square):
+    """(k,) indices of ``points``, one in each square ``spacing`` wide across the ground (the lowest along ``up``):
     where a sole may rest on an edge (a step's, as a foot crosses it) rather than on its rim."""
     flat = points - np.outer(points @ up, up)
     cells = np.floor(flat / spacing).astype(np.int64)

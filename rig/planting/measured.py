@@ -36,8 +36,8 @@ class Measured:
     travels: bool  #: whether the body travels: else an in-place cycle, whose standing feet slide back by design
     under: np.ndarray  #: (F, n) metres the standing point lies under the floor as authored (0 where above)
     tilt: np.ndarray  #: (F, n) radians the surface under the standing point tilts from level
-    #: (F, n) metres from the point of the sole the take stands on to the one the foot stands on as it plays (0: that
-    #: same point)
+    #: (F, n) metres from the point of the foot the take stands on to the one it stands on as it plays (0: that same
+    #: point)
     elsewhere: np.ndarray
 
 
