@@ -17,6 +17,7 @@ from dataclasses import dataclass
 import bpy
 import numpy as np
 
+from ...solvers.rotation_modes import axis_angle_to_quat, quat_to_matrix
 from ..keys.actions import fcurves
 
 #: Metres above a foot's lowest vertex (at rest, along the up as the rig stands) that still count as its sole.
@@ -204,7 +205,8 @@ def sole(obj: bpy.types.Object, skin: _Skin | None, foot: str, toe: str | None) 
     points = skin.points[carried]
     height = points @ up
     lowest = height.min()
-    low = points[height <= lowest + BAND / scale]
+    band = height <= lowest + BAND / scale  # the sole
+    low = points[band]
     bones = obj.data.bones
     ankle = np.array(bones[foot].head_local, dtype=np.float64)
     ahead = np.array((bones[toe].head_local if toe else bones[foot].tail_local), dtype=np.float64) - ankle
@@ -234,7 +236,7 @@ def sole(obj: bpy.types.Object, skin: _Skin | None, foot: str, toe: str | None) 
     every = _skinned(obj, skin, whole)
     own = _share(skin, _foot_bones(obj, toe, None) if on_toe else _foot_bones(obj, foot, toe))[whole]
     joint = np.array(bones[carrier].head_local, dtype=np.float64)
-    on_sole = np.flatnonzero(np.isin(whole, carried[height <= lowest + BAND / scale]))
+    on_sole = np.flatnonzero(np.isin(whole, carried[band]))
     spread = _spread(skin.points[whole[on_sole]], up, SPACING / scale)
     kept = np.union1d(_bent_outline(skin.points[whole], own, joint, up, forward), on_sole[spread])
     outline = tuple(every[k] for k in kept)
@@ -270,13 +272,12 @@ def _bent_outline(points: np.ndarray, own: np.ndarray, joint: np.ndarray, up: np
     not on the foot's own bones (1 - ``own``) turns the other way about the joint."""
     forward = _forward(forward, up)
     side = np.cross(forward, up)
+    bends = ((side, ANKLE_PITCHES), (forward, ANKLE_ROLLS))
+    turns = np.array([(-np.radians(angle), *axis) for axis, angles in bends for angle in angles])  # the other way
     found = [_outline(points, up, forward)]
-    for axis, angles in ((side, ANKLE_PITCHES), (forward, ANKLE_ROLLS)):
-        for angle in np.radians(angles):
-            k = np.array([[0.0, -axis[2], axis[1]], [axis[2], 0.0, -axis[0]], [-axis[1], axis[0], 0.0]])
-            turn = np.eye(3) + np.sin(-angle) * k + (1.0 - np.cos(-angle)) * (k @ k)  # Rodrigues
-            dragged = (points - joint) @ turn.T + joint
-            found.append(_outline(own[:, None] * points + (1.0 - own[:, None]) * dragged, up, forward))
+    for turn in quat_to_matrix(axis_angle_to_quat(turns)):
+        dragged = (points - joint) @ turn.T + joint
+        found.append(_outline(own[:, None] * points + (1.0 - own[:, None]) * dragged, up, forward))
     return np.unique(np.concatenate(found))
 
 

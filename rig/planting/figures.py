@@ -111,7 +111,7 @@ def foot_report(
     played = _track(depsgraph, planting, frames, paused=False)
     authored, source = recorded(obj, planting, frames), "the take recorded by the last planting bake"
     if authored is None:
-        authored, source = _track(depsgraph, planting, frames, paused=True), "the animation"
+        authored, source = _track(depsgraph, planting, frames, paused=True, skin=False), "the animation"
     ground = Ground(planting.ground, timeline.evaluated(depsgraph.view_layer))
     fps = scene.render.fps / scene.render.fps_base
     settings = obj.limb_ik
@@ -154,15 +154,16 @@ def points(planting: legs.PlantPlan, sample: legs.LegSample, skin: bool = True) 
     return out
 
 
-def _track(depsgraph, planting: legs.PlantPlan, frames, paused: bool) -> dict[str, np.ndarray]:
-    """:func:`points` over ``frames`` as the scene plays them (``paused``: with live solving paused)."""
+def _track(depsgraph, planting: legs.PlantPlan, frames, paused: bool, skin: bool = True) -> dict[str, np.ndarray]:
+    """:func:`points` over ``frames`` as the scene plays them (``paused``: with live solving paused; ``skin``: with
+    every vertex of the feet's skin, which only the legs as played are measured on)."""
     obj = planting.obj
 
     def read(depsgraph):
         return legs.leg_sample(planting, read_pose(obj, obj.evaluated_get(depsgraph)), skin=True).at(0)
 
     sampled = timeline.step(depsgraph, frames, read, paused=paused)
-    return points(planting, legs.LegSample(*(np.array(values) for values in zip(*sampled))))
+    return points(planting, legs.LegSample(*(np.array(values) for values in zip(*sampled))), skin)
 
 
 def record(obj: bpy.types.Object, planting: legs.PlantPlan, frames: range, taken: dict[str, np.ndarray]) -> None:
