@@ -275,7 +275,7 @@ def plant(
             held[span, n] = held_part(hanging[span, n], standing[span, n])
             held[span, n] &= across_edges(edges[first:last, n], standing[span, n], from_hip[span])
         if travels:
-            held[:, n] &= ~landings(held[:, n], standing[:, n], from_hip)
+            held[:, n] &= ~landings(held[:, n], standing[:, n], from_hip, lift[:, n], settings.contact_height)
     # Where what a held foot stands on changes that fast, the change eases over time, before and after.
     for n in range(count):
         for first, last in intervals(held[:, n]):

@@ -47,12 +47,14 @@ def across_edges(edges, standing, from_hip) -> np.ndarray:
     return keep
 
 
-def landings(held, standing, from_hip) -> np.ndarray:
+def landings(held, standing, from_hip, lift, height: float) -> np.ndarray:
     """(F,) the frames of one foot's held runs (``held`` (F,)) that are a swing or a landing, where they go the other
     way from its hip (``from_hip`` (F, 2), across the floor) than the foot goes while it stands anywhere in the take:
-    a run that never stands (a skim through a swing; cut by the take's last frame, all but that frame, where it
-    lands), the frames before a run's first stance, and those after its last (a toe dragged as it leaves, as a walk
-    played backwards lands it). In the air, not a foot sliding on the ground (which,
+    a run that never stands (a skim through a swing, its way read from the frames either side; cut by the take's last
+    frame, all but that frame, where it lands) if longer than a frame or on other ground than it next stands on (its
+    ``lift`` (F,), the ground's rise under it, off by more than ``height``: a touch on a lower tread it passes, held
+    there, would jump the riser to land), the frames before a run's first stance, and those after its last (a toe
+    dragged as it leaves, as a walk played backwards lands it). In the air, not a foot sliding on the ground (which,
     dragged over bumps or up a slope as fast as a swing goes, would fold and snap its knee). A run the take's first
     frame cuts is a foot leaving, still carrying."""
     stands = _standing_way(standing, from_hip)
@@ -60,7 +62,10 @@ def landings(held, standing, from_hip) -> np.ndarray:
     for first, last in intervals(held):
         stood = np.flatnonzero(standing[first : last + 1])
         if not len(stood) and first > 0:  # skimming the ground in a swing; cut by the take's end, landing on it
-            cut[first : last + (last < len(held) - 1)] = (from_hip[last] - from_hip[first]) @ stands < 0.0
+            moved = from_hip[min(last + 1, len(held) - 1)] - from_hip[first - 1]
+            lands = np.flatnonzero(standing[last:])
+            skims = last > first or (len(lands) > 0 and abs(lift[first] - lift[last + lands[0]]) > height)
+            cut[first : last + (last < len(held) - 1)] = skims and moved @ stands < 0.0
         if len(stood) and stood[0] > 0:  # sliding in to its first stance
             lands = first + stood[0]
             cut[first:lands] = (from_hip[lands] - from_hip[first]) @ stands < 0.0
