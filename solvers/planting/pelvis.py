@@ -268,12 +268,21 @@ def knee_guard(
             # The least move that brings the ankle that near (lower) or that far (up); none where no vertical move
             # would (the foot too far ahead or behind: the knee turns whatever the body does).
             apart = hips[frame, legs] - ankles[frame, legs]
-            square = reach**2 - np.einsum("ni,ni->n", apart[:, :2], apart[:, :2])
+            across = np.einsum("ni,ni->n", apart[:, :2], apart[:, :2])
+            square = reach**2 - across
             root = np.sqrt(np.maximum(square, 0.0))
             needed = np.where(square >= 0.0, apart[:, 2] - root if lower else root - apart[:, 2], 0.0)
             eased = keep * move[was] if move[was] > SETTLED else 0.0
             level = max(way * (height[was] - height[frame]) + move[was], 0.0)  # the body held where it was
-            move[frame] = min(max(needed.max(initial=0.0), eased), level, max(room[frame], 0.0))
+            most_move = min(max(needed.max(initial=0.0), eased), level, max(room[frame], 0.0))
+            # The body moved for one held leg moves the others too: where that would turn another past ``most`` the
+            # other way (a body lowered for a landing front leg, bending its partner), the move up to that whose
+            # worst turn beyond the limit is least, the furthest of those.
+            moves = np.linspace(0.0, most_move, 9)
+            up = apart[None, :, 2] + way * moves[:, None]
+            turned = bend(np.sqrt(across + up**2), thigh[frame, legs], shin[frame, legs]) - wanted[frame, legs] - last
+            worst = np.maximum(np.abs(turned) - most, 0.0).max(axis=1, initial=0.0)
+            move[frame] = moves[np.flatnonzero(worst <= worst.min() + 1e-9)[-1]]
             if move[frame] == 0.0:
                 break
             frame += 1

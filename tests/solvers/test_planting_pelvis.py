@@ -130,3 +130,56 @@ def test_a_sinking_body_never_folds_a_standing_knee_and_keeps_within_reach(stanc
     both = held[1:] & held[:-1]
     assert (np.diff(beyond, axis=0)[both & (sank & ~held_up)[:, None]] <= KNEE_TURN + 1e-6).all()
     assert (body[1:] <= np.maximum(body[:-1], hips[1:, 0, 2]) + 1e-12).all()  # held from sinking, never pushed up
+
+
+def _worst(hips, before, ankles, animated, thigh, shin, legs, frame) -> float:
+    """The most any of ``legs`` turns its knee at ``frame`` beyond its animated turn past :data:`KNEE_TURN`, its hip at
+    ``hips`` there and at ``before`` the frame before."""
+    wanted = bend(animated, thigh, shin)
+    last = bend(np.linalg.norm(before - ankles[frame - 1], axis=-1), thigh[frame - 1], shin[frame - 1])
+    now = bend(np.linalg.norm(hips - ankles[frame], axis=-1), thigh[frame], shin[frame])
+    turned = (now - wanted[frame]) - (last - wanted[frame - 1])
+    return float(np.maximum(np.abs(turned[legs]) - KNEE_TURN, 0.0).max(initial=0.0))
+
+
+@given(rising_stances(), st.floats(0.0, 6.0), st.booleans())
+def test_the_guard_never_turns_the_standing_knees_further_past_the_limit(stance, sigma, lower):
+    """The body moved for one standing leg's knee moves the others' too: at no frame does the worst turn beyond the
+    limit, among the legs standing there and the frame before, come out worse than with the body left where it was
+    at that frame. (The wolf's gallop lowered its body 33.7 mm for a front leg straightening less than its take's,
+    and its partner's knee bent 20.8° in a frame for it.)"""
+    hips, ankles, animated, thigh, shin, held = stance
+    move = knee_guard(hips, ankles, animated, thigh, shin, held, sigma, lower=lower)
+    moved = hips + ((-1.0 if lower else 1.0) * move)[:, None, None] * np.array([0.0, 0.0, 1.0])
+    both = held[1:] & held[:-1]
+    for frame in range(1, len(hips)):
+        legs = both[frame - 1]
+        args = ankles, animated, thigh, shin, legs, frame
+        assert _worst(moved[frame], moved[frame - 1], *args) <= _worst(hips[frame], moved[frame - 1], *args) + 1e-9
+
+
+def test_a_body_lowered_for_one_front_leg_shares_the_turn_with_its_partner():
+    """Two standing legs under a body rising 3 cm in a frame: the first, on a fixed ankle, is animated to bend 15° more
+    in that frame (the gallop's landing leg, raised onto the ground, turning 26° less than its take's); the second's
+    ankle rises with the body, nearly straight as animated. Lowered to hold the first, the body would bend the second
+    past the limit: it goes down part of the way, the worst of the two turns beyond the limit least."""
+    frames, length = 6, 0.4
+    thigh = shin = np.full((frames, 2), length)
+    rise = np.where(np.arange(frames) >= 3, 0.03, 0.0)
+    hips = np.zeros((frames, 2, 3))
+    hips[..., 2] = (0.7 + rise)[:, None]
+    bends = np.radians(np.where(np.arange(frames)[:, None] >= 3, [45.0, 10.0], [30.0, 10.0]))
+    ankles = np.zeros((frames, 2, 3))
+    ankles[:, 0, 2] = 0.7 - extension(np.radians(50.0), length, length)
+    ankles[:, 1, 2] = hips[:, 1, 2] - extension(np.radians(10.0), length, length)
+    animated = extension(bends, length, length)
+    drop = knee_guard(hips, ankles, animated, thigh, shin, np.ones((frames, 2), bool), 3.0, True)
+    lowered = hips - drop[:, None, None] * np.array([0.0, 0.0, 1.0])
+    args = ankles, animated, thigh, shin
+    each = [
+        _worst(lowered[3], lowered[2], *args, [True, False], 3),
+        _worst(lowered[3], lowered[2], *args, [False, True], 3),
+    ]
+    assert 0.005 < drop[3] < 0.03  # part of the way
+    assert max(each) < _worst(hips[3], lowered[2], *args, [True, True], 3)  # better than not moving
+    assert abs(each[0] - each[1]) < np.radians(3.0)  # shared: neither far worse than the other
