@@ -31,7 +31,7 @@ from ..errors import SolverError
 from ..rotation_modes import matrix_to_quat, quat_to_matrix
 from .air import bend_in_air, gentle_swing
 from .authored import authored_raise, stance_raise, standing_under
-from .contacts import BALL, DOWN, Contacts, find_contacts, holders, lock_offsets, sliding
+from .contacts import AUTO, BALL, DOWN, UP, Contacts, find_contacts, holders, lock_offsets, sliding
 from .held import across_edges, held_part, landings
 from .pelvis import (
     KNEE_TURN,
@@ -182,7 +182,11 @@ def plant(
     if authored is None:
         carried = legs.hip[..., 2] - legs.foot[..., 2, 3] >= CARRIES * animated
         args = settings.contact_height, settings.contact_speed, legs.girdle, carried
-        stood = np.repeat(stance_raise(sole, fps, *args)[..., None], sole.shape[2], axis=2)
+        raised, aloft = stance_raise(sole, fps, *args)
+        stood = np.repeat(raised[..., None], sole.shape[2], axis=2)
+        if aloft.any():  # a foot held up at rest beside one on the floor is in the air, unless forced down there
+            given = np.full(aloft.shape, AUTO) if forced is None else np.asarray(forced)
+            forced = np.where(aloft & (given == AUTO), UP, given)
     else:
         stood, source_up = authored_raise(sole, authored, floor)
     relative = sole.copy()

@@ -20,7 +20,7 @@ import math
 
 import numpy as np
 
-from .contacts import BALL, MAX_GAP, REST_TIME, contact_level, holders, horizontal_speed
+from .contacts import BALL, MAX_GAP, REST_TIME, TIP, contact_level, holders, horizontal_speed
 from .timeline import intervals
 
 #: A foot resting this many contact heights above its sole's floor level stands on something (a block, a step);
@@ -34,10 +34,14 @@ FLOOR_TIME = 4 * REST_TIME
 UNDER = 0.1
 
 
-def stance_raise(sole, fps: float, contact_height: float, contact_speed: float, girdle, carries) -> np.ndarray:
+def stance_raise(
+    sole, fps: float, contact_height: float, contact_speed: float, girdle, carries
+) -> tuple[np.ndarray, np.ndarray]:
     """(F, n) how far above the floor each of n feet stands in the source, read from its (F, n, P, 3) ``sole``
     points: zero but around raised stances, where it is the stance's rise over the foot's floor level, from
-    landing to lift-off. ``girdle`` (n,) or None as in :class:`.Legs`; ``carries`` (F, n): the leg points down."""
+    landing to lift-off; and (F, n) where a foot rests that high without standing there, held up beside a foot on
+    the floor (its own lowest rest, if it never comes lower, is no contact level). ``girdle`` (n,) or None as in
+    :class:`.Legs`; ``carries`` (F, n): the leg points down."""
     sole = np.asarray(sole, dtype=np.float64)
     frames, feet, points = sole.shape[:3]
     window = max(3, math.ceil(REST_TIME * fps))
@@ -50,6 +54,7 @@ def stance_raise(sole, fps: float, contact_height: float, contact_speed: float, 
     rests = np.isfinite(resting).any(axis=2)  # (F, n)
     slow = (horizontal_speed(sole, fps) <= contact_speed).any(axis=2)
     raised = np.zeros((frames, feet))
+    aloft = np.zeros((frames, feet), bool)
     gap = max(1, round(MAX_GAP * fps))
     for n in range(feet):
         others = rests[:, (girdle == girdle[n]) & (np.arange(feet) != n)].any(axis=1)
@@ -58,10 +63,15 @@ def stance_raise(sole, fps: float, contact_height: float, contact_speed: float, 
             rest = np.where(known[n], resting[first : last + 1, n], np.inf)
             rise = _rise(rest, reference[n], tolerance, 2 * window, last == frames - 1)
             carrying = carries[first : last + 1, n]
-            # Alone on its girdle for a moment, or cut off by the take's ends (the moment may be outside it).
-            cut_off = first == 0 or last == frames - 1
+            # Alone on its girdle for a moment, or cut off by one of the take's ends (the moment may be outside it); a
+            # foot at rest from the take's first frame to its last beside another on the floor is held up, not on a
+            # block: a horse's hind hoof cocked through an idle, which planted as a stance would take the body down.
+            cut_off = (first == 0) != (last == frames - 1)
             alone = (carrying & ~others[first : last + 1]).any() or (carrying.any() and cut_off)
-            if rise <= RAISED * contact_height or not alone:
+            if rise <= RAISED * contact_height:
+                continue
+            if not alone:
+                aloft[first : last + 1, n] = True
                 continue
             # Landing and lift-off: on that level's contact band, and slow (a foot stepping off the block's edge
             # at its height is in the air).
@@ -76,7 +86,7 @@ def stance_raise(sole, fps: float, contact_height: float, contact_speed: float, 
             inside = first > 0 and last < frames - 1 and last - first < gap
             if inside and abs(raised[first - 1, n] - raised[last + 1, n]) <= tolerance:
                 raised[first : last + 1, n] = raised[first - 1, n]
-    return raised
+    return raised, aloft
 
 
 def _floor_levels(
@@ -114,10 +124,13 @@ def _rise(resting, reference, tolerance: float, least: int, cut_off: bool) -> fl
     ``reference`` (P,) on the floor, where it :func:`settled` (the lowest rest if the rest is ``cut_off`` by the
     take's end): at the ball (a real joint, where the heel is derived) if that rests ``least`` frames or more,
     else the least of the other points that do (the lower guess: a foot put a little high floats, one put low
-    sinks); 0 (the floor) where none does (a foot slowing as it lands rests a moment, high)."""
-    rests = np.isfinite(resting).sum(axis=0) >= least
-    points = [BALL] if rests[BALL] else np.flatnonzero(rests)
-    return min((settled(resting[:, p], tolerance, cut_off) - reference[p] for p in points), default=0.0)
+    sinks); 0 (the floor) where none does (a foot slowing as it lands rests a moment, high). A foot whose tip rests
+    on its floor level stands on the floor, however high its ball (a hoof standing on its tip)."""
+    rests = np.flatnonzero(np.isfinite(resting).sum(axis=0) >= least)
+    rise = {p: settled(resting[:, p], tolerance, cut_off) - reference[p] for p in rests}
+    if TIP in rise and rise[TIP] <= tolerance:
+        return min(rise[TIP], rise.get(BALL, np.inf))
+    return rise[BALL] if BALL in rise else min(rise.values(), default=0.0)
 
 
 def settled(levels, tolerance: float, lowest: bool = False) -> float:

@@ -22,6 +22,7 @@ from uneven import Uneven, levels, raise_stances, stance_runs
 from walker import Gait, gaits, walk
 
 from solvers.planting import Planted, PlantSettings, plant
+from solvers.planting.authored import stance_raise
 
 #: Metres a stance may land off its authored height above the target, and the median over a take's stances (three
 #: or more): the
@@ -161,3 +162,35 @@ def test_a_take_standing_under_its_floor_is_found_not_planted(given_ground):
     assert standing.any() and (planted.under_floor == standing).all()
     fine = plant(w.legs, Plane(), PlantSettings(fps=g.fps, floor=0.0))
     assert not fine.under_floor.any()
+
+
+def _standing_pair(frames: int, held: np.ndarray) -> np.ndarray:
+    """(F, 2, 3, 3) heel, ball and tip of two still feet a girdle's width apart: the first on the floor, its ball 4
+    cm up and its heel and tip 2 cm (a mocap foot's clearances); the second at ``held`` (3,), its points' heights."""
+    sole = np.zeros((frames, 2, 3, 3))
+    sole[..., 0] = [-0.05, 0.1, 0.15]
+    sole[:, 0, :, 1], sole[:, 1, :, 1] = 0.1, -0.1
+    sole[:, 0, :, 2] = [0.02, 0.04, 0.02]
+    sole[:, 1, :, 2] = held
+    return sole
+
+
+@given(st.integers(10, 120), st.floats(0.15, 0.5), st.floats(-0.2, 0.2), st.sampled_from([24.0, 30.0, 60.0]))
+def test_a_foot_held_up_at_rest_through_the_take_stands_on_nothing(frames, height, pitch, fps):
+    """A foot at rest above the floor from the take's first frame to its last, beside one standing on the floor (a
+    horse's hind hoof cocked through an idle), is held up: in the air, not a stance on a block. Read as a stance,
+    planting stood it on the ground and took the body down with it: the Quaternius horse's idle went 354 mm
+    down, a front hoof 165 mm into flat ground."""
+    held = height + np.array([-0.05, 0.1, 0.15]) * np.tan(pitch)
+    raised, aloft = stance_raise(_standing_pair(frames, held), fps, 0.03, 0.3, None, np.ones((frames, 2), bool))
+    assert not raised.any()
+    assert aloft[:, 1].all() and not aloft[:, 0].any()
+
+
+@given(st.integers(10, 120), st.floats(0.08, 0.5), st.floats(-0.02, 0.0), st.sampled_from([24.0, 30.0, 60.0]))
+def test_a_foot_resting_on_its_tip_stands_on_the_floor(frames, ball, tip, fps):
+    """A foot at rest with a point on the floor (a hoof on its tip, the ball high above it) stands on the floor,
+    however high its ball: not a stance raised by the ball's height."""
+    held = np.array([ball + 0.05, ball, tip])
+    raised, aloft = stance_raise(_standing_pair(frames, held), fps, 0.03, 0.3, None, np.ones((frames, 2), bool))
+    assert not raised.any() and not aloft.any()
