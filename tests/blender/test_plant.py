@@ -75,15 +75,15 @@ def test_quadrupeds_plant_all_four_legs(clip, ground):
         ("cesium_man", "slope", "the take walks in place"),
         ("run", "boulders", "the ground there asks more of the leg"),
         ("trex", "flat", "the take keys this foot up to 8"),
-        ("quaternius_wolf_gallop", "flat", "the take keys this foot up to 15 mm into its floor"),
+        ("quaternius_wolf_gallop", "flat", "mm into its floor there, and planting stands it on the ground"),
     ],
 )
 def test_a_knee_pop_says_why(clip, ground, cause):
     """A cycle walked in place slides its feet back along the ground while they are down: on a slope the ground
     under them rises or falls as they do, which no height of a body that stays follows for every leg (the horse's
     walk and CesiumMan up the slope). A take that keys a mesh's sole into its floor has that foot stood on the
-    ground, and a nearly straight leg bends for it (the T-rex's claws, 8 cm deep; the wolf's gallop, whose paw lands
-    15 mm deep: on flat ground it was said to be the ground). Else the ground asks more of the leg than its motion
+    ground, and a nearly straight leg bends for it (the T-rex's claws, 8 cm deep; the wolf's gallop, whose front paws
+    land 15 and 27 mm deep: on flat ground it was said to be the ground). Else the ground asks more of the leg than its motion
     gives (the run landing on a boulder)."""
     bake = mocap.planted(clip, ground)["bake"]
     popping = [text for text in {**bake.problems, **bake.warnings}.values() if "turns its knee" in text]
