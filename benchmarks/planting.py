@@ -2,7 +2,7 @@
 """Foot planting on real motion capture and keyed animals, measured independently.
 
     ~/.cache/limb_ik/venv-blender-5.2/bin/python benchmarks/planting.py [--set first|second|all] [--only boxing walk]
-        [--pelvis-modes] [--grounds stairs descent step_down steep across] [--backwards]
+        [--pelvis-modes] [--grounds stairs descent step_down steep across] [--backwards] [--other-actions]
 
 Every clip of ``../shared/mocap`` is staged on each ground (``takes/grounds.py``), its legs found
 by Detect Limbs, planted and baked by ``api.plant``, and measured by
@@ -11,10 +11,12 @@ motion, bone heads and tails, Blender's ray cast. Then the cost of live planting
 clip: the analysis of the whole take, and a frame. With ``--pelvis-modes``, only a table of every pelvis mode
 (the rig's *Pelvis* setting) on the slope and the step for the human clips. With ``--grounds``, every clip on those
 grounds instead, such as the ones planting was not developed on; with ``--backwards``, every clip played from its
-last frame to its first.
+last frame to its first; with ``--other-actions``, instead of the clips, the actions of the second set's glTF rigs that
+no clip plays (idles, attacks, jumps: takes nobody here had planted).
 """
 
 import argparse
+import dataclasses
 import sys
 import time
 from pathlib import Path
@@ -84,6 +86,29 @@ def said(rows) -> str:
         f"{sum(r in named for r in knees)}; rows within every limit where the bake named a leg: "
         f"{sum(r not in beyond for r in named)}"
     )
+
+
+#: Actions of the second set's glTF rigs that no clip plays, by the clip whose rig plays them (``--other-actions``).
+OTHER_ACTIONS = {
+    "quaternius_horse": ("Idle", "Eating", "Gallop_Jump", "Attack_Kick"),
+    "quaternius_wolf": ("Idle", "Gallop_Jump", "Attack"),
+    "quaternius_stag": ("Attack_Kick",),
+    "knight": ("Idle", "Jump", "Run_swordAttack"),
+    "leela": ("Idle", "Dance", "Kick", "Jump"),
+}
+
+
+def other_actions() -> list[str]:
+    """The clips of :data:`OTHER_ACTIONS`, added to ``clips.CLIPS`` for this run: their names."""
+    names = []
+    for base, actions in OTHER_ACTIONS.items():
+        clip = clips.CLIPS[base]
+        armature = clip.action.rpartition("|")[0]  # a glTF action is named after its armature, if at all
+        for action in actions:
+            name = f"{base}_{action.lower()}"
+            clips.CLIPS[name] = dataclasses.replace(clip, action=f"{armature}|{action}" if armature else action)
+            names.append(name)
+    return names
 
 
 MODE_GROUNDS = ("slope", "step", "course")  # the course: the demo's 15° ramp and 20 cm step
@@ -161,8 +186,15 @@ def main() -> int:
     parser.add_argument(
         "--backwards", action="store_true", help="every clip played from its last frame to its first: takes nobody made"
     )
+    parser.add_argument(
+        "--other-actions",
+        action="store_true",
+        help="the glTF rigs' actions that no clip plays, instead of the clips: takes nobody here had planted",
+    )
     args = parser.parse_args()
     names = args.only or [n for n, c in clips.CLIPS.items() if args.set in ("all", c.part)]
+    if args.other_actions:
+        names = other_actions()
     with report.quiet():
         lik = source_extension.enable()
     report.header(

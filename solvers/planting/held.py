@@ -63,9 +63,9 @@ def landings(held, standing, from_hip, lift, height: float) -> np.ndarray:
         stood = np.flatnonzero(standing[first : last + 1])
         if not len(stood) and first > 0:  # skimming the ground in a swing; cut by the take's end, landing on it
             moved = from_hip[min(last + 1, len(held) - 1)] - from_hip[first - 1]
-            lands = np.flatnonzero(standing[last:])
-            skims = last > first or (len(lands) > 0 and abs(lift[first] - lift[last + lands[0]]) > height)
-            cut[first : last + (last < len(held) - 1)] = skims and moved @ stands < 0.0
+            after = np.flatnonzero(standing[last:])  # the frames it stands on next, from the run's last
+            elsewhere = len(after) > 0 and abs(lift[first] - lift[last + after[0]]) > height
+            cut[first : last + (last < len(held) - 1)] = (last > first or elsewhere) and moved @ stands < 0.0
         if len(stood) and stood[0] > 0:  # sliding in to its first stance
             lands = first + stood[0]
             cut[first:lands] = (from_hip[lands] - from_hip[first]) @ stands < 0.0

@@ -83,8 +83,8 @@ def test_a_knee_pop_says_why(clip, ground, cause):
     under them rises or falls as they do, which no height of a body that stays follows for every leg (the horse's
     walk and CesiumMan up the slope). A take that keys a mesh's sole into its floor has that foot stood on the
     ground, and a nearly straight leg bends for it (the T-rex's claws, 8 cm deep; the wolf's gallop, whose front paws
-    land 15 and 27 mm deep: on flat ground it was said to be the ground). Else the ground asks more of the leg than its motion
-    gives (the run landing on a boulder)."""
+    land 15 and 27 mm deep: on flat ground it was said to be the ground). Else the ground asks more of the leg than
+    its motion gives (the run landing on a boulder)."""
     bake = mocap.planted(clip, ground)["bake"]
     popping = [text for text in {**bake.problems, **bake.warnings}.values() if "turns its knee" in text]
     assert popping, bake.warnings
