@@ -81,6 +81,14 @@ def read_channels(obj: bpy.types.Object, indices) -> dict[str, np.ndarray]:
     return out
 
 
+def write_channels(obj: bpy.types.Object, channels: dict[str, np.ndarray]) -> None:
+    """Set every pose bone's transform channels of ``obj`` to ``channels``, as :func:`read_channels` of them all
+    returned."""
+    for name, values in channels.items():
+        obj.pose.bones.foreach_set(name, values.ravel())
+    obj.update_tag()
+
+
 def overwrite(obj: bpy.types.Object, frame: float, indices: np.ndarray, pose, write: Callable[[], None]) -> None:
     """Run ``write``, the live solve writing ``pose`` (a :class:`.pose.Pose` over one frame, holding the
     animator's values until then) into the bones ``indices`` of ``obj`` at ``frame``, and keep what it

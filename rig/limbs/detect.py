@@ -26,7 +26,7 @@ import bpy
 import numpy as np
 from bpy_extras import anim_utils
 
-from .. import timeline
+from .. import animator, timeline
 from ..errors import LimbIKError
 from . import soles
 from .chain import apart, check_scale
@@ -393,7 +393,8 @@ def _controls(chain) -> bool:
 def _every_action(obj: bpy.types.Object, depsgraph, read, samples: int) -> list:
     """``read()`` at ``samples`` frames over the range of every action of ``obj`` (:func:`_actions`), each
     played in turn as its action: which of them is active, and which frame is current, change nothing.
-    The action, its slot and the frame are put back as they were."""
+    The action, its slot, the frame and every bone's channels are put back as they were: a channel the active
+    action does not key keeps its value, not the last one another action gave it."""
     data = obj.animation_data
     if data is None:
         return []
@@ -404,6 +405,7 @@ def _every_action(obj: bpy.types.Object, depsgraph, read, samples: int) -> list:
     if not actions:
         return []
     action, slot = data.action, data.action_slot
+    channels = animator.read_channels(obj, slice(None))
     poses = []
     try:
         for other, other_slot in actions:
@@ -413,6 +415,7 @@ def _every_action(obj: bpy.types.Object, depsgraph, read, samples: int) -> list:
         data.action = action
         if action is not None:
             data.action_slot = slot
+        animator.write_channels(obj, channels)
         timeline.step(depsgraph, [], read)  # the current frame evaluated again, with its own action
     return poses
 
