@@ -19,6 +19,7 @@ from pathlib import Path
 import bpy
 import numpy as np
 from bpy_extras import anim_utils
+from mathutils import Vector
 
 ROOT = Path(__file__).resolve().parent.parent
 BUNDLED = ROOT / "demo" / "clips"
@@ -301,19 +302,31 @@ def _gltf(clip: Clip, bone_heuristic: str) -> bpy.types.Object:
 
 def footprint(rig: bpy.types.Object, name: str, frames: range) -> tuple[np.ndarray, np.ndarray, float]:
     """Where the clip goes: the path of its feet's middle (F, 3), every foot position (F * n, 3), in world space,
-    and its legs' longest hip-to-ankle distance (a T-rex's foot reaches metres beyond its ankle)."""
+    and how far beyond its feet a ground must reach: its legs' longest hip-to-ankle distance (a T-rex's foot reaches
+    metres beyond its ankle), or further for a skinned mesh reaching further from its nearest foot (a mech's toes)."""
     scene = bpy.context.scene
-    feet, legs = [], []
+    meshes = [
+        obj
+        for obj in scene.objects
+        if obj.type == "MESH" and any(m.type == "ARMATURE" and m.object == rig for m in obj.modifiers)
+    ]
+    feet, reach = [], []
     for frame in frames:
         scene.frame_set(frame)
         bones = rig.pose.bones
         feet.append([rig.matrix_world @ bones[leg[2]].head for leg in CLIPS[name].legs.values()])
-        legs += [
+        reach += [
             (rig.matrix_world @ bones[leg[0]].head - foot).length
             for leg, foot in zip(CLIPS[name].legs.values(), feet[-1])
         ]
+        depsgraph = bpy.context.evaluated_depsgraph_get()
+        for obj in meshes:
+            evaluated = obj.evaluated_get(depsgraph)
+            corners = np.array([evaluated.matrix_world @ Vector(corner) for corner in evaluated.bound_box])
+            apart = corners[:, None, :2] - np.array(feet[-1])[None, :, :2]
+            reach.append(float(np.linalg.norm(apart, axis=-1).min(axis=1).max()))
     feet = np.array(feet, dtype=np.float64)
-    return feet.mean(axis=1), feet.reshape(-1, 3), max(legs)
+    return feet.mean(axis=1), feet.reshape(-1, 3), max(reach)
 
 
 def stage(
