@@ -31,28 +31,28 @@ MISSES = {
     ("cesium_man", "rough"): "pitch p95 20.0°: in 3 of 24 contact frames the lowest vertex is another part of the "
     "sole than the source's (heel against toe), which the measure reads as a turn",
     ("quaternius_horse", "slope"): "knee 14.7° in one frame",
-    ("quaternius_horse", "rough"): "pitch p95 19.9°",
+    ("quaternius_horse", "rough"): "pitch p95 19.8°, knee 13.3°",
     **{
         ("quaternius_wolf", ground): f"ball p95 {figure} mm: a paw the source pushes 2.5-5.5 cm under its floor as "
         "it leaves is raised onto the ground, and on this ground its swing leaves from there above the source's"
         for ground, figure in (("slope", 18.9), ("step", 12.5))
     },
-    ("quaternius_wolf", "rough"): "pitch p95 6.1°",
-    ("quaternius_stag", "slope"): "knee 10.9° in one frame",
-    ("quaternius_stag", "rough"): "pitch p95 22.0°",
-    ("triceratops", "slope"): "ball p95 89.3 mm, a point 140.9 mm deep, pitch p95 13.2°, knee 14.0°",
+    ("quaternius_wolf", "rough"): "pitch p95 6.2°",
+    ("quaternius_stag", "slope"): "knee 10.9° in one frame, ball p95 10.6 mm",
+    ("quaternius_stag", "rough"): "pitch p95 24.8°",
+    ("triceratops", "slope"): "ball p95 89.9 mm, a point 140.8 mm deep, pitch p95 13.2°, knee 14.0°",
     ("triceratops", "step"): "ball p95 45.6 mm, median 5.0 mm, knee 11.7°",
-    ("triceratops", "rough"): "ball p95 28.7 mm, median 9.5 mm, pitch p95 7.1°, knee 17.8°",
-    ("triceratops", "flat"): "ball p95 23.1 mm, knee 11.8°",
+    ("triceratops", "rough"): "ball p95 28.2 mm, median 10.1 mm, pitch p95 6.3°, knee 17.7°",
+    ("triceratops", "flat"): "ball p95 22.4 mm, knee 11.8°",
     **{
         ("trex", ground): f"ball p95 {figure} mm: its claws go 8 cm under its floor in the source's contact frames; "
         "they are skinned partly to the root and the shin, so the foot raised by that depth lifts them by 70% of it"
-        for ground, figure in (("slope", 56.9), ("step", 66.7), ("rough", 40.7), ("flat", 41.2))
+        for ground, figure in (("slope", 56.9), ("step", 66.7), ("rough", 40.8), ("flat", 41.2))
     },
-    ("leela", "slope"): "ball p95 26.2 mm, pitch p95 19.0°",
-    ("leela", "rough"): "ball p95 30.1 mm, pitch p95 22.6°",
+    ("leela", "slope"): "ball p95 26.2 mm, pitch p95 16.0°",
+    ("leela", "rough"): "ball p95 53.1 mm, pitch p95 22.0°",
     ("knight", "step"): "knee 16.9° in one frame at the step",
-    ("knight", "rough"): "knee 12.1° in one frame",
+    ("knight", "rough"): "knee 11.5° in one frame",
     # The other walks and runs of the glTF files, all cycles run in place (figures as measured; the bake names each).
     **{
         (clip, ground): f"knee {figure}° in one frame: the run's feet slide back along the ground while down, over "
@@ -61,35 +61,34 @@ MISSES = {
             ("knight_run", "step", 21.5),
             ("leela_walk_tall", "slope", 13.2),
             ("leela_walk_tall", "step", 14.0),
-            ("quaternius_horse_gallop", "step", 15.3),
-            ("quaternius_wolf_gallop", "slope", 31.0),
-            ("quaternius_stag_gallop", "slope", 18.9),
-            ("quaternius_stag_gallop", "step", 17.5),
+            ("quaternius_horse_gallop", "step", 27.6),
+            ("quaternius_wolf_gallop", "slope", 30.8),
+            ("quaternius_stag_gallop", "slope", 36.8),
+            ("quaternius_stag_gallop", "step", 19.9),
         )
     },
     ("knight_run", "slope"): "ball p95 16.7 mm, pitch p95 11.3°, knee 16.0°: its feet slide back down the slope",
-    ("knight_run", "rough"): "pitch p95 7.4° (not diagnosed)",
+    ("knight_run", "rough"): "pitch p95 6.7° (not diagnosed)",
     ("leela_run", "slope"): "ball p95 38.2 mm (not diagnosed), knee 10.4°: its feet slide back down the slope",
-    ("leela_run", "rough"): "pitch p95 6.3° (not diagnosed)",
+    ("leela_run", "rough"): "pitch p95 6.4° (not diagnosed)",
     ("leela_walk_tall", "rough"): "pitch p95 12.4°",
-    ("leela_run_tall", "rough"): "ball median 5.0 mm: the take has its feet up to 81 mm under its floor there",
     ("trex_run", "slope"): "ball p95 110.0 mm, pitch p95 8.8°, knee 21.6°: its feet slide back along the slope",
     ("trex_run", "step"): "ball p95 26.1 mm: the take has a foot up to 58 mm under its floor there",
-    ("trex_run", "rough"): "ball p95 18.2 mm, median 10.9 mm, pitch p95 7.1°",
+    ("trex_run", "rough"): "ball p95 12.6 mm, median 7.4 mm, pitch p95 6.3°",
     ("triceratops_run", "slope"): "ball p95 90.4 mm, a point 145.0 mm deep, pitch p95 13.3°, knee 22.1°",
     ("triceratops_run", "step"): "pitch p95 6.2°, knee 10.4°",
-    ("triceratops_run", "rough"): "ball p95 14.9 mm, pitch p95 9.5°",
+    ("triceratops_run", "rough"): "ball p95 15.8 mm, pitch p95 9.9°, knee 11.8°",
     ("triceratops_run", "flat"): "ball p95 11.1 mm: the take has the left front foot up to 156 mm under its floor",
-    ("quaternius_horse_gallop", "slope"): "knee 24.7°: the gallop's feet slide back along the slope; 5.8 mm deep",
-    ("quaternius_horse_gallop", "rough"): "knee 16.8° in one frame",
+    ("quaternius_horse_gallop", "slope"): "knee 44.1°: the gallop's feet slide back along the slope; 5.8 mm deep",
+    ("quaternius_horse_gallop", "rough"): "knee 24.5° in one frame",
     **{
-        (f"quaternius_{animal}_gallop", "flat"): f"knee {figure}° in one frame: the take keys a front paw up to "
-        f"{depth} mm into its floor as it lands, and planting stands it on the ground"
-        for animal, figure, depth in (("horse", 15.4, 59), ("wolf", 13.8, 27))
+        (f"quaternius_{animal}_gallop", "flat"): f"knee {figure}° in one frame: the take keys a straight front "
+        f"leg's foot up to {depth} mm into its floor as it lands, and planting stands it on the ground"
+        for animal, figure, depth in (("horse", 27.6, 59), ("wolf", 14.0, 27), ("stag", 12.3, 33))
     },
-    ("quaternius_wolf_gallop", "step"): "knee 16.7°, pitch p95 19.7°",
-    ("quaternius_wolf_gallop", "rough"): "knee 10.0°, pitch p95 38.2°",
-    ("quaternius_stag_gallop", "rough"): "pitch p95 6.2°",
+    ("quaternius_wolf_gallop", "step"): "knee 16.9°, pitch p95 19.7°",
+    ("quaternius_wolf_gallop", "rough"): "knee 10.6°, pitch p95 37.2°",
+    ("quaternius_stag_gallop", "rough"): "pitch p95 5.4°, knee 13.6°",
 }
 
 
