@@ -191,7 +191,9 @@ def plant(
         stood, source_up = authored_raise(sole, authored, floor)
     relative = sole.copy()
     relative[..., 2] -= stood
-    contacts = find_contacts(relative, fps, settings.contact_height, settings.contact_speed, forced)
+    contacts = find_contacts(
+        relative, fps, settings.contact_height, settings.contact_speed, forced, np.median(lengths, axis=0)
+    )
     under_floor = standing_under(contacts.stance, relative[..., 2], floor, np.median(lengths, axis=0))
     shift = np.zeros((frames, count, 3))
     # A cycle walked in place slides its standing feet back by design: the lock holds only the feet forced down there,

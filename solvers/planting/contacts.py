@@ -20,6 +20,8 @@ HEEL, BALL, TIP = 0, 1, 2
 LOCK_ORDER = (BALL, TIP, HEEL)
 #: Seconds a point must rest at a height for that height to be its contact level.
 REST_TIME = 0.05
+#: A point resting more than this fraction of its leg's length above where it goes is at the top of a swing.
+SWING_TOP = 0.25
 #: Seconds: shorter touches are noise, and so are shorter lifts within a contact.
 MIN_CONTACT, MAX_GAP = 0.03, 0.02
 #: Seconds: down no longer than this before its first stance or after its last, a foot lands or lifts.
@@ -42,29 +44,35 @@ class Contacts:
     pressed: np.ndarray
 
 
-def contact_level(height, frames: int, tolerance: float) -> float:
+def contact_level(height, frames: int, tolerance: float, highest: float = np.inf) -> float:
     """The lowest height that ``height`` (F,) rests at for ``frames`` frames running (within
     ``tolerance``): a point's height when it stands, ignoring one-frame dips (capture glitches),
     however many there are and however deep, and longer dips deeper than ``tolerance``; the lowest
-    height of all for a point that never rests."""
+    height of all for a point that never rests, or rests only more than ``highest`` above where it goes
+    (one-frame dips gone): a hoof folded still at the top of a gallop's swing is not on its floor."""
     height = np.asarray(height, dtype=np.float64)
     held = np.maximum(height[:-1], height[1:]) if len(height) > 1 else height  # one-frame dips gone
     frames = min(max(frames, 1), len(held))
     windows = np.lib.stride_tricks.sliding_window_view(held, frames)
     low, high = windows.min(axis=1), windows.max(axis=1)
-    resting = high - low <= tolerance
+    resting = (high - low <= tolerance) & (low <= held.min() + highest)
     return float(low[resting].min() if resting.any() else height.min())
 
 
-def find_contacts(sole, fps: float, contact_height: float, contact_speed: float, forced=None) -> Contacts:
+def find_contacts(sole, fps: float, contact_height: float, contact_speed: float, forced=None, reach=None) -> Contacts:
     """Contacts of the (F, n, P, 3) world sole points of n feet, sampled at ``fps``; where ``forced``
     (F, n; :data:`DOWN`, :data:`UP` or :data:`AUTO`) says so, a foot stands (on its standing points, else
-    its ball) or is up, whatever the motion shows."""
+    its ball) or is up, whatever the motion shows. ``reach`` (n,), each leg's length: a point resting more than
+    :data:`SWING_TOP` of it above where it goes is at the top of a swing, not on its floor."""
     sole = np.asarray(sole, dtype=np.float64)
     frames, feet, points = sole.shape[:3]
     rest = max(3, int(np.ceil(REST_TIME * fps)))
+    highest = np.full(feet, np.inf) if reach is None else SWING_TOP * np.asarray(reach, np.float64)
     level = np.array(
-        [[contact_level(sole[:, n, p, 2], rest, 0.5 * contact_height) for p in range(points)] for n in range(feet)]
+        [
+            [contact_level(sole[:, n, p, 2], rest, 0.5 * contact_height, highest[n]) for p in range(points)]
+            for n in range(feet)
+        ]
     ).reshape(feet, points)
     clearance = sole[..., 2] - level[None]
     down_points = clearance <= contact_height

@@ -240,6 +240,37 @@ def test_a_point_that_never_rests_takes_its_lowest():
     assert contact_level(height, 3, 0.001) == 0.0
 
 
+@quick
+@given(st.integers(2, 6), st.integers(3, 8), st.floats(0.3, 1.0), st.floats(-0.1, 0.1), st.integers(2, 3), st.data())
+def test_a_swing_resting_only_at_its_top_is_not_on_its_floor(cycles, apex, leg, floor, touch, data):
+    """A gallop's hoof: it hangs still for ``apex`` frames at the top of each swing, a third of its ``leg`` or more
+    over its floor, and touches the floor for two or three frames going through it (never resting there). Its level
+    is where it goes lowest, not the top of its swing; with no bound on a rest's height it would be that top."""
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
+    top = floor + leg * data.draw(st.floats(1.0 / 3.0, 1.0))
+    height = []
+    for _ in range(cycles):
+        down = floor - rng.uniform(0.01, 0.06, touch)  # through the floor, more than the tolerance apart
+        down[1::2] += 0.02
+        rising = np.linspace(floor, top, 5)[1:-1]
+        height += [*down, *rising, *(top + rng.uniform(0.0, 0.002, apex)), *rising[::-1]]
+    height = np.array(height)
+    assert contact_level(height, 3, 0.015) >= top - 1e-9
+    assert contact_level(height, 3, 0.015, highest=0.25 * leg) == height.min()
+
+
+@quick
+@given(st.floats(0.3, 1.0), st.floats(-0.1, 0.1), st.floats(0.03 / 0.3, 0.249))
+def test_a_rest_within_the_bound_is_still_the_level(leg, floor, up):
+    """A foot resting a while at its floor and at the top of its swing: the bound on a rest's height leaves the
+    floor its level; and a rest no higher than the bound over where the foot goes is a level too."""
+    swing = np.concatenate([np.full(6, floor), np.linspace(floor, floor + leg, 6), np.full(6, floor + leg)])
+    assert contact_level(swing, 3, 0.015, highest=0.25 * leg) == pytest.approx(floor)
+    rest = floor - 0.03 + up * leg  # over a two-frame dip to floor - 3 cm
+    dip = np.concatenate([np.full(8, rest), [floor - 0.03, floor - 0.03], np.full(8, rest)])
+    assert contact_level(dip, 3, 0.015, highest=0.25 * leg) == pytest.approx(rest)
+
+
 def test_isolated_one_frame_glitches_are_not_the_level():
     """Three single-frame dips, seconds apart and each as short as the one above that is ignored."""
     height = np.full(240, 0.02)
