@@ -27,7 +27,7 @@ def bend_in_air(held, standing, hips, ankles, animated, thigh, shin, longest) ->
     """One leg's (F, 3) ankles, moved along the line from the (F, 3) ``hips`` on the frames it is
     not ``held`` (F,), so that its bend (with ``thigh`` and ``shin`` lengths (F,)) differs from the
     ``animated`` bend (from the animated hip-to-ankle distances (F,)) by an amount easing from
-    take-off to landing (held as it was where the take starts or ends in the air); never farther
+    take-off to landing (from or to the animated bend where the take starts or ends in the air); never farther
     than ``longest`` (F,) from the hip. Where the motion has the foot ``standing`` (F,) though it is not
     held (hanging over an edge), the ankle moves straight up or down instead, so the foot does not slide."""
     ankles = np.array(ankles, dtype=np.float64)
@@ -38,7 +38,9 @@ def bend_in_air(held, standing, hips, ankles, animated, thigh, shin, longest) ->
     difference = bend(distance, thigh, shin) - bend(animated, thigh, shin)
     for first, last, before, after, u in bridges(held):
         span = slice(first, last + 1)
-        eased = difference[before] + u * (difference[after] - difference[before])
+        start = difference[before] if first > 0 else 0.0
+        end = difference[after] if last < len(held) - 1 else 0.0
+        eased = start + u * (end - start)
         wanted = bend(animated[span], thigh[span], shin[span]) + eased
         extent = np.minimum(extension(np.clip(wanted, 0.0, np.pi), thigh[span], shin[span]), longest[span])
         direction = apart[span] / np.maximum(distance[span], 1e-12)[:, None]

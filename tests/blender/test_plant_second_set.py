@@ -32,13 +32,10 @@ MISSES = {
     "sole than the source's (heel against toe), which the measure reads as a turn",
     ("quaternius_horse", "slope"): "knee 14.7° in one frame",
     ("quaternius_horse", "rough"): "pitch p95 19.8°, knee 13.3°",
-    **{
-        ("quaternius_wolf", ground): f"ball p95 {figure} mm: a paw the source pushes 2.5-5.5 cm under its floor as "
-        "it leaves is raised onto the ground, and on this ground its swing leaves from there above the source's"
-        for ground, figure in (("slope", 18.9), ("step", 12.5))
-    },
+    ("quaternius_wolf", "slope"): "ball p95 24.2 mm: a paw the source pushes 2.5-5.5 cm under its floor as it "
+    "leaves is raised onto the ground, and on the slope its swing leaves from there above the source's",
     ("quaternius_wolf", "rough"): "pitch p95 6.2°",
-    ("quaternius_stag", "slope"): "knee 10.9° in one frame, ball p95 10.6 mm",
+    ("quaternius_stag", "slope"): "knee 10.9° in one frame, ball p95 18.7 mm",
     ("quaternius_stag", "rough"): "pitch p95 24.8°",
     ("triceratops", "slope"): "ball p95 89.9 mm, a point 140.8 mm deep, pitch p95 13.2°, knee 14.0°",
     ("triceratops", "step"): "ball p95 45.6 mm, median 5.0 mm, knee 11.7°",
@@ -50,7 +47,7 @@ MISSES = {
         for ground, figure in (("slope", 56.9), ("step", 66.7), ("rough", 40.8), ("flat", 41.2))
     },
     ("leela", "slope"): "ball p95 26.2 mm, pitch p95 16.0°",
-    ("leela", "rough"): "ball p95 53.1 mm, pitch p95 22.0°",
+    ("leela", "rough"): "ball p95 44.5 mm, pitch p95 22.0°",
     ("knight", "step"): "knee 16.9° in one frame at the step",
     ("knight", "rough"): "knee 11.5° in one frame",
     # The other walks and runs of the glTF files, all cycles run in place (figures as measured; the bake names each).
@@ -74,7 +71,7 @@ MISSES = {
     ("leela_walk_tall", "rough"): "pitch p95 12.4°",
     ("trex_run", "slope"): "ball p95 110.0 mm, pitch p95 8.8°, knee 21.6°: its feet slide back along the slope",
     ("trex_run", "step"): "ball p95 26.1 mm: the take has a foot up to 58 mm under its floor there",
-    ("trex_run", "rough"): "ball p95 12.6 mm, median 7.4 mm, pitch p95 6.3°",
+    ("trex_run", "rough"): "ball p95 11.8 mm, median 7.4 mm, pitch p95 6.4°",
     ("triceratops_run", "slope"): "ball p95 90.4 mm, a point 145.0 mm deep, pitch p95 13.3°, knee 22.1°",
     ("triceratops_run", "step"): "pitch p95 6.2°, knee 10.4°",
     ("triceratops_run", "rough"): "ball p95 15.8 mm, pitch p95 9.9°, knee 11.8°",

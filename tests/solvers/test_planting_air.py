@@ -1,14 +1,14 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""A knee in the air turns gently (:mod:`solvers.planting.air`: ``gentle_knees``, ``gentle_swing``), against the law
-of cosines."""
+"""A knee in the air bends as animated give or take an eased difference (:mod:`solvers.planting.air`: ``bend_in_air``)
+and turns gently (``gentle_knees``, ``gentle_swing``), against the law of cosines."""
 
 import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
 
-from solvers.planting.air import bend, beyond, extension, gentle_knees, gentle_swing
+from solvers.planting.air import bend, bend_in_air, beyond, extension, gentle_knees, gentle_swing
 from solvers.planting.surface import clearing_lift
-from solvers.planting.timeline import intervals
+from solvers.planting.timeline import intervals, smoothstep
 
 MOST = np.radians(6.0)
 
@@ -47,6 +47,26 @@ def test_a_knee_in_the_air_turns_no_faster_than_its_swing_allows(swing):
             rate = max(MOST, abs(beyond[ends[1]] - beyond[ends[0]]) / (ends[1] - ends[0]))
         span = slice(max(first - 1, 0), min(last + 2, frames))
         assert (np.abs(np.diff(beyond[span])) <= rate + 1e-7).all()
+
+
+@given(swings())
+def test_a_swing_the_take_cuts_off_eases_back_to_its_animated_bend(swing):
+    """A swing running into the take's first or last frame has no take-off or landing there: its knee eases from the
+    bend planting gave the stance it leaves (or lands on) to the animated one at the take's end, instead of keeping
+    that stance's difference to the end (a gallop's leg 14° straighter than animated through its whole last swing)."""
+    held, hips, ankles, animated, thigh, shin = swing
+    frames = len(held)
+    moved = bend_in_air(held, np.zeros(frames, bool), hips, ankles, animated, thigh, shin, thigh + shin)
+    given = bend(np.linalg.norm(ankles - hips, axis=1), thigh, shin) - bend(animated, thigh, shin)
+    out = bend(np.linalg.norm(moved - hips, axis=1), thigh, shin) - bend(animated, thigh, shin)
+    if not held.any():
+        return
+    for first, last in intervals(~held):
+        weights = smoothstep((np.arange(first, last + 1) - first + 1) / (last - first + 2))
+        if last == frames - 1 and first > 0:  # from the take-off to the take's end
+            assert (np.abs(out[first:]) <= np.abs(given[first - 1]) * (1.0 - weights) + 1e-7).all()
+        if first == 0 and last < frames - 1:  # from the take's start to the landing
+            assert (np.abs(out[: last + 1]) <= np.abs(given[last + 1]) * weights + 1e-7).all()
 
 
 @given(swings())
