@@ -2,7 +2,8 @@
 """Grounds to plant a clip on, laid out under wherever its feet go.
 
 Every ground is a mesh object in the given collection, level with the authored floor where the
-clip starts, and reaching 1.5 m beyond its feet on every side. "Along" is the way the clip
+clip starts, and reaching at least 1.5 m beyond its feet on every side (further for a long leg, or a
+skinned mesh reaching further from the feet: :func:`takes.clips.footprint`). "Along" is the way the clip
 travels (or, for a clip that stays in place, the way its feet spread most).
 
 * ``slope``: a plane rising 10° along;
