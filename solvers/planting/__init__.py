@@ -178,6 +178,7 @@ def plant(
     # kept, as on a flat floor.
     animated = np.linalg.norm(legs.hip - legs.foot[:, :, :3, 3], axis=2)
     lengths = legs.thigh + legs.shin
+    leg_lengths = np.median(lengths, axis=0)  # (n,) each leg's length over the take
     source_up = None
     if authored is None:
         carried = legs.hip[..., 2] - legs.foot[..., 2, 3] >= CARRIES * animated
@@ -191,16 +192,14 @@ def plant(
         stood, source_up = authored_raise(sole, authored, floor)
     relative = sole.copy()
     relative[..., 2] -= stood
-    contacts = find_contacts(
-        relative, fps, settings.contact_height, settings.contact_speed, forced, np.median(lengths, axis=0)
-    )
-    under_floor = standing_under(contacts.stance, relative[..., 2], floor, np.median(lengths, axis=0))
+    contacts = find_contacts(relative, fps, settings.contact_height, settings.contact_speed, forced, leg_lengths)
+    under_floor = standing_under(contacts.stance, relative[..., 2], floor, leg_lengths)
     shift = np.zeros((frames, count, 3))
     # A cycle walked in place slides its standing feet back by design: the lock holds only the feet forced down there,
     # not the moments a foot slows as it turns (a straight leg held a few millimetres off its slide bends 10°).
     travels = travelling(legs)
     if settings.foot_lock:
-        most = LOCK_REACH * np.median(lengths, axis=0)
+        most = LOCK_REACH * leg_lengths
         for n in range(count):
             pinned = np.zeros(frames, bool) if forced is None else np.asarray(forced)[:, n] == DOWN
             reach = np.where(pinned, np.inf, most[n])
