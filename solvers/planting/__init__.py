@@ -192,7 +192,7 @@ def plant(
         stood, source_up = authored_raise(sole, authored, floor)
     relative = sole.copy()
     relative[..., 2] -= stood
-    contacts = find_contacts(relative, fps, settings.contact_height, settings.contact_speed, forced, leg_lengths)
+    contacts = find_contacts(relative, leg_lengths, fps, settings.contact_height, settings.contact_speed, forced)
     under_floor = standing_under(contacts.stance, relative[..., 2], floor, leg_lengths)
     shift = np.zeros((frames, count, 3))
     # A cycle walked in place slides its standing feet back by design: the lock holds only the feet forced down there,

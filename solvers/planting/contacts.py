@@ -59,15 +59,15 @@ def contact_level(height, frames: int, tolerance: float, highest: float = np.inf
     return float(low[resting].min() if resting.any() else height.min())
 
 
-def find_contacts(sole, fps: float, contact_height: float, contact_speed: float, forced=None, reach=None) -> Contacts:
-    """Contacts of the (F, n, P, 3) world sole points of n feet, sampled at ``fps``; where ``forced``
-    (F, n; :data:`DOWN`, :data:`UP` or :data:`AUTO`) says so, a foot stands (on its standing points, else
-    its ball) or is up, whatever the motion shows. ``reach`` (n,), each leg's length: a point resting more than
-    :data:`SWING_TOP` of it above where it goes is at the top of a swing, not on its floor."""
+def find_contacts(sole, reach, fps: float, contact_height: float, contact_speed: float, forced=None) -> Contacts:
+    """Contacts of the (F, n, P, 3) world sole points of n feet, whose legs are ``reach`` (n,) long, sampled at
+    ``fps``; where ``forced`` (F, n; :data:`DOWN`, :data:`UP` or :data:`AUTO`) says so, a foot stands (on its
+    standing points, else its ball) or is up, whatever the motion shows. A point resting more than :data:`SWING_TOP`
+    of its leg above where it goes is at the top of a swing, not on its floor."""
     sole = np.asarray(sole, dtype=np.float64)
     frames, feet, points = sole.shape[:3]
     rest = max(3, int(np.ceil(REST_TIME * fps)))
-    highest = np.full(feet, np.inf) if reach is None else SWING_TOP * np.asarray(reach, np.float64)
+    highest = SWING_TOP * np.asarray(reach, np.float64)
     level = np.array(
         [
             [contact_level(sole[:, n, p, 2], rest, 0.5 * contact_height, highest[n]) for p in range(points)]
