@@ -4,12 +4,12 @@
 Planting keeps a standing foot's height above the ground it stood on in the source as its height
 above the surface it is planted on. Where the authored ground is given (a capture stage's blocks
 and ramps, a set's stairs), that ground is its height under each sole point, the floor where it has
-none. Otherwise it is read from the stances: a foot resting more than :data:`RAISED` contact heights
-above where its sole rests on the floor, for a moment the only foot of its girdle resting (so it
-carries the body: not a foot held up while the other stands; a stance the take cuts off may have that
-moment outside it), stands on something that high, with the clearance its sole has on the floor. A
-foot that never rests on the floor (every step on blocks) has the clearance of the other feet of its
-girdle.
+none. Otherwise it is read from the stances: a foot resting higher than the contact height above where
+its sole rests on the floor, for a moment the only foot of its girdle resting (so it carries the body:
+not a foot held up while the other stands; a stance the take cuts off may have that moment outside it),
+stands on something that high, with the clearance its sole has on the floor; one resting more than
+:data:`RAISED` contact heights up only beside another is held up. A foot that never rests on the floor
+(every step on blocks) has the clearance of the other feet of its girdle.
 
 Either way the result is how far the source ground under each sole point is above the floor,
 ``raised`` (F, n, P): the sole's heights less it are heights over a flat floor, where contacts are
@@ -23,8 +23,9 @@ import numpy as np
 from .contacts import BALL, MAX_GAP, REST_TIME, TIP, contact_level, holders, horizontal_speed
 from .timeline import intervals
 
-#: A foot resting this many contact heights above its sole's floor level stands on something (a block, a step);
-#: less is a floor's unevenness, or one foot of a rig resting a little higher than the other.
+#: A foot resting this many contact heights above its sole's floor level, never the only foot of its girdle resting,
+#: is held up beside the one that stands (a hoof cocked through an idle); less, it is a floor's unevenness beside the
+#: other foot (neither held up nor a stance). Resting alone, a foot above its floor's contact band stands.
 RAISED = 2.0
 #: Seconds a sole point must rest on its lowest level for that to be its own floor level (four times what makes a
 #: rest): shorter, it may be a landing the take cuts off, still settling; the other feet's level is the better guess.
@@ -35,13 +36,13 @@ UNDER = 0.1
 
 
 def stance_raise(
-    sole, fps: float, contact_height: float, contact_speed: float, girdle, carries
+    sole, fps: float, floor: float, contact_height: float, contact_speed: float, girdle, carries
 ) -> tuple[np.ndarray, np.ndarray]:
     """(F, n) how far above the floor each of n feet stands in the source, read from its (F, n, P, 3) ``sole``
     points: zero but around raised stances, where it is the stance's rise over the foot's floor level, from
     landing to lift-off; and (F, n) where a foot rests that high without standing there, held up beside a foot on
-    the floor (its own lowest rest, if it never comes lower, is no contact level). ``girdle`` (n,) or None as in
-    :class:`.Legs`; ``carries`` (F, n): the leg points down."""
+    the floor (its own lowest rest, if it never comes lower, is no contact level). ``floor``: the take's floor
+    height; ``girdle`` (n,) or None as in :class:`.Legs`; ``carries`` (F, n): the leg points down."""
     sole = np.asarray(sole, dtype=np.float64)
     frames, feet, points = sole.shape[:3]
     window = max(3, math.ceil(REST_TIME * fps))
@@ -61,14 +62,24 @@ def stance_raise(
         for first, last in intervals(rests[:, n]):
             # A landing the take's end cuts off may still be settling: its lowest rest, so that it floats, not sinks.
             rest = np.where(known[n], resting[first : last + 1, n], np.inf)
-            rise = _rise(rest, reference[n], tolerance, 2 * window, last == frames - 1)
+            settle = tolerance, 2 * window, last == frames - 1
+            rise = _rise(rest, reference[n], *settle)
             carrying = carries[first : last + 1, n]
             # Alone on its girdle for a moment, or cut off by one of the take's ends (the moment may be outside it); a
             # foot at rest from the take's first frame to its last beside another on the floor is held up, not on a
             # block: a horse's hind hoof cocked through an idle, which planted as a stance would take the body down.
             cut_off = (first == 0) != (last == frames - 1)
             alone = (carrying & ~others[first : last + 1]).any() or (carrying.any() and cut_off)
-            if rise <= RAISED * contact_height:
+            # Resting above its floor's contact band and on the floor (not a sole keyed into it, less deep), its
+            # whole sole clear of its floor level, the only foot of its girdle resting stands there: no other foot
+            # carries the body (a take captured on a floor a few centimetres uneven, or drifting up). Higher than
+            # RAISED contact heights, the ball alone says so.
+            if rise <= contact_height:
+                continue
+            low = rest[np.isfinite(rest)].min(initial=np.inf)
+            if rise <= RAISED * contact_height and (
+                not alone or low <= floor or _rise(rest, reference[n], *settle, every=True) <= tolerance
+            ):
                 continue
             if not alone:
                 aloft[first : last + 1, n] = True
@@ -119,15 +130,19 @@ def _floor_levels(
     return reference, known
 
 
-def _rise(resting, reference, tolerance: float, least: int, cut_off: bool) -> float:
+def _rise(resting, reference, tolerance: float, least: int, cut_off: bool, every: bool = False) -> float:
     """How far one foot's rest, ``resting`` (m, P) as :func:`_rest_levels` gives it, is above its sole's
     ``reference`` (P,) on the floor, where it :func:`settled` (the lowest rest if the rest is ``cut_off`` by the
     take's end): at the ball (a real joint, where the heel is derived) if that rests ``least`` frames or more,
     else the least of the other points that do (the lower guess: a foot put a little high floats, one put low
     sinks); 0 (the floor) where none does (a foot slowing as it lands rests a moment, high). A foot whose tip rests
-    on its floor level stands on the floor, however high its ball (a hoof standing on its tip)."""
+    on its floor level stands on the floor, however high its ball (a hoof standing on its tip). With ``every``, the
+    least rise of all the points that rest: how far the whole sole is up (a ball whose floor level was read on
+    tiptoe, lower than where it rests flat, is not a foot on something)."""
     rests = np.flatnonzero(np.isfinite(resting).sum(axis=0) >= least)
     rise = {p: settled(resting[:, p], tolerance, cut_off) - reference[p] for p in rests}
+    if every:
+        return min(rise.values(), default=0.0)
     if TIP in rise and rise[TIP] <= tolerance:
         return min(rise[TIP], rise.get(BALL, np.inf))
     return rise[BALL] if BALL in rise else min(rise.values(), default=0.0)

@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """Takes captured on ground that is not flat (issue 20): CMU 03_02, a walk over blocks whose stances stand from
 -3 cm to +24 cm, planted on flat ground and on a step; the same take on another rig whose ground is 0.86 m below
-its floor setting. Measured with ``plant_metrics`` (bone heads and tails, Blender's ray cast) and stances found
-here from the source ball alone: nothing of the planting code measures itself."""
+its floor setting; CMU 07_12 on that rig, whose floor rises a few centimetres as it goes, on stairs. Measured with
+``plant_metrics`` (bone heads and tails, Blender's ray cast) and stances found here from the source ball alone:
+nothing of the planting code measures itself."""
 
 import bpy
 import numpy as np
@@ -152,3 +153,27 @@ def test_a_take_standing_far_under_its_floor_is_refused_naming_the_leg(lik):
     for obj in ground.objects:
         obj.location.z -= 0.86
     assert not lik.api.plant(rig, ground).problems
+
+
+def test_a_take_whose_floor_rises_a_few_centimetres_stands_still_on_stairs(lik):
+    """CMU 07_12 on the Character Creator rig (the brisk walk): its stances stand from 0 to 7 cm above its floor as
+    the take goes, its capture floor rising. Planted on stairs, the ball of each of its stances (:func:`_stances`,
+    less its first and last frames: where a foot lands and leaves is planting's to say, within a frame) moves no
+    more than the source's does over it, give or take 1 cm. Before, a stance 3-6 cm up, off the floor's contact band
+    and too low for a block, was read as a swing, and its foot was carried 250 mm up the steps as it stood."""
+    rig, frames, ground = clips.stage("iclone_brisk_walk", "stairs")
+    legs = clips.CLIPS["iclone_brisk_walk"].legs
+    fps = bpy.context.scene.render.fps / bpy.context.scene.render.fps_base
+    source = mocap.plant_metrics.sample(rig, legs, frames)
+    lik.api.detect_limbs(rig)
+    lik.api.plant(rig, ground)
+    planted = mocap.plant_metrics.sample(rig, legs, frames)
+    moved = []
+    for leg in legs:
+        for run in (run[1:-1] for run in _stances(source, frames, leg, fps)):
+            spread = {
+                name: max((sample[f][leg]["ball"] - sample[run[0]][leg]["ball"]).length for f in run)
+                for name, sample in (("source", source), ("planted", planted))
+            }
+            moved.append((leg, run[0], run[-1], round(spread["planted"] - spread["source"], 3)))
+    assert len(moved) >= 6 and all(extra <= 0.01 for *_, extra in moved), moved

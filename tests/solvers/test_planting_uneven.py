@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """Planting takes whose authored ground is not flat (issue 20): the walker's stances raised to levels of their own
-(blocks at random heights, stairs, a step: :mod:`uneven`), planted on flat ground, a slope or a step.
+(blocks at random heights, stairs, a step, a floor a few centimetres uneven: :mod:`uneven`), planted on flat ground,
+a slope or a step.
 
 Each stance keeps its height above the level it stood on (read from the stances) as its height above the target
 surface; nothing goes into the ground; no foot point jumps in a
@@ -18,7 +19,7 @@ from hypothesis import given, reject
 from hypothesis import strategies as st
 from terrain import Plane, steps
 from test_planting import CLEAN_WALK, budget
-from uneven import Uneven, levels, raise_stances, stance_runs
+from uneven import LOWEST_RAISE, UNEVEN_FLOOR, Uneven, levels, raise_stances, stance_runs
 from walker import Gait, gaits, walk
 
 from solvers.planting import Planted, PlantSettings, plant
@@ -44,7 +45,16 @@ def uneven_takes(draw, source: str, target: str):
         w = walk(g)
     except ValueError:  # a stride too long for the legs
         reject()
-    u = raise_stances(w, draw(levels(len(stance_runs(w)), source)))
+    runs = stance_runs(w)
+    heights = draw(levels(len(runs), source))
+    if source == "floor":  # each foot's first whole stance on the floor: a foot a little up in every stance is a rig's
+        for n in range(w.stance.shape[1]):
+            whole = [
+                k for k, (first, last, leg) in enumerate(runs) if leg == n and first > 0 and last < len(w.stance) - 1
+            ]
+            if whole:
+                heights[whole[0]] = 0.0
+    u = raise_stances(w, heights, UNEVEN_FLOOR[0] if source == "floor" else LOWEST_RAISE)
     if target == "flat":
         ground = Plane(base=g.floor + draw(st.floats(-0.3, 0.3)))
     elif target == "slope":
@@ -77,7 +87,7 @@ def stance_errors(g: Gait, u: Uneven, planted: Planted, ground) -> list[float]:
 
 
 @pytest.mark.parametrize("target", ["flat", "slope", "step"])
-@pytest.mark.parametrize("source", ["blocks", "stairs", "step"])
+@pytest.mark.parametrize("source", ["blocks", "stairs", "step", "floor"])
 @budget(shrink=False)
 @given(data=st.data())
 def test_each_stance_keeps_its_height_above_the_level_it_stood_on(source, target, data):
@@ -99,7 +109,7 @@ def planted_points(source: str, target: str, data, **options):
 
 
 @pytest.mark.parametrize("target", ["flat", "slope", "step"])
-@pytest.mark.parametrize("source", ["blocks", "stairs", "step"])
+@pytest.mark.parametrize("source", ["blocks", "stairs", "step", "floor"])
 @budget(shrink=False)
 @given(data=st.data())
 def test_nothing_goes_underground(source, target, data):
@@ -114,7 +124,7 @@ def test_nothing_goes_underground(source, target, data):
 
 
 @pytest.mark.parametrize("target", ["flat", "slope"])
-@pytest.mark.parametrize("source", ["blocks", "stairs", "step"])
+@pytest.mark.parametrize("source", ["blocks", "stairs", "step", "floor"])
 @budget(shrink=False)
 @given(data=st.data())
 def test_no_foot_jumps(source, target, data):
@@ -182,7 +192,7 @@ def test_a_foot_held_up_at_rest_through_the_take_stands_on_nothing(frames, heigh
     planting stood it on the ground and took the body down with it: the Quaternius horse's idle went 354 mm
     down, a front hoof 165 mm into flat ground."""
     held = height + np.array([-0.05, 0.1, 0.15]) * np.tan(pitch)
-    raised, aloft = stance_raise(_standing_pair(frames, held), fps, 0.03, 0.3, None, np.ones((frames, 2), bool))
+    raised, aloft = stance_raise(_standing_pair(frames, held), fps, 0.0, 0.03, 0.3, None, np.ones((frames, 2), bool))
     assert not raised.any()
     assert aloft[:, 1].all() and not aloft[:, 0].any()
 
@@ -192,5 +202,5 @@ def test_a_foot_resting_on_its_tip_stands_on_the_floor(frames, ball, tip, fps):
     """A foot at rest with a point on the floor (a hoof on its tip, the ball high above it) stands on the floor,
     however high its ball: not a stance raised by the ball's height."""
     held = np.array([ball + 0.05, ball, tip])
-    raised, aloft = stance_raise(_standing_pair(frames, held), fps, 0.03, 0.3, None, np.ones((frames, 2), bool))
+    raised, aloft = stance_raise(_standing_pair(frames, held), fps, 0.0, 0.03, 0.3, None, np.ones((frames, 2), bool))
     assert not raised.any() and not aloft.any()

@@ -2,10 +2,10 @@
 """Walks authored on ground that is not flat: the walker's stances raised to levels of their own.
 
 Each stance of each foot (heel strike to toe-off) stands on a level drawn for it, at least the
-floor: blocks at random heights, stairs going up or down, one step; the foot in the air blends from
-the level it leaves to the one it lands on (over the walker's own swing arc), and the pelvis rides
-on the lower foot's level, smoothed, never stretching a leg further than the flat walk does. The
-ground truth is each frame's source level under each foot.
+floor: blocks at random heights, stairs going up or down, one step, a floor a few centimetres uneven;
+the foot in the air blends from the level it leaves to the one it lands on (over the walker's own
+swing arc), and the pelvis rides on the lower foot's level, smoothed, never stretching a leg further
+than the flat walk does. The ground truth is each frame's source level under each foot.
 """
 
 from dataclasses import dataclass
@@ -20,6 +20,9 @@ from solvers.planting.timeline import intervals
 #: Metres: a stance raised by less than this is on the floor, one raised more is clearly on something.
 #: Levels are drawn as the floor or at least this high, so that no stance sits on the contact height's edge.
 LOWEST_RAISE = 0.08
+#: Metres: the levels of a capture floor a few centimetres uneven, each stance on the floor or this far up: above
+#: the contact height (3 cm), so not on the floor's contact band, and across twice it, where a stance is on a block.
+UNEVEN_FLOOR = (0.04, 0.075)
 
 
 @dataclass(frozen=True)
@@ -39,9 +42,9 @@ def stance_runs(w: Walk) -> list[tuple[int, int, int]]:
     return sorted(runs)
 
 
-def raise_stances(w: Walk, heights) -> Uneven:
+def raise_stances(w: Walk, heights, least: float = LOWEST_RAISE) -> Uneven:
     """``w`` with its k-th stance (in landing order, :func:`stance_runs`) raised by ``heights[k]``, less the
-    lowest of the stances it shows at least half of (then on the floor if less than :data:`LOWEST_RAISE`)."""
+    lowest of the stances it shows at least half of (then on the floor if less than ``least``)."""
     g = w.gait
     frames, count = w.stance.shape
     runs = stance_runs(w)
@@ -52,7 +55,7 @@ def raise_stances(w: Walk, heights) -> Uneven:
     raised = np.full((frames, count), np.nan)
     for (first, last, n), height in zip(runs, heights):
         rise = height - lowest
-        raised[first : last + 1, n] = rise if rise >= LOWEST_RAISE else 0.0
+        raised[first : last + 1, n] = rise if rise >= least else 0.0
     level = np.empty((frames, count))
     for n in range(count):
         known = ~np.isnan(raised[:, n])
@@ -90,9 +93,11 @@ def _floats(lo: float, hi: float):
 @st.composite
 def levels(draw, count: int, kind: str) -> list[float]:
     """``count`` stance levels above the floor, the lowest on it: ``blocks`` at random heights (the floor or
-    8-30 cm), ``stairs`` a step of 8-18 cm per stance up or down, or one ``step`` 8-30 cm up or down after a
-    drawn stance."""
-    if kind == "blocks":
+    8-30 cm), ``stairs`` a step of 8-18 cm per stance up or down, one ``step`` 8-30 cm up or down after a
+    drawn stance, or an uneven ``floor`` (the floor or :data:`UNEVEN_FLOOR` up)."""
+    if kind == "floor":
+        heights = [draw(st.one_of(st.just(0.0), _floats(*UNEVEN_FLOOR))) for _ in range(count)]
+    elif kind == "blocks":
         heights = [draw(st.one_of(st.just(0.0), _floats(LOWEST_RAISE, 0.3))) for _ in range(count)]
     elif kind == "stairs":
         rise = draw(_floats(0.08, 0.18))
