@@ -183,7 +183,7 @@ def plant(
     if authored is None:
         carried = legs.hip[..., 2] - legs.foot[..., 2, 3] >= CARRIES * animated
         args = settings.contact_height, settings.contact_speed, legs.girdle, carried
-        raised, aloft = stance_raise(sole, fps, floor, *args)
+        raised, aloft = stance_raise(sole, leg_lengths, fps, floor, *args)
         stood = np.repeat(raised[..., None], sole.shape[2], axis=2)
         if aloft.any():  # a foot held up at rest beside one on the floor is in the air, unless forced down there
             given = np.full(aloft.shape, AUTO) if forced is None else np.asarray(forced)

@@ -20,7 +20,7 @@ import math
 
 import numpy as np
 
-from .contacts import BALL, MAX_GAP, REST_TIME, TIP, contact_level, holders, horizontal_speed
+from .contacts import BALL, MAX_GAP, REST_TIME, SWING_TOP, TIP, contact_level, holders, horizontal_speed
 from .timeline import intervals
 
 #: A foot resting this many contact heights above its sole's floor level, never the only foot of its girdle resting,
@@ -36,13 +36,14 @@ UNDER = 0.1
 
 
 def stance_raise(
-    sole, fps: float, floor: float, contact_height: float, contact_speed: float, girdle, carries
+    sole, reach, fps: float, floor: float, contact_height: float, contact_speed: float, girdle, carries
 ) -> tuple[np.ndarray, np.ndarray]:
     """(F, n) how far above the floor each of n feet stands in the source, read from its (F, n, P, 3) ``sole``
     points: zero but around raised stances, where it is the stance's rise over the foot's floor level, from
     landing to lift-off; and (F, n) where a foot rests that high without standing there, held up beside a foot on
-    the floor (its own lowest rest, if it never comes lower, is no contact level). ``floor``: the take's floor
-    height; ``girdle`` (n,) or None as in :class:`.Legs`; ``carries`` (F, n): the leg points down."""
+    the floor (its own lowest rest, if it never comes lower, is no contact level). ``reach`` (n,): each leg's
+    length; ``floor``: the take's floor height; ``girdle`` (n,) or None as in :class:`.Legs`; ``carries`` (F, n): the
+    leg points down."""
     sole = np.asarray(sole, dtype=np.float64)
     frames, feet, points = sole.shape[:3]
     window = max(3, math.ceil(REST_TIME * fps))
@@ -51,7 +52,8 @@ def stance_raise(
     resting = _rest_levels(height, sole[..., :2], window, tolerance, contact_speed * (window - 1) / fps)
     girdle = np.zeros(feet, int) if girdle is None else np.asarray(girdle)
     least = max(2 * window, round(FLOOR_TIME * fps))
-    reference, known = _floor_levels(resting, height, window, tolerance, contact_height, girdle, least)
+    highest = SWING_TOP * np.asarray(reach, np.float64)
+    reference, known = _floor_levels(resting, height, window, tolerance, contact_height, girdle, least, highest)
     rests = np.isfinite(resting).any(axis=2)  # (F, n)
     slow = (horizontal_speed(sole, fps) <= contact_speed).any(axis=2)
     raised = np.zeros((frames, feet))
@@ -101,13 +103,15 @@ def stance_raise(
 
 
 def _floor_levels(
-    resting, height, window: int, tolerance: float, contact_height: float, girdle, least: int
+    resting, height, window: int, tolerance: float, contact_height: float, girdle, least: int, highest
 ) -> tuple[np.ndarray, np.ndarray]:
     """(n, P) each sole point's level on the floor: where it :func:`settled` at its lowest rests, if it rests there
     for ``least`` frames and not :data:`RAISED` contact heights above the other feet of its girdle; else (a
     foot that never stands on the floor, or only lands on it as the take ends) the lowest such level of its
     girdle. And (n, P) which levels are known so: where no foot of the girdle rests a point that long (a heel
-    that lifts whenever it is on the floor), its lowest height is no floor level to measure a block by."""
+    that lifts whenever it is on the floor), its lowest height is no floor level to measure a block by. A point that
+    never rests so has its :func:`.contacts.contact_level`, not counting rests more than ``highest`` (n,) above where
+    it goes (a hoof folded still at the top of a gallop's swing), as contacts are found."""
     feet, points = resting.shape[1:]
     level, trusted = np.empty((feet, points)), np.zeros((feet, points), bool)
     for n in range(feet):
@@ -117,7 +121,7 @@ def _floor_levels(
                 level[n, p] = settled(rests, tolerance)
                 trusted[n, p] = (rests <= level[n, p] + tolerance).sum() >= least
             else:
-                level[n, p] = contact_level(height[:, n, p], window, tolerance)
+                level[n, p] = contact_level(height[:, n, p], window, tolerance, highest[n])
     reference = level.copy()
     for n in range(feet):
         same = girdle == girdle[n]

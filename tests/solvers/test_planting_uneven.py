@@ -192,7 +192,9 @@ def test_a_foot_held_up_at_rest_through_the_take_stands_on_nothing(frames, heigh
     planting stood it on the ground and took the body down with it: the Quaternius horse's idle went 354 mm
     down, a front hoof 165 mm into flat ground."""
     held = height + np.array([-0.05, 0.1, 0.15]) * np.tan(pitch)
-    raised, aloft = stance_raise(_standing_pair(frames, held), fps, 0.0, 0.03, 0.3, None, np.ones((frames, 2), bool))
+    raised, aloft = stance_raise(
+        _standing_pair(frames, held), [0.9, 0.9], fps, 0.0, 0.03, 0.3, None, np.ones((frames, 2), bool)
+    )
     assert not raised.any()
     assert aloft[:, 1].all() and not aloft[:, 0].any()
 
@@ -202,5 +204,7 @@ def test_a_foot_resting_on_its_tip_stands_on_the_floor(frames, ball, tip, fps):
     """A foot at rest with a point on the floor (a hoof on its tip, the ball high above it) stands on the floor,
     however high its ball: not a stance raised by the ball's height."""
     held = np.array([ball + 0.05, ball, tip])
-    raised, aloft = stance_raise(_standing_pair(frames, held), fps, 0.0, 0.03, 0.3, None, np.ones((frames, 2), bool))
+    raised, aloft = stance_raise(
+        _standing_pair(frames, held), [0.9, 0.9], fps, 0.0, 0.03, 0.3, None, np.ones((frames, 2), bool)
+    )
     assert not raised.any() and not aloft.any()
