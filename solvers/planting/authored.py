@@ -64,8 +64,8 @@ def stance_raise(
         for first, last in intervals(rests[:, n]):
             # A landing the take's end cuts off may still be settling: its lowest rest, so that it floats, not sinks.
             rest = np.where(known[n], resting[first : last + 1, n], np.inf)
-            settle = tolerance, 2 * window, last == frames - 1
-            rise = _rise(rest, reference[n], *settle)
+            rises = _rises(rest, reference[n], tolerance, 2 * window, last == frames - 1)
+            rise = _rise(rises, tolerance)
             carrying = carries[first : last + 1, n]
             # Alone on its girdle for a moment, or cut off by one of the take's ends (the moment may be outside it); a
             # foot at rest from the take's first frame to its last beside another on the floor is held up, not on a
@@ -80,7 +80,7 @@ def stance_raise(
                 continue
             low = rest[np.isfinite(rest)].min(initial=np.inf)
             if rise <= RAISED * contact_height and (
-                not alone or low <= floor or _rise(rest, reference[n], *settle, every=True) <= tolerance
+                not alone or low <= floor or min(rises.values(), default=0.0) <= tolerance
             ):
                 continue
             if not alone:
@@ -134,22 +134,25 @@ def _floor_levels(
     return reference, known
 
 
-def _rise(resting, reference, tolerance: float, least: int, cut_off: bool, every: bool = False) -> float:
-    """How far one foot's rest, ``resting`` (m, P) as :func:`_rest_levels` gives it, is above its sole's
-    ``reference`` (P,) on the floor, where it :func:`settled` (the lowest rest if the rest is ``cut_off`` by the
-    take's end): at the ball (a real joint, where the heel is derived) if that rests ``least`` frames or more,
-    else the least of the other points that do (the lower guess: a foot put a little high floats, one put low
-    sinks); 0 (the floor) where none does (a foot slowing as it lands rests a moment, high). A foot whose tip rests
-    on its floor level stands on the floor, however high its ball (a hoof standing on its tip). With ``every``, the
-    least rise of all the points that rest: how far the whole sole is up (a ball whose floor level was read on
-    tiptoe, lower than where it rests flat, is not a foot on something)."""
+def _rises(resting, reference, tolerance: float, least: int, cut_off: bool) -> dict[int, float]:
+    """How far each point of one foot's rest, ``resting`` (m, P) as :func:`_rest_levels` gives it, that rests
+    ``least`` frames or more is above its sole's ``reference`` (P,) on the floor, where it :func:`settled` (the
+    lowest rest if the rest is ``cut_off`` by the take's end), by point index. The least of them is how far the
+    whole sole is up (a ball whose floor level was read on tiptoe, lower than where it rests flat, is not a foot on
+    something)."""
     rests = np.flatnonzero(np.isfinite(resting).sum(axis=0) >= least)
-    rise = {p: settled(resting[:, p], tolerance, cut_off) - reference[p] for p in rests}
-    if every:
-        return min(rise.values(), default=0.0)
-    if TIP in rise and rise[TIP] <= tolerance:
-        return min(rise[TIP], rise.get(BALL, np.inf))
-    return rise[BALL] if BALL in rise else min(rise.values(), default=0.0)
+    return {p: settled(resting[:, p], tolerance, cut_off) - reference[p] for p in rests}
+
+
+def _rise(rises: dict[int, float], tolerance: float) -> float:
+    """How far one foot's rest is up, from its points' :func:`_rises`: at the ball (a real joint, where the heel is
+    derived) if that rests long enough, else the least of the other points that do (the lower guess: a foot put a
+    little high floats, one put low sinks); 0 (the floor) where none does (a foot slowing as it lands rests a
+    moment, high). A foot whose tip rests within ``tolerance`` of its floor level stands on the floor, however high
+    its ball (a hoof standing on its tip)."""
+    if TIP in rises and rises[TIP] <= tolerance:
+        return min(rises[TIP], rises.get(BALL, np.inf))
+    return rises[BALL] if BALL in rises else min(rises.values(), default=0.0)
 
 
 def settled(levels, tolerance: float, lowest: bool = False) -> float:

@@ -160,7 +160,7 @@ def test_a_take_whose_floor_rises_a_few_centimetres_stands_still_on_stairs(lik):
     the take goes, its capture floor rising. Planted on stairs, the ball of each of its stances (:func:`_stances`,
     less its first and last frames: where a foot lands and leaves is planting's to say, within a frame) moves no
     more than the source's does over it, give or take 1 cm. Before, a stance 3-6 cm up, off the floor's contact band
-    and too low for a block, was read as a swing, and its foot was carried 250 mm up the steps as it stood."""
+    and too low for a block, was read as a swing, and its foot was carried 407 mm up the steps as it stood."""
     rig, frames, ground = clips.stage("iclone_brisk_walk", "stairs")
     legs = clips.CLIPS["iclone_brisk_walk"].legs
     fps = bpy.context.scene.render.fps / bpy.context.scene.render.fps_base
