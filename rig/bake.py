@@ -219,7 +219,6 @@ def _bake(obj, depsgraph, planned: plan.Plan, edit: ActionEdit, frames: list[int
         report.lift = analysis.least_lift
         report.problems.update(planting.outside)
         report.problems.update(analysis.problems)
-        report.warnings.update(analysis.popping)
     count = len(frames)
     lengths = solve.world_length(pose)[:, None]
     for group, result in zip(solved.groups, solved.results):
@@ -272,7 +271,7 @@ def _beyond_limits(
         settings.max_foot_angle,
         settings.use_foot_lock,
         lowered,
-        knees_said=frozenset(analysis.popping),
+        knee_causes=analysis.knee_causes,
     )
 
 

@@ -3,8 +3,6 @@
 fast (a take walked in place over ground that rises or falls, a foot the take keys into its floor, or ground that
 asks more of the leg than its motion gives), and a body moved further than its legs reach."""
 
-import math
-
 import numpy as np
 
 from ...solvers.planting import Legs, Planted, travelling
@@ -20,45 +18,43 @@ IN_PLACE_RISE = 0.05
 KEYED_UNDER = 0.005
 
 
-def knee_pops(limbs: list[str], frames: range, legs: Legs, planted: Planted) -> dict[str, str]:
+def knee_causes(limbs: list[str], frames: range, legs: Legs, planted: Planted) -> dict[str, str]:
     """Per planted limb whose knee planting turns in a frame by more than :data:`.knees.KNEE_POP` beyond the
-    animation's turn, a sentence with the frames, the most it turns and whether the foot stands, lands, leaves
-    or is in the air there (the IK bends the knee to the hip-to-ankle distance planting gives, or leaves it
-    straight where that is out of reach)."""
+    animation's turn (the IK bends the knee to the hip-to-ankle distance planting gives, or leaves it straight where
+    that is out of reach), why: a clause naming the frame where it turns most, whether the foot stands, lands, leaves
+    or is in the air there, and the cause. Whether the keys turn it so, and how far, is for the bake's read-back to
+    say (:func:`.limits.beyond`): a rig whose bones are not joined head to tail turns its bones otherwise than
+    planting places its joints."""
     hips = moved_with(planted.body, legs.hip)
     turns = knee_turns(hips, planted.foot[..., :3, 3], legs.hip, legs.foot[..., :3, 3], legs.thigh, legs.shin)
     standing = planted.contacts.stance.any(axis=2)
     in_place = not travelling(legs)
     where = {(True, True): "while its foot stands", (False, True): "as its foot lands"}
     where |= {(True, False): "as its foot leaves", (False, False): "with its foot in the air"}
-    popping = {}
+    causes = {}
     for n, limb in enumerate(limbs):
         over = np.flatnonzero(turns[:, n] > KNEE_POP) + 1  # the later frame of each pair
         if not len(over):
             continue
         worst = int(over[np.argmax(turns[over - 1, n])])
         foot_there = where[bool(standing[worst - 1, n]), bool(standing[worst, n])]
-        cause = "the ground there asks more of the leg than its motion gives; look at those frames."
+        cause = "the ground there asks more of the leg than its motion gives"
         rises = _rise_while_down(planted, n) if in_place else 0.0
         keyed, deepest = _keyed_under(planted, legs.girdle, n, worst)
         if rises > IN_PLACE_RISE:
             cause = (
                 "the take walks in place: its feet slide back along the ground while down, and the ground under this "
                 f"one rises or falls up to {1000 * rises:.0f} mm as it does, which no height of a body that stays "
-                "follows for every leg; a take that travels, or flat ground, plants without it."
+                "follows for every leg; a take that travels, or flat ground, plants without it"
             )
         elif keyed is not None:
             whose = "this foot" if keyed == n else f"the foot of '{limbs[keyed]}'"
             cause = (
                 f"the take keys {whose} up to {1000 * deepest:.0f} mm into its floor there, and planting stands it "
-                "on the ground: the legs it carries the body with bend for it; look at those frames."
+                "on the ground: the legs it carries the body with bend for it"
             )
-        popping[limb] = (
-            f"Limb '{limb}': planting turns its knee up to {math.degrees(turns[worst - 1, n]):.1f}° in one "
-            f"frame beyond the animation (frame {frames[worst]}, {foot_there}; more than 10° at "
-            f"{frames_text(frames, over)}): {cause}"
-        )
-    return popping
+        causes[limb] = f"planting turns it most at frame {frames[worst]}, {foot_there}: {cause}"
+    return causes
 
 
 def _keyed_under(planted: Planted, girdle, n: int, frame: int) -> tuple[int | None, float]:

@@ -359,9 +359,9 @@ class Analysis:
     least_lift: float  #: the lift at the frame where planting moves the body least (world units; negative: down)
     #: a sentence when planting moves the body further than the take explains (:func:`.causes.body_moved`)
     moved: str | None
-    #: per planted limb whose knee planting turns faster than it is held to, a sentence saying where and why
-    #: (:func:`.causes.knee_pops`)
-    popping: dict[str, str] = field(default_factory=dict)
+    #: per planted limb whose knee planting turns faster than it is held to, where and why
+    #: (:func:`.causes.knee_causes`): said where the keys turn it so
+    knee_causes: dict[str, str] = field(default_factory=dict)
 
     @property
     def problems(self) -> dict[str, str]:
@@ -433,8 +433,8 @@ def analyse(
     reach = float((legs.thigh + legs.shin).max())
     least = float(lift[np.argmin(np.abs(lift))])
     moved = causes.body_moved(plan.obj.name, frames, least, reach, ground.name)
-    popping = causes.knee_pops([f.limb for f in plan.feet], frames, legs, planted)
-    analysis = Analysis(frames, planted, lift, reach, ground.name, stances, least, moved, popping)
+    why = causes.knee_causes([f.limb for f in plan.feet], frames, legs, planted)
+    analysis = Analysis(frames, planted, lift, reach, ground.name, stances, least, moved, why)
     _last[plan.obj.session_uid] = (plan, analysis)
     return analysis
 

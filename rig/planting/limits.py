@@ -36,15 +36,15 @@ def beyond(
     locked: bool = True,
     lowered: np.ndarray | None = None,
     keyed: bool = True,
-    knees_said: frozenset[str] = frozenset(),
+    knee_causes: dict[str, str] | None = None,
 ) -> dict[str, str]:
     """Per leg (``limbs``, the columns of ``found``, measured at ``frames``) beyond a planting limit, a sentence
     naming the figure, how far, the frames and what causes it where that shows: ``held`` (F, n), where planting
     stood each foot; ``max_tilt``, the steepest ground a foot tips to follow (radians); ``locked``, whether the
     foot lock held standing feet; ``lowered`` (F, n), how far under its floor the take stands each foot (metres,
     the level planting read from its stances, which it keeps under the ground it plants on); ``keyed``, whether
-    what was measured is keys a bake wrote, else the rig as it plays (a foot report); ``knees_said``: the legs whose
-    knee turn planting has already named (:attr:`.legs.Analysis.popping`), not named again."""
+    what was measured is keys a bake wrote, else the rig as it plays (a foot report); ``knee_causes``: per leg whose
+    knee planting turned fast, why (:attr:`.legs.Analysis.knee_causes`), said where its bones turn beyond the limit."""
     standing = found.contact & ~np.isnan(found.height)
     if not standing.any():
         return dict.fromkeys(limbs, _no_stance(found.travels))
@@ -114,13 +114,13 @@ def beyond(
     # As the bones turn, not as planting placed the joints: a shin turned about its length against the thigh where
     # the leg is straight turns the bones of a rig whose bones are not joined head to tail (a glTF import) apart,
     # though its joints keep their bend.
-    told = np.array([limb in knees_said for limb in limbs], bool)
+    why = knee_causes or {}
     name(
-        np.where(told, 0.0, found.turn),
+        found.turn,
         KNEE_POP,
         "its knee turns up to {} more in one frame than the animation turns it",
         _degrees,
-        lambda n, over: None,
+        lambda n, over: why.get(limbs[n]),
     )
     return {
         limb: f"Limb '{limb}' {opening}, at the lowest point of its sole, against the take as authored): "
