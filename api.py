@@ -223,9 +223,9 @@ def bake(
     plane the limb is held in, and the farthest it lay, in world units), ``seconds``, ``lift`` (how far planting
     raised the body where it moved it least, negative lowered; None without planting), ``problems``
     (limb -> sentence: what was keyed but is wrong, such as a body moved further than the take explains) and
-    ``warnings`` (limb -> sentence: what was keyed beyond the planting limits, with the frames: a knee planting
-    turns more than 10° in a frame beyond the animation; a standing foot off its authored height or pitch, sunk
-    into the ground or sliding, measured on the keys as they play; a take where no foot stands).
+    ``warnings`` (limb -> sentence: what was keyed beyond the planting limits, measured on the keys as they play,
+    with the frames and the cause where it shows: a knee turning more than 10° in a frame beyond the animation; a
+    standing foot off its authored height or pitch, sunk into the ground or sliding; a take where no foot stands).
 
     ``progress``, if given, is called after each frame is read with the fraction of the range done
     (0 to 1); an exception it raises ends the bake with the scene as it was. ``contacts`` forces planted
