@@ -172,7 +172,7 @@ def test_the_command_line_forces_contacts_through_the_api(lik, walk, tmp_path):
     assert lik.cli.main([*argv, "--output-dir", str(tmp_path / "out"), "--json", str(report)]) == 0
     part = json.loads(report.read_text())["files"][0]["armatures"][0]
     assert not part["problems"] and list(part["warnings"]) == [LEG], part
-    assert "planting turns its knee" in part["warnings"][LEG]
+    assert "its knee turns up to" in part["warnings"][LEG]
     bpy.ops.wm.open_mainfile(filepath=str(tmp_path / "out" / "walk.blend"))
     rig = bpy.data.objects[name]
     assert forced_ranges(rig) == [(first, last, "DOWN")]
