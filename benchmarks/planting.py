@@ -50,7 +50,7 @@ LIMITS = (
 def row(name: str, ground: str, backwards: bool = False, mode: str | None = None, lock: bool = True) -> list:
     label = f"{name} (backwards)" if backwards else name
     try:
-        result = measure.planted(name, ground, lock, mode, backwards)
+        result = measure.planted(name, ground, lock=lock, pelvis_mode=mode, backwards=backwards)
     except measure.extension().api.LimbIKError as error:  # what planting says instead, once for every ground
         return [label, "any", f"{measure.fps():.0f}", *["–"] * 11, f"not planted: {error}", "all"]
     f, frames = result["figures"], result["frames"]
