@@ -235,8 +235,8 @@ def toe_of(obj: bpy.types.Object, end: str) -> str:
 
 
 def reach_ground(obj: bpy.types.Object, bones, depsgraph=None) -> list[bool]:
-    """Whether the tail of each of ``bones`` is near the rig's lowest point at rest or usually in the rig's
-    actions, read at a few frames of each in the scene ``depsgraph`` evaluates: a foot, not a hand."""
+    """Whether each of ``bones`` is near the rig's lowest point at rest or usually in the rig's actions, read at a
+    few frames of each in the scene ``depsgraph`` evaluates: a foot, not a hand."""
     shape = Shape(obj, depsgraph)  # once for all: it plays every action
     return [shape.reaches_ground([bone]) for bone in bones]
 
@@ -276,20 +276,22 @@ class Shape:
         self.high = [max(max(h @ self.up, t @ self.up) for h, t in pose.values()) for pose in self.poses]
 
     def reaches_ground(self, names) -> bool:
-        """Whether the tail of the last of ``names`` carries the body: near the rig's lowest point at rest,
-        or in at least half of the poses read (a leg, a foreleg), not just once (a boxer's hand in a fall)."""
-        near = [
-            pose[names[-1]][1] @ self.up <= low + self.GROUND * (high - low)
-            for pose, low, high in zip(self.poses, self.low, self.high)
-        ]
+        """Whether the last of ``names`` carries the body: near the rig's lowest point at rest, or in at least half
+        of the poses read (a leg, a foreleg), not just once (a boxer's hand in a fall)."""
+        near = self._near_ground(names[-1])
         return near[0] or 2 * sum(near[1:]) >= len(near) - 1
 
     def ever_near_ground(self, names) -> bool:
-        """Whether the tail of the last of ``names`` comes near the rig's lowest point in any pose read."""
-        return any(
-            pose[names[-1]][1] @ self.up <= low + self.GROUND * (high - low)
+        """Whether the last of ``names`` comes near the rig's lowest point in any pose read."""
+        return any(self._near_ground(names[-1]))
+
+    def _near_ground(self, name: str) -> list[bool]:
+        """Per pose read, whether the bone ``name`` is near the rig's lowest point by its lower end: its head where
+        its tail points up or aside (an importer guesses tails: glTF's Fortune option turns a foot's up)."""
+        return [
+            min(pose[name][0] @ self.up, pose[name][1] @ self.up) <= low + self.GROUND * (high - low)
             for pose, low, high in zip(self.poses, self.low, self.high)
-        )
+        ]
 
     def skin_above_ground(self, obj: bpy.types.Object, skin, bones) -> bool:
         """Whether the mesh the chain ``bones`` carry stays clear of the ground at rest: its lowest vertex
