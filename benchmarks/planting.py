@@ -3,7 +3,7 @@
 
     ~/.cache/limb_ik/venv-blender-5.2/bin/python benchmarks/planting.py [--set first|second|all] [--only boxing walk]
         [--pelvis-modes] [--grounds stairs descent step_down steep across] [--backwards] [--other-actions]
-        [--pelvis-mode AVERAGE|FRONT_UPHILL|LOWEST] [--no-lock]
+        [--pelvis-mode AVERAGE|FRONT_UPHILL|LOWEST] [--no-lock] [--bone-option BLENDER|TEMPERANCE|FORTUNE]
 
 Every clip of ``../shared/mocap`` is staged on each ground (``takes/grounds.py``), its legs found
 by Detect Limbs, planted and baked by ``api.plant``, and measured by
@@ -14,7 +14,8 @@ clip: the analysis of the whole take, and a frame. With ``--pelvis-modes``, only
 grounds instead, such as the ones planting was not developed on; with ``--backwards``, every clip played from its
 last frame to its first; with ``--other-actions``, instead of the clips, the actions of the second set's glTF rigs that
 no clip plays (idles, attacks, jumps: takes nobody here had planted). ``--pelvis-mode`` and ``--no-lock`` plant
-every row with that Pelvis mode, or without the Foot Lock, instead of the rig's defaults.
+every row with that Pelvis mode, or without the Foot Lock, instead of the rig's defaults; ``--bone-option`` imports
+the glTF characters with that Bone Dir option (the bones' tails the importer guesses).
 """
 
 import argparse
@@ -47,10 +48,12 @@ LIMITS = (
 )
 
 
-def row(name: str, ground: str, backwards: bool = False, mode: str | None = None, lock: bool = True) -> list:
+def row(
+    name: str, ground: str, backwards: bool = False, mode: str | None = None, lock: bool = True, bones: str = "BLENDER"
+) -> list:
     label = f"{name} (backwards)" if backwards else name
     try:
-        result = measure.planted(name, ground, lock=lock, pelvis_mode=mode, backwards=backwards)
+        result = measure.planted(name, ground, lock=lock, pelvis_mode=mode, backwards=backwards, bone_heuristic=bones)
     except measure.extension().api.LimbIKError as error:  # what planting says instead, once for every ground
         return [label, "any", f"{measure.fps():.0f}", *["–"] * 11, f"not planted: {error}", "all"]
     f, frames = result["figures"], result["frames"]
@@ -195,6 +198,12 @@ def main() -> int:
     )
     parser.add_argument("--no-lock", action="store_true", help="Foot Lock off for every row")
     parser.add_argument(
+        "--bone-option",
+        choices=("BLENDER", "TEMPERANCE", "FORTUNE"),
+        default="BLENDER",
+        help="the glTF importer's Bone Dir option for the glTF characters (their bones' tails; default: Blender's)",
+    )
+    parser.add_argument(
         "--other-actions",
         action="store_true",
         help="the glTF rigs' actions that no clip plays, instead of the clips: takes nobody here had planted",
@@ -219,7 +228,8 @@ def main() -> int:
             "of `api.plant` (analysis of the take, solve, keys); glTF characters: the ball is the lowest vertex "
             "of the skinned foot (plant_metrics.sample_sole)",
             f"limits: {LIMITS}",
-            f"settings: Pelvis {args.pelvis_mode or 'the rig default'}, Foot Lock {'off' if args.no_lock else 'on'}",
+            f"settings: Pelvis {args.pelvis_mode or 'the rig default'}, Foot Lock {'off' if args.no_lock else 'on'}, "
+            f"glTF bone option {args.bone_option}",
         ),
     )
     if args.pelvis_modes:
@@ -248,7 +258,7 @@ def main() -> int:
         first_human = clips.CLIPS[name].kind == "human" and clips.CLIPS[name].part == "first"
         for ground in args.grounds or (HUMAN_GROUNDS if first_human else QUADRUPED_GROUNDS):
             with report.quiet():
-                rows.append(row(name, ground, args.backwards, args.pelvis_mode, not args.no_lock))
+                rows.append(row(name, ground, args.backwards, args.pelvis_mode, not args.no_lock, args.bone_option))
             print(f"measured {name} on {ground}", file=sys.stderr, flush=True)
             if rows[-1][1] == "any":
                 break

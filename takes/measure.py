@@ -116,12 +116,20 @@ def pelvis_heights(rig: bpy.types.Object, name: str, frames, ground=None) -> np.
 
 
 @functools.cache
-def planted(name: str, ground: str, lock: bool = True, pelvis_mode: str | None = None, backwards: bool = False) -> dict:
-    """Clip ``name`` on a ``ground`` (``backwards``: played from its end, :func:`.clips.reverse`), its legs detected
-    and planted by the API and baked (with ``pelvis_mode``, default: the rig's default); measured before and after.
-    Cached: plain data survives the scene resets between tests."""
+def planted(
+    name: str,
+    ground: str,
+    lock: bool = True,
+    pelvis_mode: str | None = None,
+    backwards: bool = False,
+    bone_heuristic: str = "BLENDER",
+) -> dict:
+    """Clip ``name`` on a ``ground`` (``backwards``: played from its end, :func:`.clips.reverse`; a glTF file imported
+    with the ``bone_heuristic`` option), its legs detected and planted by the API and baked (with ``pelvis_mode``,
+    default: the rig's default); measured before and after. Cached: plain data survives the scene resets between
+    tests."""
     lik = extension()
-    rig, frames, collection = clips.stage(name, ground, backwards=backwards)
+    rig, frames, collection = clips.stage(name, ground, bone_heuristic, backwards=backwards)
     clip = clips.CLIPS[name]
     legs, objects = clip.legs, list(collection.objects)
     if clip.skinned:  # its mesh stands on the ground, not its bones
