@@ -272,8 +272,14 @@ class Shape:
         animated = _every_action(obj, depsgraph, posed, self.SAMPLES) if depsgraph is not None else []
         # The pose shown depends on the action and frame that happen to be current: read only without animation.
         self.poses = [rest, *(animated or [posed()])]
-        self.low = [min(min(h @ self.up, t @ self.up) for h, t in pose.values()) for pose in self.poses]
-        self.high = [max(max(h @ self.up, t @ self.up) for h, t in pose.values()) for pose in self.poses]
+        # The rig's extent: its joints, and the tails that end a chain (a toe's tip); another bone's tail is a guess
+        # where it is not its child's head (an FBX's automatic bone orientation points a root's a metre underground).
+        ends = {b.name for b in self.bones if not b.children}
+        heights = [
+            np.array([h @ self.up for h, _ in pose.values()] + [t @ self.up for n, (_, t) in pose.items() if n in ends])
+            for pose in self.poses
+        ]
+        self.low, self.high = [h.min() for h in heights], [h.max() for h in heights]
 
     def reaches_ground(self, names) -> bool:
         """Whether the last of ``names`` carries the body: near the rig's lowest point at rest, or in at least half
@@ -287,7 +293,7 @@ class Shape:
 
     def _near_ground(self, name: str) -> list[bool]:
         """Per pose read, whether the bone ``name`` is near the rig's lowest point by its lower end: its head where
-        its tail points up or aside (an importer guesses tails: glTF's Fortune option turns a foot's up)."""
+        its tail points up or aside (an importer guesses tails: glTF's Fortune option points a foot's up)."""
         return [
             min(pose[name][0] @ self.up, pose[name][1] @ self.up) <= low + self.GROUND * (high - low)
             for pose, low, high in zip(self.poses, self.low, self.high)

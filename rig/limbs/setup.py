@@ -236,12 +236,12 @@ def to_plant(obj: bpy.types.Object, names=None, depsgraph=None) -> list:
         if not limb.end_bone:
             raise LimbIKError(f"Limb '{limb.name}' has no foot to plant; planting needs thigh, shin and foot.")
         chain_of(obj, limb, planted=True)  # its bones, toe included, exist before they are measured
-    grounded = detect.reach_ground(obj, [limb.toe_bone or limb.end_bone for limb in planted], depsgraph)
-    for limb, on_ground in zip(planted, grounded):
+    lowest = [limb.toe_bone or limb.end_bone for limb in planted]
+    for limb, bone, on_ground in zip(planted, lowest, detect.reach_ground(obj, lowest, depsgraph)):
         if not on_ground:
             raise LimbIKError(
-                f"Limb '{limb.name}' has no foot on the ground side: its end bone '{limb.end_bone}' never comes "
-                "near the rig's lowest point; plant legs only."
+                f"Limb '{limb.name}' has no foot on the ground side: its {'toe' if limb.toe_bone else 'end'} bone "
+                f"'{bone}' never comes near the rig's lowest point; plant legs only."
             )
     return planted
 

@@ -133,6 +133,25 @@ def test_a_rig_whose_object_is_turned_and_scaled_plants_as_one_that_is_not(lik, 
     assert np.linalg.norm(played[1] - played[0], axis=-1).max() <= 0.001
 
 
+def test_an_fbx_round_trip_plants_whatever_bone_orientation_its_import_guessed(lik, tmp_path):
+    """A captured walk exported to FBX and imported again, with and without the importer's Automatic Bone Orientation,
+    is planted the same way: every joint (bone head; the tails are the importer's guess) within 1 mm at every frame.
+    The automatic orientation points the root bone's tail a metre under the floor, which was taken for the rig's
+    lowest point, and planting refused the feet as never coming near it."""
+    played = []
+    for automatic in (False, True):
+        rig, frames, collection = clips.stage("bandai_walk_elderly", "step")
+        with bpy.context.temp_override(selected_objects=[rig], active_object=rig):
+            bpy.ops.export_scene.fbx(filepath=str(tmp_path / "walk.fbx"), use_selection=True, add_leaf_bones=False)
+        bpy.data.objects.remove(rig)
+        bpy.ops.import_scene.fbx(filepath=str(tmp_path / "walk.fbx"), automatic_bone_orientation=automatic)
+        rig = next(obj for obj in bpy.context.scene.objects if obj.type == "ARMATURE")
+        lik.api.detect_limbs(rig)
+        assert lik.api.plant(rig, collection).keys > 0
+        played.append(mocap.play(rig, frames)[:, :, 0])
+    assert np.linalg.norm(played[1] - played[0], axis=-1).max() <= 0.001
+
+
 def test_foot_lock_holds_what_the_capture_lets_slide():
     locked, free = mocap.planted("boxing", "flat")["figures"], mocap.planted("boxing", "flat", lock=False)["figures"]
     assert free["stance_slide"] > 0.02  # the capture's standing feet do slide
