@@ -208,10 +208,11 @@ def test_the_upper_body_goes_up_the_slope_with_the_hips(lik):
     assert abs(head - pelvis) <= 0.05, (pelvis, head)
 
 
-def _skin(frames) -> np.ndarray:
-    """(F, V, 3) every vertex of the scene's skinned meshes in world space, frame by frame, as evaluated."""
+def _skin(rig, frames) -> np.ndarray:
+    """(F, V, 3) every vertex of the meshes ``rig`` deforms (as the shared measure finds them) in world space, frame
+    by frame, as evaluated."""
     scene, out = bpy.context.scene, []
-    meshes = [o for o in scene.objects if o.type == "MESH" and any(m.type == "ARMATURE" for m in o.modifiers)]
+    meshes = mocap.plant_metrics.skinned_meshes(rig)
     for frame in frames:
         scene.frame_set(frame)
         depsgraph, points = bpy.context.evaluated_depsgraph_get(), []
@@ -244,10 +245,10 @@ def test_the_planted_mesh_does_not_depend_on_the_bone_option_of_the_import(lik, 
     for option in ("BLENDER", "TEMPERANCE", "FORTUNE"):
         rig, frames, collection = clips.stage(clip, ground, bone_heuristic=option)
         tails.append(np.array([bone.tail_local for bone in rig.data.bones]))
-        before = _skin(frames)
+        before = _skin(rig, frames)
         lik.api.detect_limbs(rig)
         lik.api.plant(rig, collection)
-        planted.append(_skin(frames))
+        planted.append(_skin(rig, frames))
         moved = max(moved, np.linalg.norm(planted[-1] - before, axis=-1).max())
     assert moved > 0.01, "planting moved nothing"
     assert all(np.abs(other - tails[0]).max() > 0.01 for other in tails[1:]), "the options guessed the same tails"
