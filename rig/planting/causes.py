@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """Why planting cannot keep a take as it is, in sentences naming the limb, the frames and the cause: a knee turning
 fast (a take walked in place over ground that rises or falls, a foot the take keys into its floor, or ground that
-asks more of the leg than its motion gives), and a body moved further than its legs reach."""
+asks more of the leg than its motion gives), a body moved further than its legs reach, and legs of a size no body
+has, in metres."""
 
 import numpy as np
 
@@ -16,6 +17,9 @@ IN_PLACE_RISE = 0.05
 #: Metres under its floor that a take keys a mesh sole, beyond which a knee turning fast there is said to come from
 #: planting standing that foot on the ground.
 KEYED_UNDER = 0.005
+#: Hip-to-ankle lengths (metres, one a Blender unit) outside which a leg is not the size of any body that walks: a take
+#: in centimetres or inches imported at scale 1, or a rig scaled down twice. Planting's distances are metres.
+LEG_SIZES = (0.01, 6.0)
 
 
 def knee_causes(limbs: list[str], frames: range, legs: Legs, planted: Planted) -> dict[str, str]:
@@ -93,6 +97,24 @@ def body_moved(name: str, frames: range, least: float, reach: float, ground: str
         f"({reach:.2f} m): the ground collection '{ground}' is not where the take was made; move it "
         "under the feet, or set the Floor Height to the floor the take stands on."
     )
+
+
+def unsized(limbs: list[str], lengths: np.ndarray) -> dict[str, str]:
+    """Per limb whose leg (hip to ankle, ``lengths`` (n,) in world units, as the take holds it) is outside
+    :data:`LEG_SIZES`, a sentence saying so: planting reads a Blender unit as a metre, so it finds stances and holds
+    its limits by distances meant for a body of a real size."""
+    low, high = LEG_SIZES
+    return {
+        limb: (
+            f"Limb '{limb}' is {length:.3g} m from hip to ankle, reading a Blender unit as a metre as planting "
+            f"does whatever the scene's Unit Scale, a size no leg that walks has ({low * 100:.0f} cm to {high:.0f} "
+            "m): planting finds its stances and holds its limits by distances meant for a real body (a few "
+            "centimetres), so what it keys for this leg is not to be trusted; scale the armature and the ground to "
+            "the character's real size first (a take in centimetres is imported at scale 0.01)."
+        )
+        for limb, length in zip(limbs, map(float, lengths))
+        if not low <= length <= high
+    }
 
 
 def frames_text(frames: range, missing: np.ndarray) -> str:

@@ -359,6 +359,8 @@ class Analysis:
     least_lift: float  #: the lift at the frame where planting moves the body least (world units; negative: down)
     #: a sentence when planting moves the body further than the take explains (:func:`.causes.body_moved`)
     moved: str | None
+    #: per planted limb whose leg is of a size no body has, in metres, why that matters (:func:`.causes.unsized`)
+    unsized: dict[str, str] = field(default_factory=dict)
     #: per planted limb whose knee planting turns faster than it is held to, where and why
     #: (:func:`.causes.knee_causes`): said where the keys turn it so
     knee_causes: dict[str, str] = field(default_factory=dict)
@@ -366,8 +368,12 @@ class Analysis:
     @property
     def problems(self) -> dict[str, str]:
         """What makes the planting wrong though it is solved, per planted limb: a body moved further than the take
-        explains (every leg)."""
-        return {limb: self.moved for limb in self.stances} if self.moved else {}
+        explains (every leg), a leg of a size no body has."""
+        moved = {limb: self.moved for limb in self.stances} if self.moved else {}
+        return {
+            limb: " ".join(filter(None, (moved.get(limb), self.unsized.get(limb))))
+            for limb in {**moved, **self.unsized}
+        }
 
     @cached_property
     def pitches(self) -> bool:
@@ -433,8 +439,10 @@ def analyse(
     reach = float((legs.thigh + legs.shin).max())
     least = float(lift[np.argmin(np.abs(lift))])
     moved = causes.body_moved(plan.obj.name, frames, least, reach, ground.name)
-    why = causes.knee_causes([f.limb for f in plan.feet], frames, legs, planted)
-    analysis = Analysis(frames, planted, lift, reach, ground.name, stances, least, moved, why)
+    names = [f.limb for f in plan.feet]
+    why = causes.knee_causes(names, frames, legs, planted)
+    unsized = causes.unsized(names, np.median(legs.thigh + legs.shin, axis=0))
+    analysis = Analysis(frames, planted, lift, reach, ground.name, stances, least, moved, unsized, why)
     _last[plan.obj.session_uid] = (plan, analysis)
     return analysis
 

@@ -133,6 +133,33 @@ def test_a_rig_whose_object_is_turned_and_scaled_plants_as_one_that_is_not(lik, 
     assert np.linalg.norm(played[1] - played[0], axis=-1).max() <= 0.001
 
 
+@pytest.mark.parametrize("scale", [1.0, 100.0, 0.005])
+def test_legs_of_a_size_no_body_has_are_named_with_their_length(lik, capfd, scale):
+    """The captured walk and its ground held by an empty scaled 100 times (a take in centimetres imported at scale 1)
+    or 0.005 times: planting reads a Blender unit as a metre, so the bake, check and the operator name each leg with
+    its length; at its real size nothing is named."""
+    rig, frames, collection = clips.stage("walk", "flat")
+    world = bpy.data.objects.new("World", None)
+    bpy.context.scene.collection.objects.link(world)
+    world.scale = (scale,) * 3
+    for obj in (rig, *collection.objects):
+        obj.parent = world
+    rig.limb_ik.floor_height *= scale
+    lik.api.detect_limbs(rig)
+    report = lik.api.plant(rig, collection)
+    sentence = re.compile(r"Limb 'leg\.L' is ([\d.e+-]+) m from hip to ankle, reading a Blender unit as a metre")
+    if scale == 1.0:
+        assert not report.problems and not lik.api.check(rig)
+        return
+    assert set(report.problems) == {"leg.L", "leg.R"}
+    length = float(sentence.search(report.problems["leg.L"]).group(1))
+    assert length == pytest.approx(0.83 * scale, rel=0.02)
+    assert sentence.search(lik.api.check(rig)["leg.L"])
+    capfd.readouterr()
+    assert bpy.ops.limb_ik.bake(frame_start=frames.start, frame_end=frames.stop - 1) == {"FINISHED"}
+    assert sentence.search(capfd.readouterr().out)
+
+
 def test_an_fbx_round_trip_plants_whatever_bone_orientation_its_import_guessed(lik, tmp_path):
     """A captured walk exported to FBX and imported again, with and without the importer's Automatic Bone Orientation,
     is planted the same way: every joint (bone head; the tails are the importer's guess) within 1 mm at every frame.
