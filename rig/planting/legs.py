@@ -423,13 +423,17 @@ def analyse(
         if planted.no_ground[:, n].any()
     }
     floor = f"the authored ground '{authored.name}'" if authored else "its floor"
+    # The lowest any sole stands in the take: the floor, or above it, where the take stands on what it stands on.
+    soles = np.minimum(np.minimum(legs.heel[..., 2], legs.ball[..., 2]), legs.tip[..., 2])
+    lowest = float(soles[planted.contacts.stance.any(axis=2)].min(initial=np.inf))
     for n, foot in enumerate(plan.feet):
         under = np.flatnonzero(planted.under_floor[:, n])
         if len(under) and foot.limb not in problems:
             problems[foot.limb] = (
                 f"Limb '{foot.limb}' stands far under {floor} at {frames_text(frames, under)}, "
                 "on nothing the take shows, so it is not planted; set the Authored Floor to the floor the take "
-                "stands on, or give the Authored Ground it was made on."
+                f"stands on (the lowest it stands a sole is {lowest:.3f} m), or give the Authored Ground it was "
+                "made on."
             )
     if problems:
         raise LimbIKError(next(iter(problems.values())), problems)

@@ -5,6 +5,8 @@ its floor setting; CMU 07_12 on that rig, whose floor rises a few centimetres as
 ``plant_metrics`` (bone heads and tails, Blender's ray cast) and stances found here from the source ball alone:
 nothing of the planting code measures itself."""
 
+import re
+
 import bpy
 import numpy as np
 import pytest
@@ -143,6 +145,8 @@ def test_a_take_standing_far_under_its_floor_is_refused_naming_the_leg(lik):
         lik.api.plant(rig, ground)
     text = str(refused.value)
     assert "stands far under its floor at" in text and "frames from" in text, text
+    low = float(re.search(r"the lowest it stands a sole is (-?[\d.]+) m\)", text).group(1))
+    assert -0.90 <= low <= -0.84, text  # its lowest stance: the floor the take was captured on
     assert any(f"'{limb.name}'" in text for limb in rig.limb_ik.limbs if limb.plant or "leg" in limb.name), text
     rig.limb_ik.ground = ground
     for limb in lik.api.legs(rig):
