@@ -37,6 +37,7 @@ WINDOW = 16  #: keys on each side of the range copied to the scratch curve (0.27
 SHAPE = ("interpolation", "handle_left_type", "handle_right_type", "co", "handle_left", "handle_right")
 #: Blender merges a key inserted this close to another (frames); placeholders keep further apart.
 INSERT_THRESHOLD = 0.01
+SAME_FRAME = 1e-3  #: a key this close to a frame is the key at that frame
 # Measured costs (microseconds, Blender 5.0 on the benchmark machine), for choosing the cheaper way.
 WHOLE_PER_KEY = 1.3  #: reading and writing every attribute of a key in bulk, handles recomputed
 SPLICE_PER_KEY = 25.0  #: a key overwritten one attribute at a time, the one it replaces saved
@@ -122,10 +123,22 @@ def write(points, first: int, replaced: int, keys: list[tuple]) -> None:
             setattr(point, name, value)
 
 
+def held_interpolation(points, first: int, stop: int, frames) -> list[str]:
+    """Per frame of ``frames`` (in time order), the interpolation of the key of ``points`` in effect there (the last
+    at or before it, else the first), looking only at the keys ``first`` to ``stop`` and the one before them: what
+    replaces keys ``first`` to ``stop`` interpolates as they did (a blocking pass's constant keys stay constant)."""
+    low = max(min(first, len(points)) - 1, 0)
+    high = min(max(stop, low + 1), len(points))
+    keys = [points[i] for i in range(low, high)]
+    at = np.searchsorted([key.co[0] for key in keys], np.asarray(frames) + SAME_FRAME, side="right") - 1
+    return [keys[i].interpolation for i in np.clip(at, 0, len(keys) - 1)]
+
+
 def new_keys(curves, fcurve, points, first: int, stop: int, frames, values, defaults: dict) -> list[tuple]:
-    """Keys at ``frames`` with ``values`` (attributes ``defaults``, by name) to go in place of keys
-    ``first`` to ``stop`` of ``fcurve``, with the handles Blender gives them there. ``curves``: the
-    collection ``fcurve`` is in, where the scratch curve is made."""
+    """Keys at ``frames`` with ``values`` (attributes ``defaults``, by name, but for the interpolation: the replaced
+    keys', :func:`held_interpolation`) to go in place of keys ``first`` to ``stop`` of ``fcurve``, with the handles
+    Blender gives them there. ``curves``: the collection ``fcurve`` is in, where the scratch curve is made."""
+    interpolation = held_interpolation(points, first, stop, frames)
     before = [[getattr(points[i], name) for name in SHAPE] for i in range(max(first - WINDOW, 0), first)]
     after = [[getattr(points[i], name) for name in SHAPE] for i in range(stop, min(stop + WINDOW, len(points)))]
     co = np.column_stack([frames, values]).astype(np.float32)
@@ -139,6 +152,7 @@ def new_keys(curves, fcurve, points, first: int, stop: int, frames, values, defa
                 setattr(keys[n], name, value)
         for n, (frame, value) in enumerate(co.tolist(), len(before)):
             keys[n].co = (frame, value)
+            keys[n].interpolation = interpolation[n - len(before)]
         scratch.update()
         handles = {}
         for name in ("handle_left", "handle_right"):
@@ -147,8 +161,13 @@ def new_keys(curves, fcurve, points, first: int, stop: int, frames, values, defa
             handles[name] = array.reshape(-1, 2)[len(before) : len(before) + len(co)]
     finally:
         curves.remove(scratch)
-    own = {"co": co, **handles}
+    own = {"co": co, **handles, "interpolation": interpolation}
     return [
-        tuple(tuple(own[name][n].tolist()) if name in own else defaults[name] for name in ATTRIBUTES)
+        tuple(_value(own[name][n]) if name in own else defaults[name] for name in ATTRIBUTES)
         for n in range(len(frames))
     ]
+
+
+def _value(value):
+    """A key attribute as :func:`write` sets it: a pair as a tuple, anything else as it is."""
+    return tuple(value.tolist()) if isinstance(value, np.ndarray) else value

@@ -90,3 +90,27 @@ def test_a_short_range_on_a_long_curve_is_spliced(lik):
     assert (first, stop) == (500, 510)
     assert lik.rig.keys.splice.cheaper(all_fcurves(obj)[0], points, first, stop, 10)
     assert not lik.rig.keys.splice.cheaper(all_fcurves(obj)[0], points, 0, 99_000, 99_000)
+
+
+@pytest.mark.parametrize("spliced", [True, False])
+@pytest.mark.parametrize("baked", [range(190, 211), range(0, 15)])
+def test_new_keys_interpolate_as_the_keys_they_replace(lik, monkeypatch, spliced, baked):
+    """A blocking pass (constant keys every 4 frames from frame 8, linear from frame 200) keyed on every frame of a
+    range: each new key takes the interpolation of the key in effect at its frame (the last at or before it, else
+    the first), by either way of writing; the keys outside the range keep theirs."""
+    frames_of = np.arange(8.0, 400.0, 4.0)
+    obj = keyed_empty(np.column_stack([frames_of, np.sin(frames_of / 7.0)]))
+    points = all_fcurves(obj)[0].keyframe_points
+    ipo = bpy.types.Keyframe.bl_rna.properties["interpolation"].enum_items
+    held = np.where(frames_of < 200.0, ipo["CONSTANT"].value, ipo["LINEAR"].value).astype(np.int32)
+    points.foreach_set("interpolation", held)
+    replace(lik, obj, list(baked), spliced, monkeypatch)
+    table = key_table(lik, obj)[(PATH, 0)]
+    frames, interpolation = table["co"][:, 0], table["interpolation"]
+    new = (frames >= baked[0] - 1e-3) & (frames <= baked[-1] + 1e-3)
+    assert sorted(frames[new].tolist()) == [float(f) for f in baked]
+    expected = np.where(frames < 200.0, ipo["CONSTANT"].value, ipo["LINEAR"].value)
+    assert np.array_equal(interpolation, expected), (
+        frames[interpolation != expected],
+        interpolation[interpolation != expected],
+    )

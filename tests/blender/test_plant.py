@@ -13,6 +13,7 @@ import bpy
 import numpy as np
 import pytest
 import rigs
+from test_bake import all_fcurves
 
 from takes import clips, grounds
 from takes import measure as mocap
@@ -158,6 +159,29 @@ def test_legs_of_a_size_no_body_has_are_named_with_their_length(lik, capfd, scal
     capfd.readouterr()
     assert bpy.ops.limb_ik.bake(frame_start=frames.start, frame_end=frames.stop - 1) == {"FINISHED"}
     assert sentence.search(capfd.readouterr().out)
+
+
+def test_a_blocking_pass_planted_on_its_keys_stays_a_blocking_pass(lik):
+    """The captured walk made a blocking pass (every channel keyed every 4th frame, constant) and planted on the slope
+    on those frames (step 4): every key the bake writes holds as the keys it replaces did, so the planted legs hold
+    their pose between keys as the rest of the body does. Written as Bézier, they moved between the held poses."""
+    rig, frames, collection = clips.stage("walk", "slope")
+    for curve in all_fcurves(rig):
+        points = curve.keyframe_points
+        for i in reversed(range(len(points))):
+            if (round(points[i].co.x) - frames.start) % 4:
+                points.remove(points[i], fast=True)
+        for point in points:
+            point.interpolation = "CONSTANT"
+        curve.update()
+    lik.api.detect_limbs(rig)
+    report = lik.api.plant(rig, collection, step=4)
+    assert report.keys > 0
+    kinds = {point.interpolation for curve in all_fcurves(rig) for point in curve.keyframe_points}
+    assert kinds == {"CONSTANT"}
+    played = mocap.play(rig, frames)
+    held = played[(np.arange(len(frames)) // 4) * 4]  # each frame as the last key before it has it
+    assert np.abs(played - held).max() <= 1e-5
 
 
 def test_an_fbx_round_trip_plants_whatever_bone_orientation_its_import_guessed(lik, tmp_path):
