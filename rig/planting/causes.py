@@ -18,8 +18,9 @@ IN_PLACE_RISE = 0.05
 #: planting standing that foot on the ground.
 KEYED_UNDER = 0.005
 #: Hip-to-ankle lengths (metres, one a Blender unit) outside which a leg is not the size of any body that walks: a take
-#: in centimetres or inches imported at scale 1, or a rig scaled down twice. Planting's distances are metres.
-LEG_SIZES = (0.01, 6.0)
+#: in centimetres or inches imported at scale 1, or a rig scaled down twice. Planting's distances are metres. A
+#: dinosaur at full size stands on legs up to 9 m long (Quaternius' T-rex).
+LEG_SIZES = (0.01, 20.0)
 
 
 def knee_causes(limbs: list[str], frames: range, legs: Legs, planted: Planted) -> dict[str, str]:
