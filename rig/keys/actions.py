@@ -215,8 +215,8 @@ class ActionEdit:
     def replace_range(self, fcurve: bpy.types.FCurve, frames: np.ndarray, values: np.ndarray, start, end) -> None:
         """Key ``values`` at ``frames``, replacing the keys in [start, end]; all other keys stay bit-identical.
 
-        New keys interpolate as the keys they replace did (the last at or before each, else the first: a
-        blocking pass's constant keys stay constant; Bézier on a curve that had none), with auto-clamped handles,
+        New keys interpolate as the keys they replace did (:func:`.splice.held_interpolation`: a blocking
+        pass's constant keys stay constant; Bézier on a curve that had none), with auto-clamped handles,
         which Blender computes; keys outside the range keep every attribute, their handles included. The cost is
         in proportion to the range and the keys it replaces, or to the whole curve when that is less.
         """
@@ -245,7 +245,7 @@ class ActionEdit:
         order = np.argsort(np.concatenate([frame_of[keep], new_co[:, 0]]), kind="stable")
         is_new = np.concatenate([np.zeros(int(keep.sum()), bool), np.ones(len(frames), bool)])[order]
         held = np.searchsorted(frame_of, np.asarray(frames) + splice.SAME_FRAME, side="right") - 1
-        interpolation = old["interpolation"][np.clip(held, 0, len(frame_of) - 1)]
+        interpolation = old["interpolation"][splice.in_effect(np.clip(held, 0, len(frame_of) - 1), len(frame_of))]
         for name, _, _ in KEY_FIELDS:
             fresh = new_co if name in ("co", "handle_left", "handle_right") else np.full(len(frames), NEW_KEY[name])
             fresh = interpolation if name == "interpolation" else fresh

@@ -125,13 +125,19 @@ def write(points, first: int, replaced: int, keys: list[tuple]) -> None:
 
 def held_interpolation(points, first: int, stop: int, frames) -> list[str]:
     """Per frame of ``frames`` (in time order), the interpolation of the key of ``points`` in effect there (the last
-    at or before it, else the first), looking only at the keys ``first`` to ``stop`` and the one before them: what
-    replaces keys ``first`` to ``stop`` interpolates as they did (a blocking pass's constant keys stay constant)."""
+    at or before it, else the first; for the curve's last key, whose own Blender never uses, the one before it),
+    looking only at the keys ``first`` to ``stop`` and their neighbours: what replaces keys ``first`` to ``stop``
+    interpolates as they did (a blocking pass's constant keys stay constant)."""
     low = max(min(first, len(points)) - 1, 0)
     high = min(max(stop, low + 1), len(points))
-    keys = [points[i] for i in range(low, high)]
-    at = np.searchsorted([key.co[0] for key in keys], np.asarray(frames) + SAME_FRAME, side="right") - 1
-    return [keys[i].interpolation for i in np.clip(at, 0, len(keys) - 1)]
+    at = np.searchsorted([points[i].co[0] for i in range(low, high)], np.asarray(frames) + SAME_FRAME, "right")
+    return [points[i].interpolation for i in in_effect(np.clip(at - 1, 0, high - low - 1) + low, len(points))]
+
+
+def in_effect(index: np.ndarray, count: int) -> np.ndarray:
+    """The key whose interpolation holds at each key ``index`` of a curve of ``count`` keys: itself, but for the last
+    key, whose interpolation Blender never uses: the one before it."""
+    return np.where((index == count - 1) & (count > 1), index - 1, index)
 
 
 def new_keys(curves, fcurve, points, first: int, stop: int, frames, values, defaults: dict) -> list[tuple]:

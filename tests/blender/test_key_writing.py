@@ -93,16 +93,18 @@ def test_a_short_range_on_a_long_curve_is_spliced(lik):
 
 
 @pytest.mark.parametrize("spliced", [True, False])
-@pytest.mark.parametrize("baked", [range(190, 211), range(0, 15)])
+@pytest.mark.parametrize("baked", [range(190, 211), range(0, 15), range(390, 420)])
 def test_new_keys_interpolate_as_the_keys_they_replace(lik, monkeypatch, spliced, baked):
-    """A blocking pass (constant keys every 4 frames from frame 8, linear from frame 200) keyed on every frame of a
-    range: each new key takes the interpolation of the key in effect at its frame (the last at or before it, else
-    the first), by either way of writing; the keys outside the range keep theirs."""
+    """A blocking pass (constant keys every 4 frames from frame 8, linear from frame 200, its last key at 396 Bézier,
+    which Blender never uses) keyed on every frame of a range: each new key takes the interpolation of the key in
+    effect at its frame (the last at or before it, else the first; past the curve's end, the last segment's), by
+    either way of writing; the keys outside the range keep theirs."""
     frames_of = np.arange(8.0, 400.0, 4.0)
     obj = keyed_empty(np.column_stack([frames_of, np.sin(frames_of / 7.0)]))
     points = all_fcurves(obj)[0].keyframe_points
     ipo = bpy.types.Keyframe.bl_rna.properties["interpolation"].enum_items
     held = np.where(frames_of < 200.0, ipo["CONSTANT"].value, ipo["LINEAR"].value).astype(np.int32)
+    held[-1] = ipo["BEZIER"].value
     points.foreach_set("interpolation", held)
     replace(lik, obj, list(baked), spliced, monkeypatch)
     table = key_table(lik, obj)[(PATH, 0)]
@@ -110,6 +112,8 @@ def test_new_keys_interpolate_as_the_keys_they_replace(lik, monkeypatch, spliced
     new = (frames >= baked[0] - 1e-3) & (frames <= baked[-1] + 1e-3)
     assert sorted(frames[new].tolist()) == [float(f) for f in baked]
     expected = np.where(frames < 200.0, ipo["CONSTANT"].value, ipo["LINEAR"].value)
+    if not new[-1]:  # the last key kept: its own
+        expected[-1] = ipo["BEZIER"].value
     assert np.array_equal(interpolation, expected), (
         frames[interpolation != expected],
         interpolation[interpolation != expected],
