@@ -244,8 +244,7 @@ class ActionEdit:
         new_co = np.column_stack([frames, values]).astype(np.float32)
         order = np.argsort(np.concatenate([frame_of[keep], new_co[:, 0]]), kind="stable")
         is_new = np.concatenate([np.zeros(int(keep.sum()), bool), np.ones(len(frames), bool)])[order]
-        held = np.searchsorted(frame_of, np.asarray(frames) + splice.SAME_FRAME, side="right") - 1
-        interpolation = old["interpolation"][splice.in_effect(np.clip(held, 0, len(frame_of) - 1), len(frame_of))]
+        interpolation = old["interpolation"][splice.in_effect(frame_of, frames)]
         for name, _, _ in KEY_FIELDS:
             fresh = new_co if name in ("co", "handle_left", "handle_right") else np.full(len(frames), NEW_KEY[name])
             fresh = interpolation if name == "interpolation" else fresh

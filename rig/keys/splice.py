@@ -124,20 +124,23 @@ def write(points, first: int, replaced: int, keys: list[tuple]) -> None:
 
 
 def held_interpolation(points, first: int, stop: int, frames) -> list[str]:
-    """Per frame of ``frames`` (in time order), the interpolation of the key of ``points`` in effect there (the last
-    at or before it, else the first; for the curve's last key, whose own Blender never uses, the one before it),
-    looking only at the keys ``first`` to ``stop`` and their neighbours: what replaces keys ``first`` to ``stop``
-    interpolates as they did (a blocking pass's constant keys stay constant)."""
+    """Per frame of ``frames`` (in time order), the interpolation of the key of ``points`` in effect there
+    (:func:`in_effect`), looking only at the keys ``first`` to ``stop`` and their neighbours: what replaces keys
+    ``first`` to ``stop`` interpolates as they did (a blocking pass's constant keys stay constant)."""
     low = max(min(first, len(points)) - 1, 0)
     high = min(max(stop, low + 1), len(points))
-    at = np.searchsorted([points[i].co[0] for i in range(low, high)], np.asarray(frames) + SAME_FRAME, "right")
-    return [points[i].interpolation for i in in_effect(np.clip(at - 1, 0, high - low - 1) + low, len(points))]
+    index = in_effect([points[i].co[0] for i in range(low, high)], frames, low, len(points))
+    return [points[i].interpolation for i in index]
 
 
-def in_effect(index: np.ndarray, count: int) -> np.ndarray:
-    """The key whose interpolation holds at each key ``index`` of a curve of ``count`` keys: itself, but for the last
-    key, whose interpolation Blender never uses: the one before it."""
-    return np.where((index == count - 1) & (count > 1), index - 1, index)
+def in_effect(key_frames, frames, offset: int = 0, count: int | None = None) -> np.ndarray:
+    """Per frame of ``frames``, the index of the key whose interpolation holds there, in a curve of ``count`` keys
+    (default: just these) whose keys from ``offset`` on are at ``key_frames`` (time order): the last at or before
+    the frame, else the first; for the curve's last key, whose own interpolation Blender never uses, the one before."""
+    count = offset + len(key_frames) if count is None else count
+    at = np.searchsorted(key_frames, np.asarray(frames) + SAME_FRAME, side="right") - 1
+    at = np.clip(at, 0, len(key_frames) - 1) + offset
+    return np.where((at == count - 1) & (count > 1), at - 1, at)
 
 
 def new_keys(curves, fcurve, points, first: int, stop: int, frames, values, defaults: dict) -> list[tuple]:

@@ -423,9 +423,10 @@ def analyse(
         if planted.no_ground[:, n].any()
     }
     floor = f"the authored ground '{authored.name}'" if authored else "its floor"
-    # The lowest any sole stands in the take: the floor, or above it, where the take stands on what it stands on.
-    soles = np.minimum(np.minimum(legs.heel[..., 2], legs.ball[..., 2]), legs.tip[..., 2])
-    lowest = float(soles[planted.contacts.stance.any(axis=2)].min(initial=np.inf))
+    if planted.under_floor.any():
+        # The lowest any sole stands in the take: the floor, or above it, where the take stands on something.
+        soles = np.minimum(np.minimum(legs.heel[..., 2], legs.ball[..., 2]), legs.tip[..., 2])
+        lowest = float(soles[planted.contacts.stance.any(axis=2)].min())
     for n, foot in enumerate(plan.feet):
         under = np.flatnonzero(planted.under_floor[:, n])
         if len(under) and foot.limb not in problems:
