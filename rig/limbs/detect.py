@@ -20,6 +20,7 @@ Limbs whose bones all lie in one plane, at rest and as animated, belong to a 2D 
 """
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import bpy
@@ -116,7 +117,12 @@ def find_limbs(obj: bpy.types.Object, shape: "Shape") -> list[FoundLimb]:
     used = {b for limb in found for b in (limb.upper, limb.lower, limb.end, limb.toe) if b}
     taken = {limb.name for limb in found}
     legs = [limb for limb in found if "leg" in limb.name]
-    for limb in shape.limbs(used, np.mean([shape.length(limb) for limb in legs]) if legs else 0.0):
+    skin = skin or soles.read_skin(obj)
+
+    def hung(chain):  # the bones outside ``chain`` its mesh's foot hangs from (an exported IK foot)
+        return soles.outside(obj, skin, chain, None, as_low=True)
+
+    for limb in shape.limbs(used, np.mean([shape.length(limb) for limb in legs]) if legs else 0.0, hung):
         name, number = limb.name, 2
         while name in taken:
             kind, side = limb.name.rsplit(".", 1)
@@ -124,8 +130,6 @@ def find_limbs(obj: bpy.types.Object, shape: "Shape") -> list[FoundLimb]:
         taken.add(name)
         found.append(FoundLimb(name, limb.upper, limb.lower, limb.end, limb.toe, "shape"))
     footless = [limb for limb in found if "leg" in limb.name and not limb.end]
-    if footless and skin is None:
-        skin = soles.read_skin(obj)  # once for them all
     used |= {b for limb in found for b in (limb.upper, limb.lower, limb.end, limb.toe) if b}
     return [_hung_foot(obj, limb, skin, shape, used) if limb in footless else limb for limb in found]
 
@@ -317,22 +321,29 @@ class Shape:
                 return True
         return False
 
-    def limbs(self, used: set[str], leg_length: float) -> list[FoundLimb]:
+    def limbs(self, used: set[str], leg_length: float, hung: Callable[[list[str]], list[str]]) -> list[FoundLimb]:
         """Legs and arms by shape among the bones not in ``used``; ``leg_length``: how long the legs
-        found already are (0: none)."""
+        found already are (0: none); ``hung``: the bones outside a chain that its mesh's foot hangs from.
+
+        A chain that is a hierarchy of its own beside the body's (a root bone and what hangs from it, where another
+        root carries more bones) moves a limb from outside, as an exported IK foot does: it is not one."""
+        roots = [b for b in self.bones if b.parent is None]
+        body = max(roots, key=lambda b: len(b.children_recursive))
         chains: dict[tuple, list[list[str]]] = {}
         for leaf in (b for b in self.bones if not b.children):
             chain, bone = [leaf.name], leaf
             while bone.parent is not None and len(bone.parent.children) == 1:
                 bone = bone.parent
                 chain.insert(0, bone.name)
-            if len(chain) >= 2 and not used & set(chain) and not _controls(chain) and self.hangs(chain):
+            if bone.parent is None and bone != body or _controls(chain):
+                continue
+            if len(chain) >= 2 and not used & set(chain) and self.hangs(chain):
                 key = (bone.parent.name if bone.parent else "", len(chain))
                 chains.setdefault(key, []).append(chain)
         found = []
         for group in chains.values():
             for left, right in self._pairs(group):
-                found += [self._limb(left, "L"), self._limb(right, "R")]
+                found += [self._limb(left, "L", hung), self._limb(right, "R", hung)]
         legs = [f for f in found if f.name.startswith("leg")]
         leg_length = np.mean([self.length(f) for f in legs]) if legs else leg_length
         found = [f for f in found if f in legs or self.length(f) >= self.ARM * leg_length]
@@ -383,9 +394,14 @@ class Shape:
         axis = int(np.argmax(np.abs(apart[:2])))
         return (a, b) if apart[axis] > 0 else (b, a)
 
-    def _limb(self, chain: list[str], side: str) -> FoundLimb:
+    def _limb(self, chain: list[str], side: str, hung: Callable[[list[str]], list[str]]) -> FoundLimb:
         kind = "leg" if self.reaches_ground(chain) else "arm"
         leaf, above = self.bones[chain[-1]], self.bones[chain[-2]]
+        if kind == "arm":  # a leg whose foot is driven from outside it: its last two bones and that foot
+            feet = hung(chain[-2:])
+            if feet and self.reaches_ground(feet[:1]):
+                toe = feet[1] if len(feet) > 1 and self.bones[feet[1]].parent == self.bones[feet[0]] else ""
+                return FoundLimb(f"leg.{side}", chain[-2], chain[-1], feet[0], toe, "shape")
         if len(chain) >= 4 and kind == "leg" and above.length <= self.TOE * leaf.length:
             return FoundLimb(f"{kind}.{side}", chain[-4], chain[-3], chain[-2], chain[-1], "shape")
         if len(chain) >= 3:

@@ -236,6 +236,39 @@ def test_same_limbs_whatever_the_import_and_the_active_action(lik, path):
     assert (sum("leg" in n for n in names), sum("arm" in n for n in names)) == GLTF_LIMBS[path], names
 
 
+#: glTF rigs whose feet are skinned to exported IK bones, each a hierarchy of its own beside the body's.
+HUNG_FEET = ("Horse", "Wolf", "Stag", "Triceratops", "Trex", "KnightCharacter")
+
+
+@pytest.mark.parametrize("name", HUNG_FEET)
+def test_same_legs_by_shape_where_the_bone_names_say_nothing(lik, name):
+    """Every bone renamed "Bone.000", "Bone.001"... (a rig nobody named): Detect Limbs finds, by shape, the leg
+    bones it finds by name, each foot the IK bone outside the chain that the mesh's foot hangs from, and takes
+    none of those IK chains for a limb of its own."""
+    from takes import clips
+
+    bpy.ops.wm.read_homefile(app_template="")
+    bpy.ops.import_scene.gltf(filepath=str(clips.SHARED / "mocap" / "quaternius-showcase" / f"{name}.glb"))
+    rig = next(obj for obj in bpy.context.scene.objects if obj.type == "ARMATURE")
+
+    def legs(detected) -> list[tuple[int, ...]]:
+        names = [bone.name for bone in rig.data.bones]
+        limbs = [rig.limb_ik.limbs[limb] for limb in detected if "leg" in limb]
+        chains = [(limb.upper_bone, limb.lower_bone, limb.end_bone, limb.toe_bone) for limb in limbs]
+        return sorted(tuple(names.index(bone) if bone else -1 for bone in chain) for chain in chains)
+
+    named = lik.api.detect_limbs(rig)
+    by_name = legs(named)
+    assert len(by_name) in (2, 4) and all(-1 not in chain[:3] for chain in by_name), by_name
+    for limb in named:
+        lik.api.remove_limb(rig, limb)
+    for number, bone in enumerate(list(rig.data.bones)):
+        bone.name = f"Bone.{number:03d}"
+    found = lik.api.detect_limbs(rig)
+    assert legs(found) == by_name, found
+    assert {how for limb, how in found.items() if "leg" in limb} == {"shape"}
+
+
 def test_trex_forelimbs_are_arms(lik):
     """Named legs (FrontUpLeg.L), the T-rex's small forelimbs never reach the ground: not their bones in any pose
     read, not their skin at rest. Bone tails alone would not say so: the importer makes them up."""
