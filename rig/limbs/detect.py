@@ -9,11 +9,13 @@ humanoids and most hand-made rigs. A limb is only proposed when its bones really
 each one below the previous, at most a couple of helper bones (twist, offset) apart.
 
 By shape, for the bones no name claims: mirrored pairs of chains of two or more bones that
-branch off the same bone and hang downwards, at rest or as animated (IK controls excepted). Those
-that reach down to the lowest part of the rig, at rest or in most frames of all the rig's actions,
-are legs (a quadruped's front limbs too), the others arms; a short last bone below a foot of
-comparable length is its toe. Every action counts, whichever is active: how the rig was imported
-and which clip plays do not change what is found.
+branch off the same bone and hang downwards, at rest or as animated (IK controls excepted); a chain
+goes on past the twist and helper bones beside it. Those that reach down to the lowest part of the
+rig, at rest or in most frames of all the rig's actions, are legs (a quadruped's front limbs too),
+and so are those whose mesh's foot hangs from an IK bone that does; the others are arms. A short
+last bone below a foot is its toe; left is on the left of the way the rig faces. Every action
+counts, whichever is active: how the rig was imported and which clip plays do not change what is
+found.
 
 Limbs whose bones all lie in one plane, at rest and as animated, belong to a 2D cut-out rig
 (:func:`flat_plane`): they are held in that plane.
@@ -21,7 +23,7 @@ Limbs whose bones all lie in one plane, at rest and as animated, belong to a 2D 
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import bpy
 import numpy as np
@@ -260,6 +262,9 @@ class Shape:
     ARM = 0.4
     #: Frames of the animation the shape is read at.
     SAMPLES = 8
+    #: A child bone is a helper beside the one a chain goes on through when it starts within this fraction of the
+    #: longest child's extent of where its parent starts (a twist bone), or reaches no further than that.
+    HELPER = 0.2
 
     def __init__(self, obj: bpy.types.Object, depsgraph):
         self.bones = obj.data.bones
@@ -330,20 +335,19 @@ class Shape:
         roots = [b for b in self.bones if b.parent is None]
         body = max(roots, key=lambda b: len(b.children_recursive))
         chains: dict[tuple, list[list[str]]] = {}
-        for leaf in (b for b in self.bones if not b.children):
-            chain, bone = [leaf.name], leaf
-            while bone.parent is not None and len(bone.parent.children) == 1:
-                bone = bone.parent
-                chain.insert(0, bone.name)
+        for chain in self._chains():
+            bone = self.bones[chain[0]]
             if bone.parent is None and bone != body or _controls(chain):
                 continue
             if len(chain) >= 2 and not used & set(chain) and self.hangs(chain):
                 key = (bone.parent.name if bone.parent else "", len(chain))
                 chains.setdefault(key, []).append(chain)
-        found = []
-        for group in chains.values():
-            for left, right in self._pairs(group):
-                found += [self._limb(left, "L", hung), self._limb(right, "R", hung)]
+        pairs = [
+            (self._limb(left, "L", hung), self._limb(right, "R", hung))
+            for group in chains.values()
+            for left, right in self._pairs(group)
+        ]
+        found = [limb for pair in self._facing(pairs) for limb in pair]
         legs = [f for f in found if f.name.startswith("leg")]
         leg_length = np.mean([self.length(f) for f in legs]) if legs else leg_length
         found = [f for f in found if f in legs or self.length(f) >= self.ARM * leg_length]
@@ -357,6 +361,53 @@ class Shape:
                 for f in found
             ]
         return found
+
+    def _foot_and_toe(self, chain) -> bool:
+        """Whether the last two of ``chain``'s bones are a foot and a toe: the foot, joint to joint, at most half as
+        long as each of the two bones above it (a short toe under a long foot, as motion capture has)."""
+        heads = [self.poses[0][name][0] for name in chain[-4:]]
+        thigh, shin, foot = (float(np.linalg.norm(b - a)) for a, b in zip(heads, heads[1:]))
+        return foot <= 0.5 * min(thigh, shin)
+
+    def _chains(self) -> list[list[str]]:
+        """The chains of bones that carry on one from another, at rest: each from a root or from where the
+        hierarchy branches, down through the one child that goes on (:meth:`_next`) to where it ends or branches."""
+        following = {bone.name: self._next(bone) for bone in self.bones}  # once each: a flat rig has many children
+        chains = []
+        for start in self.bones:
+            if start.parent is not None and following[start.parent.name] == start:
+                continue  # inside a chain
+            chain, bone = [start.name], following[start.name]
+            while bone is not None:
+                chain.append(bone.name)
+                bone = following[bone.name]
+            chains.append(chain)
+        return chains
+
+    def _next(self, bone: bpy.types.Bone) -> bpy.types.Bone | None:
+        """The child ``bone``'s chain goes on through: its only child, once the helpers beside it are left out (a
+        twist bone starting where ``bone`` starts, a bone a fifth as long as the longest of them or less, a bone that
+        ends there beside one that goes on); None where no child, or several alike (two legs, a fan of toes), go
+        on."""
+        children = list(bone.children)
+        if len(children) <= 1:
+            return children[0] if children else None
+        rest = self.poses[0]
+        extent = {child.name: self._extent(child) for child in children}
+        least = self.HELPER * max(extent.values())
+        children = [child for child in children if extent[child.name] > least]
+        away = [child for child in children if np.linalg.norm(rest[child.name][0] - rest[bone.name][0]) > least]
+        going_on = away if away else children
+        if len(going_on) > 1:  # a bone going on beside ones that end there (a capture's end sites)
+            going_on = [child for child in going_on if child.children] or going_on
+        return going_on[0] if len(going_on) == 1 else None
+
+    def _extent(self, bone: bpy.types.Bone) -> float:
+        """How far the farthest joint or tail of ``bone`` and the bones below it is from ``bone``'s head, at rest."""
+        rest = self.poses[0]
+        head = rest[bone.name][0]
+        points = [p for b in (bone, *bone.children_recursive) for p in rest[b.name]]
+        return max(float(np.linalg.norm(p - head)) for p in points)
 
     def length(self, limb: FoundLimb) -> float:
         return self.span([n for n in (limb.upper, limb.lower, limb.end) if n])
@@ -383,8 +434,39 @@ class Shape:
             pairs.append(self._sides(first, match))
         return pairs
 
+    def _facing(self, pairs: list[tuple[FoundLimb, FoundLimb]]) -> list[tuple[FoundLimb, FoundLimb]]:
+        """The ``pairs`` (left, right) with each pair whose names give no side told apart by the way the rig faces,
+        at rest: from its hind legs to its front legs (the legs hanging from deeper in the hierarchy), else where
+        its feet point (from each foot's head to its toe's); as placed where it faces nowhere."""
+        rest = self.poses[0]
+
+        def heads(limb):
+            return np.mean([rest[name][0] for name in (limb.upper, limb.lower, limb.end) if name], axis=0)
+
+        legs = [limb for pair in pairs for limb in pair if limb.name.startswith("leg")]
+        depth = {limb: len(self.bones[limb.upper].parent_recursive) for limb in legs}
+        front = [limb for limb in legs if depth[limb] == max(depth.values(), default=0)]
+        if legs and len(front) < len(legs):
+            way = np.mean([heads(limb) for limb in front], axis=0) - np.mean(
+                [heads(limb) for limb in legs if limb not in front], axis=0
+            )
+        else:
+            way = sum((rest[limb.toe][0] - rest[limb.end][0] for limb in legs if limb.toe and limb.end), np.zeros(3))
+        way = way - (way @ self.up) * self.up
+        if np.linalg.norm(way) <= 1e-9:
+            return pairs
+        left = np.cross(self.up, way)
+        sided = []
+        for a, b in pairs:
+            named = any(_parse_side(name) for limb in (a, b) for name in (limb.upper, limb.lower, limb.end) if name)
+            if not named and (heads(a) - heads(b)) @ left < 0.0:
+                a, b = replace(b, name=a.name), replace(a, name=b.name)
+            sided.append((a, b))
+        return sided
+
     def _sides(self, a: list[str], b: list[str]) -> tuple[list[str], list[str]]:
-        """(left, right): as the names say, else the one on the +X (or +Y) side is the left."""
+        """(left, right): as the names say, else the one on the +X (or +Y) side is the left (until
+        :meth:`_facing` knows better)."""
         named = [next((p[0] for p in (_parse_side(n) for n in chain) if p), "") for chain in (a, b)]
         if named == ["R", "L"]:
             return b, a
@@ -402,7 +484,7 @@ class Shape:
             if feet and self.reaches_ground(feet[:1]):
                 toe = feet[1] if len(feet) > 1 and self.bones[feet[1]].parent == self.bones[feet[0]] else ""
                 return FoundLimb(f"leg.{side}", chain[-2], chain[-1], feet[0], toe, "shape")
-        if len(chain) >= 4 and kind == "leg" and above.length <= self.TOE * leaf.length:
+        if len(chain) >= 4 and kind == "leg" and (above.length <= self.TOE * leaf.length or self._foot_and_toe(chain)):
             return FoundLimb(f"{kind}.{side}", chain[-4], chain[-3], chain[-2], chain[-1], "shape")
         if len(chain) >= 3:
             return FoundLimb(f"{kind}.{side}", chain[-3], chain[-2], chain[-1], "", "shape")

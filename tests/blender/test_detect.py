@@ -236,30 +236,62 @@ def test_same_limbs_whatever_the_import_and_the_active_action(lik, path):
     assert (sum("leg" in n for n in names), sum("arm" in n for n in names)) == GLTF_LIMBS[path], names
 
 
-#: glTF rigs whose feet are skinned to exported IK bones, each a hierarchy of its own beside the body's.
-HUNG_FEET = ("Horse", "Wolf", "Stag", "Triceratops", "Trex", "KnightCharacter")
+#: A rig of each kind in the shared folder, found again with every bone renamed: ones whose names and bones disagree
+#: on the side are compared without sides, and the known misses are strict xfails.
+RENAMED = {
+    **{
+        clip: ("sides", "")
+        for clip in (
+            "boxing",
+            "walk",
+            "cmu_131_01",
+            "iclone_run",
+            "iclone_brisk_walk",
+            "bandai_walk_giant",
+            "cesium_man",
+        )
+    },
+    **{clip: ("sides", "") for clip in ("knight", "trex", "triceratops", "quaternius_horse", "quaternius_wolf")},
+    "quaternius_stag": ("sides", ""),
+    # Facing the way their front legs are, the 0 A.D. animals stand their bones named left on their right.
+    "wolf": ("chains", ""),
+    "horse_walk": (
+        "chains",
+        "hind legs of three long bones (thigh, leg, shin): by name from the thigh, by shape the leg",
+    ),
+    "elephant": ("chains", "its hind legs hang deeper in the hierarchy than its shoulders: taken for the front legs"),
+    "leela": ("sides", "the spur below its shin is taken for the toe, not the IK foot its mesh hangs from"),
+}
 
 
-@pytest.mark.parametrize("name", HUNG_FEET)
-def test_same_legs_by_shape_where_the_bone_names_say_nothing(lik, name):
-    """Every bone renamed "Bone.000", "Bone.001"... (a rig nobody named): Detect Limbs finds, by shape, the leg
-    bones it finds by name, each foot the IK bone outside the chain that the mesh's foot hangs from, and takes
-    none of those IK chains for a limb of its own."""
+@pytest.mark.parametrize(
+    ("clip", "compare"),
+    [
+        pytest.param(clip, compare, marks=[pytest.mark.xfail(strict=True, reason=miss)] if miss else [])
+        for clip, (compare, miss) in RENAMED.items()
+    ],
+)
+def test_same_legs_by_shape_where_the_bone_names_say_nothing(lik, clip, compare):
+    """Every bone renamed "Bone.000", "Bone.001"... (a rig nobody named): Detect Limbs finds by shape the legs it
+    finds by name, bone for bone: past twist and helper bones beside a leg's bones (a Character Creator rig), each
+    foot skinned to an IK bone outside the chain the one the mesh's foot hangs from, none of those IK chains a limb
+    of its own, and each leg on the side the rig's feet (or its front legs) say it faces."""
     from takes import clips
 
-    bpy.ops.wm.read_homefile(app_template="")
-    bpy.ops.import_scene.gltf(filepath=str(clips.SHARED / "mocap" / "quaternius-showcase" / f"{name}.glb"))
-    rig = next(obj for obj in bpy.context.scene.objects if obj.type == "ARMATURE")
+    rig, _ = clips.load(clip)
 
-    def legs(detected) -> list[tuple[int, ...]]:
+    def legs(detected) -> set:
         names = [bone.name for bone in rig.data.bones]
-        limbs = [rig.limb_ik.limbs[limb] for limb in detected if "leg" in limb]
-        chains = [(limb.upper_bone, limb.lower_bone, limb.end_bone, limb.toe_bone) for limb in limbs]
-        return sorted(tuple(names.index(bone) if bone else -1 for bone in chain) for chain in chains)
+        found = set()
+        for limb in (rig.limb_ik.limbs[name] for name in detected if "leg" in name):
+            chain = tuple(names.index(bone) if bone else -1 for bone in (limb.upper_bone, limb.lower_bone))
+            chain += tuple(names.index(bone) if bone else -1 for bone in (limb.end_bone, limb.toe_bone))
+            found.add((limb.name[-1], chain) if compare == "sides" else chain)
+        return found
 
     named = lik.api.detect_limbs(rig)
     by_name = legs(named)
-    assert len(by_name) in (2, 4) and all(-1 not in chain[:3] for chain in by_name), by_name
+    assert len(by_name) in (2, 4), by_name
     for limb in named:
         lik.api.remove_limb(rig, limb)
     for number, bone in enumerate(list(rig.data.bones)):
