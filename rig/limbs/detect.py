@@ -437,7 +437,7 @@ class Shape:
     def _facing(self, pairs: list[tuple[FoundLimb, FoundLimb]]) -> list[tuple[FoundLimb, FoundLimb]]:
         """The ``pairs`` (left, right) with each pair whose names give no side told apart by the way the rig faces,
         at rest: from its hind legs to its front legs (the legs hanging from deeper in the hierarchy), else where
-        its feet point (from each foot's head to its toe's); as placed where it faces nowhere."""
+        its feet point (from each foot's head to its toe's); left as :meth:`_sides` put them where neither says."""
         rest = self.poses[0]
 
         def heads(limb):
