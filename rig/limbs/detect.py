@@ -21,6 +21,7 @@ Limbs whose bones all lie in one plane, at rest and as animated, belong to a 2D 
 (:func:`flat_plane`): they are held in that plane.
 """
 
+import functools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -105,24 +106,25 @@ def find_limbs(obj: bpy.types.Object, shape: "Shape") -> list[FoundLimb]:
     ``leg.L``, or by which hangs further along the body. ``shape``: the rig's bones as :class:`Shape` read
     them (at rest, and at a few frames of each of its actions given a depsgraph).
     """
-    found, skin = [], None
+    skin = functools.cache(lambda: soles.read_skin(obj))  # read once, and only if a limb's mesh is asked about
+    found = []
     for limb in _by_name(obj.data):
         last = limb.toe or limb.end or limb.lower
         if limb.name.startswith("arm") and shape.reaches_ground([last]):
             limb = FoundLimb(f"front_leg{limb.name[3:]}", limb.upper, limb.lower, limb.end, limb.toe, limb.how)
-        elif "leg" in limb.name and not shape.ever_near_ground([last]):
-            skin = skin or soles.read_skin(obj)
-            if shape.skin_above_ground(obj, skin, [limb.upper, limb.lower]):
-                name = limb.name.replace("leg", "arm")
-                limb = FoundLimb(name, limb.upper, limb.lower, limb.end, limb.toe, limb.how)
+        elif (
+            "leg" in limb.name
+            and not shape.ever_near_ground([last])
+            and shape.skin_above_ground(obj, skin(), [limb.upper, limb.lower])
+        ):
+            limb = FoundLimb(limb.name.replace("leg", "arm"), limb.upper, limb.lower, limb.end, limb.toe, limb.how)
         found.append(limb)
     used = {b for limb in found for b in (limb.upper, limb.lower, limb.end, limb.toe) if b}
     taken = {limb.name for limb in found}
     legs = [limb for limb in found if "leg" in limb.name]
-    skin = skin or soles.read_skin(obj)
 
     def hung(chain):  # the bones outside ``chain`` its mesh's foot hangs from (an exported IK foot)
-        return soles.outside(obj, skin, chain, None, as_low=True)
+        return soles.outside(obj, skin(), chain, None, as_low=True)
 
     for limb in shape.limbs(used, np.mean([shape.length(limb) for limb in legs]) if legs else 0.0, hung):
         name, number = limb.name, 2
@@ -133,7 +135,7 @@ def find_limbs(obj: bpy.types.Object, shape: "Shape") -> list[FoundLimb]:
         found.append(FoundLimb(name, limb.upper, limb.lower, limb.end, limb.toe, "shape"))
     footless = [limb for limb in found if "leg" in limb.name and not limb.end]
     used |= {b for limb in found for b in (limb.upper, limb.lower, limb.end, limb.toe) if b}
-    return [_hung_foot(obj, limb, skin, shape, used) if limb in footless else limb for limb in found]
+    return [_hung_foot(obj, limb, skin(), shape, used) if limb in footless else limb for limb in found]
 
 
 def _hung_foot(obj: bpy.types.Object, limb: FoundLimb, skin, shape: "Shape", used: set[str]) -> FoundLimb:
@@ -351,16 +353,17 @@ class Shape:
         legs = [f for f in found if f.name.startswith("leg")]
         leg_length = np.mean([self.length(f) for f in legs]) if legs else leg_length
         found = [f for f in found if f in legs or self.length(f) >= self.ARM * leg_length]
-        if len(legs) > 2:  # front and hind: the front hangs from deeper in the hierarchy (the chest)
-            depth = {f.upper: len(self.bones[f.upper].parent_recursive) for f in legs}
-            front = max(depth.values())
-            found = [
-                FoundLimb(f"front_{f.name}", f.upper, f.lower, f.end, f.toe, "shape")
-                if f in legs and depth[f.upper] == front and min(depth.values()) < front
-                else f
-                for f in found
-            ]
-        return found
+        front = self._front(legs)
+        return [
+            FoundLimb(f"front_{f.name}", f.upper, f.lower, f.end, f.toe, "shape") if f in front else f for f in found
+        ]
+
+    def _front(self, legs: list[FoundLimb]) -> list[FoundLimb]:
+        """The front legs among more than two ``legs``: those hanging from deeper in the hierarchy (the chest); none
+        where they all hang alike, or there are two."""
+        depth = {limb: len(self.bones[limb.upper].parent_recursive) for limb in legs}
+        front = [limb for limb in legs if depth[limb] == max(depth.values(), default=0)]
+        return front if len(legs) > 2 and len(front) < len(legs) else []
 
     def _foot_and_toe(self, chain) -> bool:
         """Whether the last two of ``chain``'s bones are a foot and a toe: the foot, joint to joint, at most half as
@@ -444,9 +447,8 @@ class Shape:
             return np.mean([rest[name][0] for name in (limb.upper, limb.lower, limb.end) if name], axis=0)
 
         legs = [limb for pair in pairs for limb in pair if limb.name.startswith("leg")]
-        depth = {limb: len(self.bones[limb.upper].parent_recursive) for limb in legs}
-        front = [limb for limb in legs if depth[limb] == max(depth.values(), default=0)]
-        if legs and len(front) < len(legs):
+        front = self._front(legs)
+        if front:
             way = np.mean([heads(limb) for limb in front], axis=0) - np.mean(
                 [heads(limb) for limb in legs if limb not in front], axis=0
             )

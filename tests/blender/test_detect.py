@@ -284,8 +284,8 @@ def test_same_legs_by_shape_where_the_bone_names_say_nothing(lik, clip, compare)
         names = [bone.name for bone in rig.data.bones]
         found = set()
         for limb in (rig.limb_ik.limbs[name] for name in detected if "leg" in name):
-            chain = tuple(names.index(bone) if bone else -1 for bone in (limb.upper_bone, limb.lower_bone))
-            chain += tuple(names.index(bone) if bone else -1 for bone in (limb.end_bone, limb.toe_bone))
+            bones = (limb.upper_bone, limb.lower_bone, limb.end_bone, limb.toe_bone)
+            chain = tuple(names.index(bone) if bone else -1 for bone in bones)
             found.add((limb.name[-1], chain) if compare == "sides" else chain)
         return found
 
