@@ -64,7 +64,7 @@ _HORSE = {
 @dataclass(frozen=True)
 class Clip:
     file: str  #: under the mocap folder (or bundled)
-    scale: float  #: BVH units to metres
+    scale: float  #: the file's units to metres (a glTF file: its armature is scaled by it)
     legs: dict[str, tuple]  #: leg -> (thigh, shin, foot, toe or None) bone names
     pelvis: str  #: the bone that carries the body
     kind: str = "human"  #: or "quadruped"
@@ -296,6 +296,12 @@ def _gltf(clip: Clip, bone_heuristic: str) -> bpy.types.Object:
     data.action = bpy.data.actions[clip.action]
     if hasattr(data, "action_slot"):
         data.action_slot = data.action.slots[0]
+    if clip.scale != 1.0:  # as a user scales a character made in centimetres
+        top = rig
+        while top.parent is not None:
+            top = top.parent
+        top.scale = [clip.scale * value for value in top.scale]
+        bpy.context.view_layer.update()
     bpy.context.view_layer.objects.active = rig
     return rig
 

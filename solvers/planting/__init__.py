@@ -315,9 +315,13 @@ def plant(
     # Only a leg that points down carries the body; lying, sitting or kneeling, the hips rest on
     # something else (and the height that keeps such a leg's extension is ill-defined).
     carries = held & (legs.hip[..., 2] - legs.foot[..., 2, 3] >= CARRIES * animated)
+    # How far each standing foot may lift its heel to reach: a mesh's sole none, as lifting it would stand the foot
+    # on the front edge of its toes, not on the part of it the take stands on; its leg straightens, or the body
+    # comes lower, instead.
+    heel_most = np.where(np.zeros(count, bool) if legs.solid is None else np.asarray(legs.solid, bool), 0.0, MAX_HEEL)
     lowest = settings.pelvis_mode == "lowest"
     if not lowest:
-        raised = _heel_turned(np.full((frames, count), MAX_HEEL), balls, ankles, heels, tips)
+        raised = _heel_turned(np.broadcast_to(heel_most, (frames, count)), balls, ankles, heels, tips)
         straight = np.minimum(np.maximum(animated, LENGTH_MARGIN * lengths), lengths)
         reach = np.maximum(ceiling, highest(legs.hip, raised, straight))
         ahead = travel_ahead(ankles, legs.pelvis, fps, sigma)
@@ -350,7 +354,7 @@ def plant(
     # body goes lower where even that does not reach (a foot whose swing must clear something, as a step's
     # riser, leaves with its animated bend), and never more than the maximum drop below its authored height
     # above the ground under it.
-    nearest = _heel_turned(heel_lift(hips, balls, ankles, heels, tips, 0.0), balls, ankles, heels, tips)
+    nearest = _heel_turned(heel_lift(hips, balls, ankles, heels, tips, 0.0, heel_most), balls, ankles, heels, tips)
     keep = _clearing(ride(hips[..., 2] - legs.hip[..., 2])[1], depth, held, settings.contact_height, sigma, cast_down)
     drop = pelvis_drop(hips, nearest, lengths, animated, held, sigma, keep)
     pelvis = np.einsum("fij,fj->fi", body[:, :3, :3], legs.pelvis) + body[:, :3, 3]
@@ -359,9 +363,9 @@ def plant(
     hips[..., 2] -= drop[:, None]
     heel_up = np.zeros((frames, count))
     for n in range(count):
-        needed = heel_lift(hips[:, n], balls[:, n], ankles[:, n], heels[:, n], tips[:, n], animated[:, n])
+        needed = heel_lift(hips[:, n], balls[:, n], ankles[:, n], heels[:, n], tips[:, n], animated[:, n], heel_most[n])
         for first, last in intervals(held[:, n]):
-            heel_up[first : last + 1, n] = np.minimum(envelope(needed[first : last + 1], sigma), MAX_HEEL)
+            heel_up[first : last + 1, n] = np.minimum(envelope(needed[first : last + 1], sigma), heel_most[n])
     # Nor does the body sink or rise faster than a standing leg, its heel so lifted, can follow without its knee
     # folding (a straight leg coming under a body held low) or snapping straight (a body rising onto a step while
     # the back foot still stands); rising only as far as every standing foot still reaches, within the maximum drop.

@@ -22,7 +22,8 @@ PELVIS_MODES = ("lowest", "front_uphill", "average")
 #: Metres per second the body must travel across the ground to have a front foot.
 TRAVELLING = 0.1
 #: Most a standing foot's heel lifts (the foot turning about its ball) so its leg keeps its animated bend: more
-#: would turn the foot off its authored pitch against the ground beyond the 5° the planting limits allow.
+#: would turn the foot off its authored pitch against the ground beyond the 5° the planting limits allow. A mesh's sole
+#: lifts none (:func:`..plant`).
 MAX_HEEL = np.radians(4.0)
 #: Most a standing knee turns in one frame beyond its animated turn (radians): under the 10° the planting
 #: limits allow, with room for what :func:`knee_guard` leaves out (the heel's lift eased, the foot lock).

@@ -26,31 +26,30 @@ MISSES = {
         "within 3 cm of their lowest"
         for ground in GROUNDS
     },
-    ("cesium_man", "slope"): "knee 20.3°: the in-place walk's feet slide back downhill",
+    ("cesium_man", "slope"): "knee 20.4°: the in-place walk's feet slide back downhill",
     ("cesium_man", "step"): "knee 84.7°, jump 159 mm: the in-place walk's feet slide back across the riser; and "
     "30.4 mm deep: the right foot's mesh goes into the step's edge as it slides back across it (frames 9-13)",
     ("cesium_man", "rough"): "pitch p95 20.0°: in 3 of 24 contact frames the lowest vertex is another part of the "
     "sole than the source's (heel against toe), which the measure reads as a turn",
     ("quaternius_horse", "slope"): "knee 14.7° in one frame",
-    ("quaternius_horse", "rough"): "pitch p95 19.8°, knee 13.3°",
+    ("quaternius_horse", "rough"): "pitch p95 19.6°, knee 13.7°",
     ("quaternius_wolf", "slope"): "ball p95 24.2 mm: a paw the source pushes 2.5-5.5 cm under its floor as it "
     "leaves is raised onto the ground, and on the slope its swing leaves from there above the source's",
-    ("quaternius_wolf", "rough"): "pitch p95 6.2°",
+    ("quaternius_wolf", "rough"): "pitch p95 6.0°",
     ("quaternius_stag", "slope"): "knee 10.9° in one frame, ball p95 18.7 mm",
-    ("quaternius_stag", "rough"): "pitch p95 24.8°",
-    ("triceratops", "slope"): "ball p95 89.9 mm, a point 140.8 mm deep, pitch p95 13.2°, knee 14.0°",
-    ("triceratops", "step"): "ball p95 45.6 mm, median 5.0 mm, knee 11.7°",
-    ("triceratops", "rough"): "ball p95 28.2 mm, median 10.1 mm, pitch p95 6.3°, knee 17.7°",
-    ("triceratops", "flat"): "ball p95 22.4 mm, knee 11.8°",
+    ("quaternius_stag", "rough"): "pitch p95 21.3°",
+    ("triceratops", "slope"): "ball p95 131.8 mm, a point 149.6 mm deep, pitch p95 13.0°, knee 13.9°",
+    ("triceratops", "step"): "ball p95 42.4 mm, median 14.2 mm, a point 8.6 mm deep, knee 11.7°",
+    ("triceratops", "rough"): "ball p95 30.1 mm, median 9.8 mm, a point 16.6 mm deep, pitch p95 11.1°, knee 16.7°",
+    ("triceratops", "flat"): "ball p95 27.5 mm, knee 11.8°",
     **{
         ("trex", ground): f"ball p95 {figure} mm: its claws go 8 cm under its floor in the source's contact frames; "
         "they are skinned partly to the root and the shin, so the foot raised by that depth lifts them by 70% of it"
-        for ground, figure in (("slope", 56.9), ("step", 66.7), ("rough", 40.8), ("flat", 41.2))
+        for ground, figure in (("slope", 118.9), ("step", 66.7), ("rough", 65.1), ("flat", 41.2))
     },
-    ("leela", "slope"): "ball p95 26.2 mm, pitch p95 16.0°",
-    ("leela", "rough"): "ball p95 44.5 mm, pitch p95 22.0°",
+    ("leela", "rough"): "ball p95 37.5 mm, pitch p95 23.5°",
     ("knight", "step"): "knee 16.9° in one frame at the step",
-    ("knight", "rough"): "knee 11.5° in one frame",
+    ("knight", "rough"): "knee 11.7° in one frame",
     ("iclone_brisk_walk", "rough"): "knee 11.1° in one frame as the left foot leaves (frame 46): its capture floor "
     "rises 4-7 cm as it goes, the right foot's next stance is read as on ground that high, planted onto the rocks "
     "lower than the source has it, and the body goes down with it while the left still stands",
@@ -69,26 +68,28 @@ MISSES = {
             ("quaternius_horse_gallop", "slope", 10.4),
         )
     },
-    ("knight_run", "slope"): "ball p95 16.9 mm, pitch p95 11.3°, knee 16.6°: its feet slide back down the slope",
-    ("leela_run", "slope"): "ball p95 38.2 mm (not diagnosed), knee 10.4°: its feet slide back down the slope",
-    ("leela_run", "rough"): "pitch p95 6.4° (not diagnosed)",
-    ("leela_walk_tall", "rough"): "pitch p95 12.4°",
-    ("trex_run", "slope"): "ball p95 110.0 mm, pitch p95 8.8°, knee 21.6°: its feet slide back along the slope",
+    ("knight_run", "slope"): "knee 18.4°: its feet slide back down the slope",
+    ("leela_run", "rough"): "pitch p95 5.7° (not diagnosed)",
+    ("leela_walk_tall", "rough"): "pitch p95 10.5°",
+    ("trex_run", "slope"): "ball p95 144.2 mm, a point 18.3 mm deep, pitch p95 7.2°, knee 22.3°: its feet slide back "
+    "along the slope",
     ("trex_run", "step"): "ball p95 26.1 mm: the take has a foot up to 58 mm under its floor there",
-    ("trex_run", "rough"): "ball p95 11.8 mm, median 7.4 mm, pitch p95 6.4°",
-    ("triceratops_run", "slope"): "ball p95 90.4 mm, a point 145.0 mm deep, pitch p95 13.3°, knee 22.1°",
-    ("triceratops_run", "step"): "pitch p95 6.2°, knee 10.4°",
-    ("triceratops_run", "rough"): "ball p95 15.8 mm, pitch p95 9.9°, knee 11.8°",
-    ("triceratops_run", "flat"): "ball p95 11.1 mm: the take has the left front foot up to 156 mm under its floor",
-    ("quaternius_horse_gallop", "rough"): "knee 20.3° in one frame, pitch p95 8.8°",
+    ("trex_run", "rough"): "pitch p95 34.8°",
+    ("triceratops_run", "slope"): "ball p95 92.1 mm, median 15.1 mm, a point 161.6 mm deep, pitch p95 14.2°, knee "
+    "22.2°",
+    ("triceratops_run", "step"): "ball p95 18.6 mm, median 7.9 mm, a point 7.8 mm deep, pitch p95 6.2°, knee 10.6°",
+    ("triceratops_run", "rough"): "ball p95 12.0 mm, a point 12.5 mm deep, pitch p95 9.9°, knee 10.7°",
+    ("triceratops_run", "flat"): "ball p95 13.8 mm, a point 9.6 mm deep: the take has the left front foot up to 156 "
+    "mm under its floor",
+    ("quaternius_horse_gallop", "rough"): "knee 20.8° in one frame, pitch p95 8.8°",
     **{
         (f"quaternius_{animal}_gallop", "flat"): f"knee {figure}° in one frame: the take keys a straight front "
         f"leg's foot up to {depth} mm into its floor as it lands, and planting stands it on the ground"
         for animal, figure, depth in (("horse", 15.9, 59), ("wolf", 14.0, 27), ("stag", 12.2, 33))
     },
-    ("quaternius_wolf_gallop", "step"): "knee 16.9°, pitch p95 19.7°",
-    ("quaternius_wolf_gallop", "rough"): "knee 10.6°, pitch p95 37.2°",
-    ("quaternius_stag_gallop", "rough"): "knee 17.3° in one frame",
+    ("quaternius_wolf_gallop", "step"): "knee 17.6°, pitch p95 19.7°",
+    ("quaternius_wolf_gallop", "rough"): "knee 11.2° in one frame",
+    ("quaternius_stag_gallop", "rough"): "knee 18.4° in one frame",
 }
 
 
@@ -175,18 +176,18 @@ def test_a_foot_in_the_ground_is_named_as_deep_as_the_independent_measure_finds_
 
 
 def test_a_hoof_standing_on_another_vertex_is_named():
-    """The Quaternius stag going down the 10° slope: its hooves are skinned partly to the leg bone above them, and
-    as planting bends that bone to stand the hoof on the slope, the lowest vertex of the hoof's flat bottom is
-    another than the take's; the independent measure, reading the pitch to that vertex, finds pitch p95 17.6°. The
-    bake stood a mesh sole on its heel, ball, tip and outline and named nothing; it stands it on every vertex of the
-    foot now, as the independent measure does, and names the leg with that pitch, and why: the foot stands on another
-    point of it than the take's, 203 mm from it."""
-    planted = mocap.planted("quaternius_stag", "descent")
+    """The Quaternius stag on rough ground: its hooves are skinned partly to the leg bone above them, and as planting
+    bends that bone to stand a hoof on a bump's face, the lowest vertex of the hoof's flat bottom is another than the
+    take's; the independent measure, reading the pitch to that vertex, finds pitch p95 21.3°. A bake that stood a mesh
+    sole on its heel, ball, tip and outline alone named nothing (on the stag going down the slope, 17.6°); it stands it
+    on every vertex of the foot, as the independent measure does, and names the leg with that pitch, and why: the
+    foot stands on another point of it than the take's, 277 mm from it."""
+    planted = mocap.planted("quaternius_stag", "rough")
     assert "pitch_p95_deg" in mocap.over(planted["figures"], mocap.limits("quaternius_stag")), planted["figures"]
     said = {**planted["bake"].problems, **planted["bake"].warnings}
     assert any(
-        "its pitch up to 17.6° off (beyond 5.0° at 13 frames from 1 to 28: there it stands on another point of its "
-        "foot than the take does, up to 203.3 mm from it, and is measured there)" in text
+        "its pitch up to 27.6° off (beyond 5.0° at 8 frames from 1 to 28: there it stands on another point of its "
+        "foot than the take does, up to 276.7 mm from it, and is measured there)" in text
         for text in said.values()
     ), said
 

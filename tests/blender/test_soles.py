@@ -5,6 +5,8 @@ Measured against the mesh itself (``plant_metrics.sample_sole``: the lowest vert
 read from the evaluated mesh at each frame), not against the planting code's own idea of the sole.
 """
 
+from pathlib import Path
+
 import bpy
 import numpy as np
 import pytest
@@ -274,6 +276,46 @@ def test_near_the_ground_the_outline_reaches_as_low_as_the_foot(lik, clip):
                 near += 1
                 assert sample.outline[n][:, 2].min() - lowest <= 0.003, (foot.limb, frame)
     assert near >= len(planting.feet), near
+
+
+#: The Khronos glTF sample fox (``tests/data/khronos-fox``, with its licence): a rig and takes planting was not
+#: developed on, its front legs named as arms, its front paws flat pads without a toe bone.
+FOX = clips.Clip(
+    str(Path(__file__).resolve().parent.parent / "data" / "khronos-fox" / "Fox.glb"),
+    0.01,  # made in centimetres
+    {
+        **{
+            f"front.{s}": (f"b_{side}UpperArm_{a}", f"b_{side}ForeArm_{b}", f"b_{side}Hand_{c}", None)
+            for s, side, a, b, c in (("L", "Left", "09", "010", "011"), ("R", "Right", "06", "07", "08"))
+        },
+        **{
+            f"hind.{s}": (f"b_{side}Leg01_{a}", f"b_{side}Leg02_{b}", f"b_{side}Foot01_{c}", f"b_{side}Foot02_{d}")
+            for s, side, a, b, c, d in (
+                ("L", "Left", "015", "016", "017", "018"),
+                ("R", "Right", "019", "020", "021", "022"),
+            )
+        },
+    },
+    "b_Hip_01",
+    "quadruped",
+    in_place=True,
+    part="tests",
+    action="Survey",
+)
+
+
+@pytest.mark.parametrize("ground", ["slope", "step"])
+def test_flat_pads_keep_their_pitch_where_a_leg_falls_short(monkeypatch, ground):
+    """The fox standing and looking round (its Survey) on the 10° slope and the 20 cm step holds every limit by the
+    shared measure. Its straight front legs fall short there: their paws, flat pads, used to lift their heels up to
+    4° to reach, which stood them on their front edges, and the measure read them 30° off their pitch (the bake
+    named both front legs). A mesh's sole lifts no heel (``solvers/planting/__init__.py``)."""
+    monkeypatch.setitem(clips.CLIPS, "fox_survey", FOX)
+    planted = mocap.planted("fox_survey", ground)
+    figures = planted["figures"]
+    assert figures["contact_frames"] > 0 and figures["points_without_ground"] == 0, figures
+    assert not mocap.over(figures, mocap.limits("fox_survey")), mocap.over(figures, mocap.limits("fox_survey"))
+    assert not {**planted["bake"].problems, **planted["bake"].warnings}
 
 
 def test_the_overlay_draws_footprints_as_long_as_the_mesh_sole(lik):

@@ -75,6 +75,28 @@ def test_a_heel_lifts_before_its_toe_leaves(mode, take):
         assert lifted.sum() >= 2 * g.fps * 0.05, "no heel lifts where the legs run out of reach"
 
 
+@pytest.mark.parametrize("mode", ["average", "front_uphill"])
+def test_a_mesh_sole_lifts_no_heel(mode):
+    """Up the 10 degree plane, where bone soles lift their heels (the test above), feet whose soles are a mesh's
+    (``Legs.solid``) keep their pitch against the ground as the lowest leg's mode has it, and still stand on it and
+    within reach: lifting would stand them on another part of the mesh than the take does."""
+    take = UP_A_PLANE
+    g, w = take.gait, walk(take.gait)
+    solid = dataclasses.replace(w.legs, solid=np.ones(w.legs.ball.shape[1], bool))
+    settings = PlantSettings(fps=g.fps, floor=g.floor, pelvis_mode=mode)
+    base = measure(w.legs, plant(w.legs, take.terrain, dataclasses.replace(settings, pelvis_mode="lowest")), *_on(take))
+    lifted = measure(w.legs, plant(w.legs, take.terrain, settings), *_on(take))
+    f = measure(solid, plant(solid, take.terrain, settings), *_on(take))
+    assert (lifted.pitch_error - base.pitch_error)[lifted.contact].max() > 1.0, "no bone sole lifts its heel here"
+    assert np.abs(f.pitch_error - base.pitch_error)[f.contact].max() <= 0.2
+    assert np.abs(f.height_error[f.contact]).max() <= 0.01
+    assert f.stretch[f.contact].max(initial=-1.0) <= 1e-9
+
+
+def _on(take):
+    return take.terrain, take.gait.fps, take.gait.floor
+
+
 def test_the_average_rides_higher_than_the_lowest_up_a_slope():
     """Up a 10 degree plane the body rides higher above the ground under it with the feet averaged (their heels
     lifting) than with the lowest leg keeping its bend, and the feet stand as they do."""
