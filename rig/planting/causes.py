@@ -110,8 +110,9 @@ def unsized(limbs: list[str], lengths: np.ndarray) -> dict[str, str]:
             f"Limb '{limb}' is {length:.3g} m from hip to ankle, reading a Blender unit as a metre as planting "
             f"does whatever the scene's Unit Scale, a size no leg that walks has ({low * 100:.0f} cm to {high:.0f} "
             "m): planting finds its stances and holds its limits by distances meant for a real body (a few "
-            "centimetres), so what it keys for this leg is not to be trusted. Import a take in centimetres at scale "
-            "0.01; plant a giant or a miniature scaled to a walking body's size, with its ground, then scale both back."
+            "centimetres), so what it keys for this leg is not to be trusted. Scale a rig made in centimetres by 0.01 "
+            "(its object, or its import); plant a giant or a miniature scaled to a walking body's size, with its "
+            "ground, then scale both back."
         )
         for limb, length in zip(limbs, map(float, lengths))
         if not low <= length <= high
