@@ -63,7 +63,7 @@ _HORSE = {
 
 @dataclass(frozen=True)
 class Clip:
-    file: str  #: under the mocap folder (or bundled)
+    file: str  #: under the mocap folder (or bundled; or a path of its own, as the tests' data)
     scale: float  #: the file's units to metres (a glTF file: its armature is scaled by it)
     legs: dict[str, tuple]  #: leg -> (thigh, shin, foot, toe or None) bone names
     pelvis: str  #: the bone that carries the body

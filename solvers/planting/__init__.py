@@ -133,7 +133,8 @@ class Legs:
     girdle: np.ndarray | None = None  #: (n,) 0 or 1: hind and front legs of a quadruped; None: one girdle
     heel: np.ndarray | None = None  #: (F, n, 3) where each heel touches (a mesh's sole); None: :func:`heel_points`
     #: (n,) feet whose sole is a mesh's: where the take has it under the floor, it is raised onto it, pitch kept (a
-    #: mesh keyed into the floor shows in the render; a bone sole is a guess, kept as deep as it is); None: none
+    #: mesh keyed into the floor shows in the render; a bone sole is a guess, kept as deep as it is), and it lifts no
+    #: heel to reach; None: none
     solid: np.ndarray | None = None
     #: (F, n, Q, 3) more points of each foot that may touch the ground (a mesh's claws, a hoof's rim): they stay out
     #: of it as the sole does, and a solid foot is raised by them too; None: the sole alone
