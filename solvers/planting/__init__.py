@@ -210,11 +210,12 @@ def plant(
     if contacts.pressed.any():
         shift[..., 2] = pressed_down(contacts, settings.release * fps)
     outline = np.zeros((frames, count, 0, 3)) if legs.outline is None else np.asarray(legs.outline, np.float64)
+    solid = np.zeros(count, bool) if legs.solid is None else np.asarray(legs.solid, bool)  # (n,) mesh soles
     keyed_under = np.zeros((frames, count))  # how far each solid foot is raised onto the floor the take keys it into
-    if legs.solid is not None:
+    if solid.any():
         bottom = np.concatenate([sole[..., 2], outline[..., 2]], axis=2).min(axis=2)
         under = np.maximum(floor - (bottom + shift[..., 2]), 0.0)  # (F, n)
-        keyed_under = np.where(np.asarray(legs.solid, bool), under, 0.0)
+        keyed_under = np.where(solid, under, 0.0)
         shift[..., 2] += keyed_under
     # Heel, ball, tip, ankle and outline as held and raised so far, and how deep each may go into the ground: as deep
     # as the take has it under the ground it stood on.
@@ -319,7 +320,7 @@ def plant(
     # How far each standing foot may lift its heel to reach: a mesh's sole none, as lifting it would stand the foot
     # on the front edge of its toes, not on the part of it the take stands on; its leg straightens, or the body
     # comes lower, instead.
-    heel_most = np.where(np.zeros(count, bool) if legs.solid is None else np.asarray(legs.solid, bool), 0.0, MAX_HEEL)
+    heel_most = np.where(solid, 0.0, MAX_HEEL)
     lowest = settings.pelvis_mode == "lowest"
     if not lowest:
         raised = _heel_turned(np.broadcast_to(heel_most, (frames, count)), balls, ankles, heels, tips)

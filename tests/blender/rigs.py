@@ -12,6 +12,9 @@ import numpy as np
 from bpy_extras import anim_utils
 from mathutils import Euler, Matrix, Quaternion, Vector
 
+#: The tests' own data (files not in the shared folder, each with its licence).
+DATA = Path(__file__).resolve().parent.parent / "data"
+
 
 def human_metarig() -> bpy.types.Object:
     bpy.ops.object.armature_human_metarig_add()

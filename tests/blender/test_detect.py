@@ -192,7 +192,7 @@ def gltf_file(path: str) -> Path:
     from takes import clips
 
     shared = clips.SHARED / "mocap" / f"{path}.glb"
-    return shared if shared.exists() else Path(__file__).resolve().parent.parent / "data" / f"{path}.glb"
+    return shared if shared.exists() else rigs.DATA / f"{path}.glb"
 
 
 def pose_channels(rig) -> list[np.ndarray]:

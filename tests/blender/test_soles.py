@@ -5,8 +5,6 @@ Measured against the mesh itself (``plant_metrics.sample_sole``: the lowest vert
 read from the evaluated mesh at each frame), not against the planting code's own idea of the sole.
 """
 
-from pathlib import Path
-
 import bpy
 import numpy as np
 import pytest
@@ -281,7 +279,7 @@ def test_near_the_ground_the_outline_reaches_as_low_as_the_foot(lik, clip):
 #: The Khronos glTF sample fox (``tests/data/khronos-fox``, with its licence): a rig and takes planting was not
 #: developed on, its front legs named as arms, its front paws flat pads without a toe bone.
 FOX = clips.Clip(
-    str(Path(__file__).resolve().parent.parent / "data" / "khronos-fox" / "Fox.glb"),
+    str(rigs.DATA / "khronos-fox" / "Fox.glb"),
     0.01,  # made in centimetres
     {
         **{
