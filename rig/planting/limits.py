@@ -114,13 +114,18 @@ def beyond(
     # As the bones turn, not as planting placed the joints: a shin turned about its length against the thigh where
     # the leg is straight turns the bones of a rig whose bones are not joined head to tail (a glTF import) apart,
     # though its joints keep their bend.
+    # Where the joints planting placed turn no faster than the limit, the cause is the bones' own: said so.
     why = knee_causes or {}
+    bones = (
+        f"planting turns its joints no more than {_degrees(KNEE_POP)} a frame beyond the take's there: its bones, read "
+        "head to tail, turn further"
+    )
     name(
         found.turn,
         KNEE_POP,
         "its knee turns up to {} more in one frame than the animation turns it",
         _degrees,
-        lambda n, over: why.get(limbs[n]),
+        lambda n, over: why.get(limbs[n], None if knee_causes is None else bones),
     )
     return {
         limb: f"Limb '{limb}' {opening}, at the lowest point of its sole, against the take as authored): "

@@ -34,6 +34,7 @@ from .authored import authored_raise, stance_raise, standing_under
 from .contacts import AUTO, BALL, DOWN, UP, Contacts, find_contacts, holders, lock_offsets, sliding
 from .held import across_edges, held_part, landings
 from .pelvis import (
+    GUARD_SPEED,
     KNEE_TURN,
     LENGTH_MARGIN,
     MAX_HEEL,
@@ -370,15 +371,18 @@ def plant(
             heel_up[first : last + 1, n] = np.minimum(envelope(needed[first : last + 1], sigma), heel_most[n])
     # Nor does the body sink or rise faster than a standing leg, its heel so lifted, can follow without its knee
     # folding (a straight leg coming under a body held low) or snapping straight (a body rising onto a step while
-    # the back foot still stands); rising only as far as every standing foot still reaches, within the maximum drop.
+    # the back foot still stands), nor where the ground under a standing foot carries it up or down (a cycle walked in
+    # place slides its feet back over a slope), the body then following it up to GUARD_SPEED; rising only as far as
+    # every standing foot still reaches, within the maximum drop.
     lifted = _heel_turned(heel_up, balls, ankles, heels, tips)
     standing_legs = (animated, legs.thigh, legs.shin, held, sigma)
     longest = np.minimum(np.maximum(animated, LENGTH_MARGIN * lengths), lengths)
     room = np.where(held, highest(hips, lifted, longest), np.inf).min(axis=1)
-    rise = knee_guard(hips, lifted, *standing_legs, lower=False, room=room)
+    fastest = GUARD_SPEED * leg_lengths.max() / fps
+    rise = knee_guard(hips, lifted, *standing_legs, lower=False, room=room, fastest=fastest)
     drop -= rise
     hips[..., 2] += rise[:, None]
-    straightening = knee_guard(hips, lifted, *standing_legs, lower=True)
+    straightening = knee_guard(hips, lifted, *standing_legs, lower=True, fastest=fastest)
     straightening = np.minimum(straightening, np.maximum(pelvis[:, 2] - drop - least, 0.0))
     drop += straightening
     hips[..., 2] -= straightening[:, None]

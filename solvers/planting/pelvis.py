@@ -28,6 +28,9 @@ MAX_HEEL = np.radians(4.0)
 #: Most a standing knee turns in one frame beyond its animated turn (radians): under the 10° the planting
 #: limits allow, with room for what :func:`knee_guard` leaves out (the heel's lift eased, the foot lock).
 KNEE_TURN = np.radians(6.0)
+#: Leg lengths a second: fastest the body moves beyond where it was to keep a standing knee within KNEE_TURN (its
+#: ground rising or falling under it); faster, the body would jump, and every leg in the air with it.
+GUARD_SPEED = 1.0
 #: Metres of that drop too little to see, let go at once.
 SETTLED = 1e-4
 #: Metres the body, smoothed, may ride above the height its mode asks for (other than the lowest leg's), the
@@ -233,16 +236,28 @@ def pelvis_drop(hips, ankles, lengths, animated, down, sigma: float, keep=None) 
 
 
 def knee_guard(
-    hips, ankles, animated, thigh, shin, held, sigma: float, lower: bool, room=None, most: float = KNEE_TURN
+    hips,
+    ankles,
+    animated,
+    thigh,
+    shin,
+    held,
+    sigma: float,
+    lower: bool,
+    room=None,
+    fastest: float = 0.0,
+    most: float = KNEE_TURN,
 ) -> np.ndarray:
     """(F,) how much further the body goes down (``lower``) or up (>= 0) so that no leg ``held`` (F, n) on a frame and
     the one before turns its knee in that frame by more than ``most`` beyond its animated turn, straighter (going
-    down holds it bent: a body rising onto higher ground while the back foot still stands) or more bent (going up
-    holds it straight: a body held low while a straight leg comes under it), as far as holding the body where it
-    was the frame before does it: never past that (a knee the motion itself turns is the motion's), nor up by more
-    than ``room`` (F,), what every standing leg still reaches. It catches up over about ``sigma`` frames, as fast as
-    the legs allow. ``hips`` and ``ankles`` (F, n, 3) where they will be; ``animated`` (F, n) each leg's
-    hip-to-ankle distance as animated; ``thigh``, ``shin`` (F, n) its lengths."""
+    down holds it bent: a body rising onto higher ground while the back foot still stands, or the ground falling
+    away under a standing foot) or more bent (going up holds it straight: a body held low while a straight leg comes
+    under it, or the ground rising under a standing foot, as under a foot a cycle walked in place slides back over a
+    slope). As far as holding the body where it was the frame before does it, and then at most ``fastest`` further
+    in a frame (a body that jumps to spare one knee pops every other leg; a knee the motion itself turns is the
+    motion's); nor up by more than ``room`` (F,), what every standing leg still reaches. It catches up over about
+    ``sigma`` frames, as fast as the legs allow. ``hips`` and ``ankles`` (F, n, 3) where they will be; ``animated``
+    (F, n) each leg's hip-to-ankle distance as animated; ``thigh``, ``shin`` (F, n) its lengths."""
     way = -1.0 if lower else 1.0  # the body's move, and the turn beyond the animated one it holds back
     hips, ankles = np.asarray(hips, np.float64), np.asarray(ankles, np.float64)
     wanted = bend(animated, thigh, shin)
@@ -275,7 +290,7 @@ def knee_guard(
             needed = np.where(square >= 0.0, apart[:, 2] - root if lower else root - apart[:, 2], 0.0)
             eased = keep * move[was] if move[was] > SETTLED else 0.0
             level = max(way * (height[was] - height[frame]) + move[was], 0.0)  # the body held where it was
-            most_move = min(max(needed.max(initial=0.0), eased), level, max(room[frame], 0.0))
+            most_move = min(max(needed.max(initial=0.0), eased), level + fastest, max(room[frame], 0.0))
             # The body moved for one held leg moves the others too: where that would turn another past ``most`` the
             # other way (a body lowered for a landing front leg, bending its partner), the move up to that whose
             # worst turn beyond the limit is least, the furthest of those.

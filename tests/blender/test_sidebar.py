@@ -124,7 +124,7 @@ def test_a_limb_whose_end_bone_the_chain_does_not_carry_says_so(lik):
 
 
 def test_the_ground_panel_shows_what_the_last_planting_bake_said_until_the_planting_is_removed(lik):
-    rig, _, ground = clips.stage("horse_walk", "slope")
+    rig, _, ground = clips.stage("wolf_run", "slope")
     lik.api.detect_limbs(rig)
     report = lik.api.plant(rig, ground)
     labels = [name for kind, name in drawn("LIMB_IK_PT_ground") if kind == "label"]

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """How high the body goes between stances and flights (:func:`solvers.planting.pelvis.body_height`), and how fast it
-rises or sinks over a standing leg (:func:`solvers.planting.pelvis.knee_guard`)."""
+rises or sinks over a standing leg, or with the ground under its foot (:func:`solvers.planting.pelvis.knee_guard`)."""
 
 import numpy as np
 from hypothesis import given
@@ -130,6 +130,45 @@ def test_a_sinking_body_never_folds_a_standing_knee_and_keeps_within_reach(stanc
     both = held[1:] & held[:-1]
     assert (np.diff(beyond, axis=0)[both & (sank & ~held_up)[:, None]] <= KNEE_TURN + 1e-6).all()
     assert (body[1:] <= np.maximum(body[:-1], hips[1:, 0, 2]) + 1e-12).all()  # held from sinking, never pushed up
+
+
+@st.composite
+def sliding_stances(draw):
+    """One leg standing under a body that stays, its foot carried up or down 0-3 cm a frame by the ground under it
+    (an in-place cycle's foot sliding back over a slope), animated bent 5-60° and turning up to 3° a frame.
+    Returns hips, ankles, animated distances, thigh and shin (F, 1), and whether the ground rises."""
+    frames = draw(st.integers(3, 30))
+    thigh, shin = draw(st.floats(0.35, 0.5)), draw(st.floats(0.35, 0.5))
+    rises = draw(st.booleans())
+    steps = np.array(draw(st.lists(st.floats(0.0, 0.03), min_size=frames, max_size=frames)))
+    turns = np.array(draw(st.lists(st.floats(-3.0, 3.0), min_size=frames, max_size=frames)))
+    bends = np.radians(np.clip(draw(st.floats(5.0, 60.0)) + np.cumsum(turns), 5.0, 60.0))[:, None]
+    animated = extension(bends, thigh, shin)
+    ankles = np.zeros((frames, 1, 3))
+    ankles[:, 0, 2] = np.cumsum(steps if rises else -steps)
+    hips = np.zeros((frames, 1, 3))
+    hips[:, 0, 2] = ankles[0, 0, 2] + animated[0, 0]  # where the leg stands as animated on the first frame
+    return hips, ankles, animated, np.full((frames, 1), thigh), np.full((frames, 1), shin), rises
+
+
+@given(sliding_stances(), st.floats(0.0, 6.0))
+def test_the_body_follows_a_foot_whose_ground_turns_its_knee(stance, sigma):
+    """Ground rising under a standing foot bends its knee, ground falling straightens it, with the body where it is:
+    the guard moves the body with the foot (up, or down) so the knee turns no more than the limit in a frame beyond
+    its animated turn, no faster than it is let (here as fast as the ground moves); let move no faster than nothing,
+    it holds the body where it was. (The 0 A.D. horse's trot in place, planted on a slope: a straight front leg bent
+    28.7° in a frame as its hoof slid back over the slope, the body held.)"""
+    hips, ankles, animated, thigh, shin, rises = stance
+    held = np.ones((len(hips), 1), bool)
+    fastest = 0.03  # the most the ground moves the foot in a frame
+    move = knee_guard(hips, ankles, animated, thigh, shin, held, sigma, lower=not rises, fastest=fastest)
+    assert np.isfinite(move).all() and (move >= 0.0).all()
+    way = 1.0 if rises else -1.0
+    moved = hips + (way * move)[:, None, None] * np.array([0.0, 0.0, 1.0])
+    turned = np.diff(bend(np.linalg.norm(moved - ankles, axis=-1), thigh, shin) - bend(animated, thigh, shin), axis=0)
+    assert (way * turned <= KNEE_TURN + 1e-6).all()
+    assert (way * np.diff(moved[:, 0, 2]) <= fastest + 1e-9).all()  # its way; back, as it lets go, it eases
+    assert not knee_guard(hips, ankles, animated, thigh, shin, held, sigma, lower=not rises).any()
 
 
 def _worst(hips, before, ankles, animated, thigh, shin, legs, frame) -> float:
