@@ -113,8 +113,7 @@ def beyond(
         name(found.slide, SLIDE, "it slides up to {} as it stands", _mm, loose)
     # As the bones turn, not as planting placed the joints: a shin turned about its length against the thigh where
     # the leg is straight turns the bones of a rig whose bones are not joined head to tail (a glTF import) apart,
-    # though its joints keep their bend.
-    # Where the joints planting placed turn no faster than the limit, the cause is the bones' own: said so.
+    # though its joints keep their bend. Where the joints turn no faster than the limit, the sentence says so.
     why = knee_causes or {}
     bones = (
         f"planting turns its joints no more than {_degrees(KNEE_POP)} a frame beyond the take's there: its bones, read "

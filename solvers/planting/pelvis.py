@@ -253,9 +253,9 @@ def knee_guard(
     down holds it bent: a body rising onto higher ground while the back foot still stands, or the ground falling
     away under a standing foot) or more bent (going up holds it straight: a body held low while a straight leg comes
     under it, or the ground rising under a standing foot, as under a foot a cycle walked in place slides back over a
-    slope). As far as holding the body where it was the frame before does it, and then at most ``fastest`` further
-    in a frame (a body that jumps to spare one knee pops every other leg; a knee the motion itself turns is the
-    motion's); nor up by more than ``room`` (F,), what every standing leg still reaches. It catches up over about
+    slope). As far as holding the body where it was the frame before does it, and then at most ``fastest`` metres
+    further in a frame (a body that jumps to spare one knee pops every other leg; a knee the motion itself turns is
+    the motion's); nor up by more than ``room`` (F,), what every standing leg still reaches. It catches up over about
     ``sigma`` frames, as fast as the legs allow. ``hips`` and ``ankles`` (F, n, 3) where they will be; ``animated``
     (F, n) each leg's hip-to-ankle distance as animated; ``thigh``, ``shin`` (F, n) its lengths."""
     way = -1.0 if lower else 1.0  # the body's move, and the turn beyond the animated one it holds back
