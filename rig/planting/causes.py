@@ -23,13 +23,17 @@ KEYED_UNDER = 0.005
 LEG_SIZES = (0.01, 20.0)
 
 
-def knee_causes(limbs: list[str], frames: range, legs: Legs, planted: Planted) -> dict[str, str]:
-    """Per planted limb whose knee planting turns in a frame by more than :data:`.knees.KNEE_POP` beyond the
-    animation's turn (the IK bends the knee to the hip-to-ankle distance planting gives, or leaves it straight where
-    that is out of reach), why: a clause naming the frame where it turns most, whether the foot stands, lands, leaves
-    or is in the air there, and the cause. Whether the keys turn it so, and how far, is for the bake's read-back to
-    say (:func:`.limits.beyond`): a rig whose bones are not joined head to tail turns its bones otherwise than
-    planting places its joints."""
+#: A frame where planting turns a knee fast (the later of the two), how far (radians) and why, in a clause.
+KneeCause = tuple[int, float, str]
+
+
+def knee_causes(limbs: list[str], frames: range, legs: Legs, planted: Planted) -> dict[str, list[KneeCause]]:
+    """Per planted limb, each frame where planting turns its knee by more than :data:`.knees.KNEE_POP` beyond the
+    animation's turn since the frame before (the IK bends the knee to the hip-to-ankle distance planting gives, or
+    leaves it straight where that is out of reach): the frame, the turn (radians) and a clause saying whether the
+    foot stands, lands, leaves or is in the air there, and why. Whether the keys turn it so, where and how far, is
+    for the bake's read-back to say (:func:`.limits.beyond`), which names the cause of the frames it finds: a rig
+    whose bones are not joined head to tail turns its bones otherwise than planting places its joints."""
     hips = moved_with(planted.body, legs.hip)
     turns = knee_turns(hips, planted.foot[..., :3, 3], legs.hip, legs.foot[..., :3, 3], legs.thigh, legs.shin)
     standing = planted.contacts.stance.any(axis=2)
@@ -38,27 +42,28 @@ def knee_causes(limbs: list[str], frames: range, legs: Legs, planted: Planted) -
     where |= {(True, False): "as its foot leaves", (False, False): "with its foot in the air"}
     causes = {}
     for n, limb in enumerate(limbs):
-        over = np.flatnonzero(turns[:, n] > KNEE_POP) + 1  # the later frame of each pair
-        if not len(over):
-            continue
-        worst = int(over[np.argmax(turns[over - 1, n])])
-        foot_there = where[bool(standing[worst - 1, n]), bool(standing[worst, n])]
-        cause = "the ground there asks more of the leg than its motion gives"
         rises = _rise_while_down(planted, n) if in_place else 0.0
-        keyed, deepest = _keyed_under(planted, legs.girdle, n, worst)
-        if rises > IN_PLACE_RISE:
-            cause = (
-                "the take walks in place: its feet slide back along the ground while down, and the ground under this "
-                f"one rises or falls up to {1000 * rises:.0f} mm as it does, which no height of a body that stays "
-                "follows for every leg; a take that travels, or flat ground, plants without it"
-            )
-        elif keyed is not None:
-            whose = "this foot" if keyed == n else f"the foot of '{limbs[keyed]}'"
-            cause = (
-                f"the take keys {whose} up to {1000 * deepest:.0f} mm into its floor there, and planting stands it "
-                "on the ground: the legs it carries the body with bend for it"
-            )
-        causes[limb] = f"planting turns it most at frame {frames[worst]}, {foot_there}: {cause}"
+        said = []
+        for frame in np.flatnonzero(turns[:, n] > KNEE_POP) + 1:  # the later frame of each pair
+            foot_there = where[bool(standing[frame - 1, n]), bool(standing[frame, n])]
+            cause = "the ground there asks more of the leg than its motion gives"
+            keyed, deepest = _keyed_under(planted, legs.girdle, n, int(frame))
+            if rises > IN_PLACE_RISE:
+                cause = (
+                    "the take walks in place: its feet slide back along the ground while down, and the ground under "
+                    f"this one rises or falls up to {1000 * rises:.0f} mm as it does, which no height of a body that "
+                    "stays follows for every leg; a take that travels, or flat ground, plants without it"
+                )
+            elif keyed is not None:
+                whose = "this foot" if keyed == n else f"the foot of '{limbs[keyed]}'"
+                cause = (
+                    f"the take keys {whose} up to {1000 * deepest:.0f} mm into its floor there, and planting stands "
+                    "it on the ground: the legs it carries the body with bend for it"
+                )
+            clause = f"planting turns it most at frame {frames[frame]}, {foot_there}: {cause}"
+            said.append((frames[frame], float(turns[frame - 1, n]), clause))
+        if said:
+            causes[limb] = said
     return causes
 
 

@@ -361,9 +361,9 @@ class Analysis:
     moved: str | None
     #: per planted limb whose leg is of a size no body has, in metres, why that matters (:func:`.causes.unsized`)
     unsized: dict[str, str] = field(default_factory=dict)
-    #: per planted limb whose knee planting turns faster than it is held to, where and why
+    #: per planted limb whose knee planting turns faster than it is held to, each such frame, the turn and why
     #: (:func:`.causes.knee_causes`): said where the keys turn it so
-    knee_causes: dict[str, str] = field(default_factory=dict)
+    knee_causes: dict[str, list[causes.KneeCause]] = field(default_factory=dict)
 
     @property
     def problems(self) -> dict[str, str]:

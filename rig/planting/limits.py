@@ -36,7 +36,7 @@ def beyond(
     locked: bool = True,
     lowered: np.ndarray | None = None,
     keyed: bool = True,
-    knee_causes: dict[str, str] | None = None,
+    knee_causes: dict[str, list[tuple[int, float, str]]] | None = None,
 ) -> dict[str, str]:
     """Per leg (``limbs``, the columns of ``found``, measured at ``frames``) beyond a planting limit, a sentence
     naming the figure, how far, the frames and what causes it where that shows: ``held`` (F, n), where planting
@@ -44,7 +44,8 @@ def beyond(
     foot lock held standing feet; ``lowered`` (F, n), how far under its floor the take stands each foot (metres,
     the level planting read from its stances, which it keeps under the ground it plants on); ``keyed``, whether
     what was measured is keys a bake wrote, else the rig as it plays (a foot report); ``knee_causes``: per leg whose
-    knee planting turned fast, why (:attr:`.legs.Analysis.knee_causes`), said where its bones turn beyond the limit."""
+    knee planting turned fast, the frames and why (:attr:`.legs.Analysis.knee_causes`), the worst of them within a frame
+    of where its bones turn beyond the limit said there."""
     standing = found.contact & ~np.isnan(found.height)
     if not standing.any():
         return dict.fromkeys(limbs, _no_stance(found.travels))
@@ -114,18 +115,20 @@ def beyond(
     # As the bones turn, not as planting placed the joints: a shin turned about its length against the thigh where
     # the leg is straight turns the bones of a rig whose bones are not joined head to tail (a glTF import) apart,
     # though its joints keep their bend. Where the joints turn no faster than the limit, the sentence says so.
-    why = knee_causes or {}
     bones = (
         f"planting turns its joints no more than {_degrees(KNEE_POP)} a frame beyond the take's there: its bones, read "
         "head to tail, turn further"
     )
-    name(
-        found.turn,
-        KNEE_POP,
-        "its knee turns up to {} more in one frame than the animation turns it",
-        _degrees,
-        lambda n, over: why.get(limbs[n], None if knee_causes is None else bones),
-    )
+
+    def knee(n: int, over: np.ndarray) -> str | None:
+        if knee_causes is None:
+            return None
+        keyed = {int(frames[i]) for i in over}
+        causes = knee_causes.get(limbs[n], ())
+        near = [(turn, why) for frame, turn, why in causes if keyed & {frame - 1, frame, frame + 1}]
+        return max(near)[1] if near else bones
+
+    name(found.turn, KNEE_POP, "its knee turns up to {} more in one frame than the animation turns it", _degrees, knee)
     return {
         limb: f"Limb '{limb}' {opening}, at the lowest point of its sole, against the take as authored): "
         f"{'; '.join(parts)}; look at those frames."

@@ -126,3 +126,21 @@ def test_a_take_standing_under_its_floor_is_named(lik):
     assert list(said) == ["leg.R"] and "the take stands it up to 80.0 mm under its floor" in said["leg.R"], said
     lowered[10:30, 1] = 0.004
     assert beyond(LEGS, found, FRAMES, lowered=lowered) == {}
+
+
+def test_a_knee_is_said_to_turn_for_the_cause_planting_gives_at_its_frames(lik):
+    """The bones of the left knee turn 15° beyond the take's at frames 111-112 (made up). Planting's own reading of
+    its joints gives causes by frame: the worst of those within a frame of the keyed ones is said; one far from them
+    (frame 130) is not, and with none near, the sentence says the joints turn no faster than the limit there, the
+    bones further. Without planting's reading (a foot report), no cause."""
+    beyond = lik.rig.planting.limits.beyond
+    found = _found(lik, turn=(slice(10, 12), 0, math.radians(15.0)))
+    near = {"leg.L": [(113, 0.3, "the near one"), (112, 0.2, "the smaller one"), (130, 0.9, "the far one")]}
+    said = beyond(LEGS, found, FRAMES, knee_causes=near)["leg.L"]
+    assert "(beyond 10.0° at 2 frames from 111 to 112: the near one)" in said, said
+    far = {"leg.L": [(130, 0.9, "the far one")]}
+    said = beyond(LEGS, found, FRAMES, knee_causes=far)["leg.L"]
+    assert "planting turns its joints no more than 10.0° a frame beyond the take's there" in said, said
+    assert "the far one" not in said
+    assert "planting turns its joints" in beyond(LEGS, found, FRAMES, knee_causes={})["leg.L"]
+    assert "(beyond 10.0° at 2 frames from 111 to 112)" in beyond(LEGS, found, FRAMES)["leg.L"]
