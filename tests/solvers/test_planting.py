@@ -379,19 +379,13 @@ def assert_knee_smooth(result: Result):
     assert turn.max() <= 10.0, f"knee turns {turn.max():.1f} degrees beyond the source, frame {worst[0]} leg {worst[1]}"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason="a jog (a third of each stride on the ground, 2.3 m/s at 24 fps) across a 16 degree plane turns a knee "
-    "15.7 degrees in one frame beyond the source (frame 43); the walk down a 20 degree plane of the example holds, "
-    "9.0 degrees",
-)
 @budget(shrink=False)
 @example(take=DOWN_A_PLANE)
 @given(take=takes("plane"))
 def test_knee_turns_no_faster_than_animated_on_a_plane(take):
-    """The knee's bend (law of cosines from the planted hip and ankle) changes in one frame by at
-    most 10 degrees more than the source's does."""
+    """The knee's bend (law of cosines from the planted hip and ankle) changes in one frame by at most 10 degrees
+    more than the source's does. (A jog, a third of each stride on the ground, 2.3 m/s at 24 fps, across a 16 degree
+    plane turned a knee 15.7 degrees in a frame, frame 43, before the body followed a standing foot's ground.)"""
     assert_knee_smooth(run(take))
 
 
