@@ -43,28 +43,33 @@ def knee_causes(limbs: list[str], frames: range, legs: Legs, planted: Planted) -
     causes = {}
     for n, limb in enumerate(limbs):
         rises = _rise_while_down(planted, n) if in_place else 0.0
+        in_place_cause = (
+            "the take walks in place: its feet slide back along the ground while down, and the ground under this one "
+            f"rises or falls up to {1000 * rises:.0f} mm as it does, which no height of a body that stays follows for "
+            "every leg; a take that travels, or flat ground, plants without it"
+        )
         said = []
         for frame in np.flatnonzero(turns[:, n] > KNEE_POP) + 1:  # the later frame of each pair
             foot_there = where[bool(standing[frame - 1, n]), bool(standing[frame, n])]
-            cause = "the ground there asks more of the leg than its motion gives"
-            keyed, deepest = _keyed_under(planted, legs.girdle, n, int(frame))
-            if rises > IN_PLACE_RISE:
-                cause = (
-                    "the take walks in place: its feet slide back along the ground while down, and the ground under "
-                    f"this one rises or falls up to {1000 * rises:.0f} mm as it does, which no height of a body that "
-                    "stays follows for every leg; a take that travels, or flat ground, plants without it"
-                )
-            elif keyed is not None:
-                whose = "this foot" if keyed == n else f"the foot of '{limbs[keyed]}'"
-                cause = (
-                    f"the take keys {whose} up to {1000 * deepest:.0f} mm into its floor there, and planting stands "
-                    "it on the ground: the legs it carries the body with bend for it"
-                )
+            cause = in_place_cause if rises > IN_PLACE_RISE else _keyed_cause(planted, legs.girdle, limbs, n, frame)
             clause = f"planting turns it most at frame {frames[frame]}, {foot_there}: {cause}"
             said.append((frames[frame], float(turns[frame - 1, n]), clause))
         if said:
             causes[limb] = said
     return causes
+
+
+def _keyed_cause(planted: Planted, girdle, limbs: list[str], n: int, frame: int) -> str:
+    """Why leg ``n``'s knee turns fast at ``frame`` of a take that does not walk in place over rising or falling
+    ground: a foot the take keys into its floor there, which planting stands on the ground, else the ground."""
+    keyed, deepest = _keyed_under(planted, girdle, n, int(frame))
+    if keyed is None:
+        return "the ground there asks more of the leg than its motion gives"
+    whose = "this foot" if keyed == n else f"the foot of '{limbs[keyed]}'"
+    return (
+        f"the take keys {whose} up to {1000 * deepest:.0f} mm into its floor there, and planting stands it on the "
+        "ground: the legs it carries the body with bend for it"
+    )
 
 
 def _keyed_under(planted: Planted, girdle, n: int, frame: int) -> tuple[int | None, float]:

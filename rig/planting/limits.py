@@ -15,7 +15,7 @@ import math
 import numpy as np
 
 from ...solvers.planting.knees import KNEE_POP
-from .causes import frames_text
+from .causes import KneeCause, frames_text
 from .measured import CONTACT_HEIGHT, CONTACT_SPEED, Measured, percentile
 
 SAID = "limb_ik_said"  #: the rig's custom property holding what its last planting bake said, per limb
@@ -36,7 +36,7 @@ def beyond(
     locked: bool = True,
     lowered: np.ndarray | None = None,
     keyed: bool = True,
-    knee_causes: dict[str, list[tuple[int, float, str]]] | None = None,
+    knee_causes: dict[str, list[KneeCause]] | None = None,
 ) -> dict[str, str]:
     """Per leg (``limbs``, the columns of ``found``, measured at ``frames``) beyond a planting limit, a sentence
     naming the figure, how far, the frames and what causes it where that shows: ``held`` (F, n), where planting
