@@ -33,7 +33,7 @@ from bpy_extras import anim_utils
 from .. import animator, timeline
 from ..errors import LimbIKError
 from . import soles
-from .chain import apart, check_scale
+from .chain import REACH, apart, check_scale
 
 #: Role of each spelling, after lower-casing and dropping separators.
 ROLE_NAMES = {
@@ -140,12 +140,14 @@ def find_limbs(obj: bpy.types.Object, shape: "Shape") -> list[FoundLimb]:
 
 def _hung_foot(obj: bpy.types.Object, limb: FoundLimb, skin, shape: "Shape", used: set[str]) -> FoundLimb:
     """A leg without a foot bone, given the foot its mesh (``skin``) hangs from outside the chain
-    (:func:`.soles.outside`: an exported IK foot under the root, the hoof below it its toe), which the chain
-    then reaches for. A leg of three segments (a digitigrade leg: thigh, shin and the long bone down to the
-    ground, ``UpperLeg`` > ``MidLeg`` > ``LowerLeg``) ends at that third bone, its only child still free, where
-    it hangs on down; its toe is then the foot outside the chain (an exported IK foot under the root) that its
-    mesh hangs from, as low as the third bone's own skin to within a tenth of that bone's length, else the bone
-    named as this side's foot or toe whose head is as near that bone's far end."""
+    (:func:`.soles.outside`: an exported IK foot under the root, the hoof below it its toe), else, for a leg found by
+    name, the bone named as its side's foot nearest its shin's end, within the reach of a foot the chain does not
+    carry (:data:`.chain.REACH` thighs: a robot's feet, rigid parts on IK bones under the root that no skin joins
+    to the leg); the chain then reaches for it. A leg of three segments (a digitigrade leg: thigh, shin and the long
+    bone down to the ground, ``UpperLeg`` > ``MidLeg`` > ``LowerLeg``) ends at that third bone, its only child still
+    free, where it hangs on down; its toe is then the foot outside the chain (an exported IK foot under the root)
+    that its mesh hangs from, as low as the third bone's own skin to within a tenth of that bone's length, else the
+    bone named as this side's foot or toe whose head is as near that bone's far end."""
     bones = obj.data.bones
     below = [child for child in bones[limb.lower].children if child.name not in used]
     if len(below) == 1 and shape.hangs([below[0].name]):
@@ -155,11 +157,14 @@ def _hung_foot(obj: bpy.types.Object, limb: FoundLimb, skin, shape: "Shape", use
         hung = soles.outside(obj, skin, chain, None, as_low=True, within=near)
         toe = next((name for name in hung if not bones[name].parent or bones[name].parent.name not in hung), "")
         return FoundLimb(limb.name, limb.upper, limb.lower, end.name, toe or _named_foot(obj, chain, near), limb.how)
-    hung = soles.outside(obj, skin, [limb.upper, limb.lower], None, as_low=True)
-    if not hung:
-        return limb
-    toe = hung[1] if len(hung) > 1 and bones[hung[1]].parent == bones[hung[0]] else ""
-    return FoundLimb(limb.name, limb.upper, limb.lower, hung[0], toe, limb.how)
+    chain = [limb.upper, limb.lower]
+    hung = soles.outside(obj, skin, chain, None, as_low=True)
+    if hung:
+        toe = hung[1] if len(hung) > 1 and bones[hung[1]].parent == bones[hung[0]] else ""
+        return FoundLimb(limb.name, limb.upper, limb.lower, hung[0], toe, limb.how)
+    thigh = np.linalg.norm(np.array(bones[limb.lower].head_local) - np.array(bones[limb.upper].head_local))
+    end = _named_foot(obj, chain, REACH * float(thigh)) if limb.how == "name" else ""
+    return FoundLimb(limb.name, limb.upper, limb.lower, end, toe_of(obj, end), limb.how) if end else limb
 
 
 def _named_foot(obj: bpy.types.Object, chain: list[str], near: float) -> str:
@@ -333,14 +338,15 @@ class Shape:
         found already are (0: none); ``hung``: the bones outside a chain that its mesh's foot hangs from.
 
         A chain that is a hierarchy of its own beside the body's (a root bone and what hangs from it, where another
-        root carries more bones) moves a limb from outside, as an exported IK foot does: it is not one."""
+        root carries more bones) moves a limb from outside, as an exported IK foot does: it is not one; nor is a
+        chain hanging from a bone of a limb in ``used`` (the fingers below an arm found by name)."""
         roots = [b for b in self.bones if b.parent is None]
         body = max(roots, key=lambda b: len(b.children_recursive))
         chains: dict[tuple, list[list[str]]] = {}
         for chain in self._chains():
             bone = self.bones[chain[0]]
-            if bone.parent is None and bone != body or _controls(chain):
-                continue
+            if bone.parent is None and bone != body or _controls(chain) or bone.parent and bone.parent.name in used:
+                continue  # a hierarchy of its own, an IK control, or what hangs from a limb (its fingers)
             if len(chain) >= 2 and not used & set(chain) and self.hangs(chain):
                 key = (bone.parent.name if bone.parent else "", len(chain))
                 chains.setdefault(key, []).append(chain)

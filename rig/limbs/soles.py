@@ -96,27 +96,56 @@ def skinned_meshes(obj: bpy.types.Object) -> list[bpy.types.Object]:
     ]
 
 
-def read_skin(obj: bpy.types.Object) -> _Skin | None:
-    """The skin of ``obj`` at rest, or None when no mesh with vertex groups follows it."""
-    bones = [b.name for b in obj.data.bones if b.use_deform]
+def parented_meshes(obj: bpy.types.Object) -> list[bpy.types.Object]:
+    """The mesh objects parented to a bone of ``obj`` (rigid parts: a robot's feet), in its scenes, that no Armature
+    modifier deforms by it."""
+    scenes, skinned = set(obj.users_scene), set(skinned_meshes(obj))
+    return [
+        mesh
+        for mesh in obj.children
+        if mesh.type == "MESH"
+        and mesh.parent_type == "BONE"
+        and mesh.parent_bone in obj.data.bones
+        and scenes & set(mesh.users_scene)
+        and mesh not in skinned
+    ]
+
+
+def read_skin(obj: bpy.types.Object, rigid: bool = False) -> _Skin | None:
+    """The skin of ``obj`` at rest, or None when no mesh with vertex groups follows it. With ``rigid``, the meshes
+    parented to its bones too (:func:`parented_meshes`), each vertex weighted wholly to its bone."""
+    parts = parented_meshes(obj) if rigid else []
+    bones = [b.name for b in obj.data.bones if b.use_deform or any(b.name == m.parent_bone for m in parts)]
     index = {name: i for i, name in enumerate(bones)}
     to_armature = np.linalg.inv(np.array(obj.matrix_world, dtype=np.float64))
     points, entries, edges, offset = [], [], [], 0
-    for mesh in skinned_meshes(obj):
+    for mesh in [*skinned_meshes(obj), *parts]:
         data = mesh.data
+        part = mesh in parts
         groups = {g.index: index.get(g.name, -1) for g in mesh.vertex_groups}
-        if not groups or not len(data.vertices):
+        if not (groups or part) or not len(data.vertices):
             continue
         co = np.empty(len(data.vertices) * 3)
         data.vertices.foreach_get("co", co)
-        matrix = to_armature @ np.array(mesh.matrix_world, dtype=np.float64)
+        if part:  # where its bone at rest carries it: the bone's tail, then the parenting as set
+            bone = obj.data.bones[mesh.parent_bone]
+            tail = np.eye(4)
+            tail[1, 3] = bone.length
+            matrix = np.array(bone.matrix_local, dtype=np.float64) @ tail
+            matrix = matrix @ np.array(mesh.matrix_parent_inverse, dtype=np.float64)
+            matrix = matrix @ np.array(mesh.matrix_basis, dtype=np.float64)
+        else:
+            matrix = to_armature @ np.array(mesh.matrix_world, dtype=np.float64)
         points.append(co.reshape(-1, 3) @ matrix[:3, :3].T + matrix[:3, 3])
-        entries += [
-            (offset + v.index, groups.get(g.group, -1), g.weight)
-            for v in data.vertices
-            for g in v.groups
-            if g.weight > 0
-        ]
+        if part:
+            entries += [(offset + v, index[mesh.parent_bone], 1.0) for v in range(len(data.vertices))]
+        else:
+            entries += [
+                (offset + v.index, groups.get(g.group, -1), g.weight)
+                for v in data.vertices
+                for g in v.groups
+                if g.weight > 0
+            ]
         pairs = np.empty(len(data.edges) * 2, dtype=np.int64)
         data.edges.foreach_get("vertices", pairs)
         edges.append(pairs.reshape(-1, 2) + offset)

@@ -74,7 +74,7 @@ def plant_plan(obj: bpy.types.Object, limbs, chains) -> PlantPlan | None:
     if obj.limb_ik.ground is None:
         raise LimbIKError(f"Armature '{obj.name}' has planted limbs but no ground collection to plant them on.")
     bones = obj.data.bones
-    skin = soles.read_skin(obj)
+    skin = soles.read_skin(obj, rigid=True)
     feet, outside = [], {}
     for limb, chain in planted:
         if chain.size != 3:
