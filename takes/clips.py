@@ -294,8 +294,8 @@ def _gltf(clip: Clip, bone_heuristic: str) -> bpy.types.Object:
     for track in list(data.nla_tracks):
         data.nla_tracks.remove(track)
     data.action = bpy.data.actions[clip.action]
-    if hasattr(data, "action_slot"):
-        data.action_slot = data.action.slots[0]
+    if hasattr(data, "action_slot"):  # the slot for an object: a file's action may key a mesh's shape keys too
+        data.action_slot = next(slot for slot in data.action.slots if slot.target_id_type in {"OBJECT", "UNSPECIFIED"})
     if clip.scale != 1.0:  # as a user scales a character made in centimetres
         top = rig
         while top.parent is not None:
