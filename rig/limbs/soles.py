@@ -98,14 +98,15 @@ def skinned_meshes(obj: bpy.types.Object) -> list[bpy.types.Object]:
 
 def parented_meshes(obj: bpy.types.Object) -> list[bpy.types.Object]:
     """The mesh objects parented to a bone of ``obj`` (rigid parts: a robot's feet), in its scenes, that no Armature
-    modifier deforms by it."""
-    scenes, skinned = set(obj.users_scene), set(skinned_meshes(obj))
+    modifier deforms by it. Not those of a bone with Relative Parenting, which follow only its own channels."""
+    scenes, skinned, bones = set(obj.users_scene), set(skinned_meshes(obj)), obj.data.bones
     return [
         mesh
         for mesh in obj.children
         if mesh.type == "MESH"
         and mesh.parent_type == "BONE"
-        and mesh.parent_bone in obj.data.bones
+        and mesh.parent_bone in bones
+        and not bones[mesh.parent_bone].use_relative_parent
         and scenes & set(mesh.users_scene)
         and mesh not in skinned
     ]
