@@ -248,7 +248,8 @@ def to_plant(obj: bpy.types.Object, names=None, depsgraph=None) -> list:
 
 def _hung_feet(obj: bpy.types.Object) -> str:
     """Why legs found without a foot have none, where their mesh's feet hang from bones outside their chains: the
-    bones Detect Limbs would make their feet (:func:`.soles.outside`, as low as the shin's skin)."""
+    bones Detect Limbs would make their feet (:func:`.soles.outside`, as low as the shin's skin); else which legs
+    have no end bone, and what to set."""
     footless = [limb for limb in obj.limb_ik.limbs if limb.enabled and not limb.end_bone and "leg" in limb.name.lower()]
     skin = soles.read_skin(obj) if footless else None
     hung = [
@@ -257,7 +258,14 @@ def _hung_feet(obj: bpy.types.Object) -> str:
     ]
     hung = [f"'{name}' to {', '.join(repr(b) for b in bones)}" for name, bones in hung if bones]
     if not hung:
-        return ""
+        if not footless:
+            return ""
+        names = ", ".join(f"'{limb.name}'" for limb in footless)
+        return (
+            f" ({names} {'has' if len(footless) == 1 else 'have'} no end bone, and no skin joins a foot to "
+            f"{'it' if len(footless) == 1 else 'them'}: set each one's End Bone to the bone its foot follows, and "
+            "planting moves that bone with the leg)"
+        )
     return (
         f" (their feet are skinned to bones outside their chains: {'; '.join(hung)}; make the first of each a leg's "
         "end bone, as Detect Limbs does, and planting moves it with the leg)"

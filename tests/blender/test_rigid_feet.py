@@ -7,6 +7,7 @@ import math
 
 import bpy
 import numpy as np
+import pytest
 import rigs
 from mathutils import Matrix
 
@@ -110,3 +111,18 @@ def test_a_rigid_foot_keyed_into_the_floor_is_planted_on_its_mesh(lik):
     planted = _lowest_over(parts, frames)
     assert planted.min() >= -1e-3
     assert np.abs(planted[:, 1]).max() <= 1e-3
+
+
+def test_legs_with_no_foot_to_find_are_named_in_the_refusal(lik):
+    """Feet named so that no rule finds them (``Block.L``, ``Block.R``): the legs are found without an end bone, and
+    planting refuses in a sentence that names them and what to set, the rig left as it was."""
+    rig = _robot()
+    for side in "LR":
+        rig.data.bones[f"foot.{side}"].name = f"Block.{side}"
+    lik.api.detect_limbs(rig)
+    assert not rig.limb_ik.limbs["leg.L"].end_bone
+    before = rigs.fcurve_keys(rig)
+    with pytest.raises(lik.api.LimbIKError, match=r"'leg.L', 'leg.R' have no end bone.*set each one's End Bone"):
+        lik.api.plant(rig, rigs.plane_ground())
+    after = rigs.fcurve_keys(rig)
+    assert before.keys() == after.keys() and all(np.array_equal(before[k], after[k]) for k in before)
