@@ -96,10 +96,11 @@ def skinned_meshes(obj: bpy.types.Object) -> list[bpy.types.Object]:
     ]
 
 
-def parented_meshes(obj: bpy.types.Object) -> list[bpy.types.Object]:
-    """The mesh objects parented to a bone of ``obj`` (rigid parts: a robot's feet), in its scenes, that no Armature
-    modifier deforms by it. Not those of a bone with Relative Parenting, which follow only its own channels."""
-    scenes, skinned, bones = set(obj.users_scene), set(skinned_meshes(obj)), obj.data.bones
+def parented_meshes(obj: bpy.types.Object, skinned) -> list[bpy.types.Object]:
+    """The mesh objects parented to a bone of ``obj`` (rigid parts: a robot's feet), in its scenes, but the
+    ``skinned`` ones (:func:`skinned_meshes`), which the Armature modifier deforms by it. Not those of a bone with
+    Relative Parenting, which follow only its own channels."""
+    scenes, bones = set(obj.users_scene), obj.data.bones
     return [
         mesh
         for mesh in obj.children
@@ -115,12 +116,14 @@ def parented_meshes(obj: bpy.types.Object) -> list[bpy.types.Object]:
 def read_skin(obj: bpy.types.Object, rigid: bool = False) -> _Skin | None:
     """The skin of ``obj`` at rest, or None when no mesh with vertex groups follows it. With ``rigid``, the meshes
     parented to its bones too (:func:`parented_meshes`), each vertex weighted wholly to its bone."""
-    parts = parented_meshes(obj) if rigid else []
-    bones = [b.name for b in obj.data.bones if b.use_deform or any(b.name == m.parent_bone for m in parts)]
+    skinned = skinned_meshes(obj)
+    parts = parented_meshes(obj, skinned) if rigid else []
+    carriers = {mesh.parent_bone for mesh in parts}
+    bones = [b.name for b in obj.data.bones if b.use_deform or b.name in carriers]
     index = {name: i for i, name in enumerate(bones)}
     to_armature = np.linalg.inv(np.array(obj.matrix_world, dtype=np.float64))
     points, entries, edges, offset = [], [], [], 0
-    for mesh in [*skinned_meshes(obj), *parts]:
+    for mesh in [*skinned, *parts]:
         data = mesh.data
         part = mesh in parts
         groups = {g.index: index.get(g.name, -1) for g in mesh.vertex_groups}

@@ -16,9 +16,9 @@ TOE_DOWN = math.radians(20.0)  #: how far the take pitches the left foot toe dow
 
 def _robot() -> bpy.types.Object:
     """root → hips → thigh > shin on each side, and an arm whose forearm carries two fingers 45 cm long; foot.L and
-    foot.R under the root where the shins end, short bones
-    pointing ahead at the ankle's height, each carrying a box 8 cm deep whose underside is the floor at rest. Keyed
-    standing for frames 1-12, the left foot pitched toe down at frames 5-8: its box's toe 6 cm into the floor."""
+    foot.R under the root where the shins end, short bones pointing ahead at the ankle's height, each carrying a box
+    8 cm deep whose underside is the floor at rest. Keyed standing for frames 1-12, the left foot pitched toe down at
+    frames 5-8: its box's toe 6 cm into the floor."""
     obj, bones = rigs.edit_armature("Robot")
     root = bones.new("root")
     root.head, root.tail = (0.0, 0.0, 0.0), (0.0, 0.2, 0.0)
