@@ -55,6 +55,8 @@ _SEPARATORS = re.compile(r"[\s._:\-]+")
 _WORDS = re.compile(r"[A-Z]+(?=[A-Z][a-z]|\d|$)|[A-Z]?[a-z]+|\d+")  # camelCase and digits
 _SIDES = {"l": "L", "left": "L", "r": "R", "right": "R"}
 MAX_GAP = 2  #: helper bones allowed between two bones of a chain
+#: Degrees two bones named as lower legs, one below the other, bend at rest to be a hind leg's two (:func:`_hock`).
+HOCK = 15.0
 #: Bones lie in one plane when none of their ends is farther from it than this fraction of their extent.
 FLAT = 1e-3
 
@@ -215,12 +217,26 @@ def _by_name(armature: bpy.types.Armature) -> list[FoundLimb]:
                     used |= bones
             shared = set.intersection(*(set(c[3]) for c in chosen)) if chosen else set()
             for upper, lower, end, qualifier in chosen:
+                upper, lower = _hock(upper, lower, end, side)
                 words = [w for w in qualifier if w not in shared] if len(chosen) > 1 else []
                 name = "_".join([*words, kind]) + f".{side}"
                 toes = [t for t, _ in by_role.get((side, "toe"), []) if end and _gap(end, t) is not None]
                 toe = min(toes, key=lambda t: _gap(end, t)).name if toes else ""  # a foreleg's hoof, too
                 found.append(FoundLimb(name, upper.name, lower.name, end.name if end else "", toe))
     return found
+
+
+def _hock(upper: bpy.types.Bone, lower: bpy.types.Bone, end: bpy.types.Bone | None, side: str) -> tuple:
+    """(upper, lower) of a named leg: as found, but for a leg of three long bones named as a thigh and two lower legs
+    (``thigh`` > ``leg`` > ``shin`` > ``foot``, a horse's or an elephant's hind leg: femur, tibia and cannon) bent at
+    rest between the two lower ones, which then bend as the leg's thigh and shin, at the joints its foreleg bends at."""
+    between = end.parent if end is not None else None
+    if between is None or between == lower or between.parent != lower or parse(between.name) != (side, "lower_leg"):
+        return upper, lower
+    heads = [np.array(bone.head_local) for bone in (lower, between, end)]
+    a, b = heads[1] - heads[0], heads[2] - heads[1]
+    bend = np.degrees(np.arccos(np.clip(a @ b / (np.linalg.norm(a) * np.linalg.norm(b) or 1.0), -1.0, 1.0)))
+    return (lower, between) if bend >= HOCK else (upper, lower)
 
 
 def toe_of(obj: bpy.types.Object, end: str) -> str:

@@ -157,7 +157,9 @@ SHARED_RIGS = {
 @pytest.mark.parametrize("clip", SHARED_RIGS)
 def test_detects_the_legs_and_arms_of_real_skeletons(lik, clip):
     """Joint-named capture (LeftHip, left_knee), animals named by bone, and the wolf, whose names say
-    nothing a detector can use (FrontLeg1_L...) and whose legs hang from the origin, not a pelvis."""
+    nothing a detector can use (FrontLeg1_L...) and whose legs hang from the origin, not a pelvis: each leg's bones are
+    the ones the shared measure reads it by (a horse's or an elephant's hind leg from the bone below its thigh, as its
+    forelegs, ``thigh`` > ``leg`` > ``shin`` > ``foot`` bending at the leg's and the shin's joints)."""
     from takes import clips
 
     how, leg_count, arm_count = SHARED_RIGS[clip]
@@ -166,10 +168,11 @@ def test_detects_the_legs_and_arms_of_real_skeletons(lik, clip):
     legs = {name for name in found if "leg" in name}
     assert len(legs) == leg_count and len(found) == leg_count + arm_count, found
     assert set(found.values()) == {how}
-    feet = {rig.limb_ik.limbs[name].end_bone for name in legs}
-    assert feet == {foot for _, _, foot, _ in clips.CLIPS[clip].legs.values()}
-    toes = {rig.limb_ik.limbs[name].toe_bone for name in legs}
-    assert toes == {toe or "" for *_, toe in clips.CLIPS[clip].legs.values()}
+    chains = {
+        tuple(getattr(rig.limb_ik.limbs[name], f"{role}_bone") for role in ("upper", "lower", "end", "toe"))
+        for name in legs
+    }
+    assert chains == {(thigh, shin, foot, toe or "") for thigh, shin, foot, toe in clips.CLIPS[clip].legs.values()}
 
 
 #: The glTF rigs of the shared folder (and the Khronos fox of ``tests/data``, a rig nobody here developed on) and how
@@ -262,12 +265,13 @@ RENAMED = {
     "quaternius_stag": ("sides", ""),
     # Facing the way their front legs are, the 0 A.D. animals stand their bones named left on their right.
     "wolf": ("chains", ""),
-    "horse_walk": (
-        "chains",
-        "hind legs of three long bones (thigh, leg, shin): by name from the thigh, by shape the leg",
+    "horse_walk": ("chains", ""),
+    "elephant": ("chains", "its front feet, half as long as the forearm above them, are taken for toes, as a hoof is"),
+    "leela": (
+        "sides",
+        "by shape the toe is the spur below its shin, whose skin reaches lowest; by name the IK foot named Foot.L, "
+        "which carries the rest of the foot's skin",
     ),
-    "elephant": ("chains", "its hind legs hang deeper in the hierarchy than its shoulders: taken for the front legs"),
-    "leela": ("sides", "the spur below its shin is taken for the toe, not the IK foot its mesh hangs from"),
 }
 
 
