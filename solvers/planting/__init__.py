@@ -284,9 +284,17 @@ def plant(
             held[span, n] &= across_edges(edges[first:last, n], standing[span, n], from_hip[span])
         if travels:
             held[:, n] &= ~landings(held[:, n], standing[:, n], from_hip, lift[:, n], settings.contact_height)
-    # Where what a held foot stands on changes that fast, the change eases over time, before and after.
+    # In a cycle walked in place, a foot down in the contact band but not held (landing or lifting, or running into a
+    # stance the take's first frame cuts) keeps its height above the ground under its ball as it has it above the
+    # floor: it goes back along the ground as the standing feet do, not through the air.
+    band = down & ground & ~held if not travels else np.zeros_like(held)
+    for n in range(count):  # but not across an edge (a step's riser): there it goes through the air
+        for first, last in intervals(band[:, n]):
+            if edges[max(first - 1, 0) : last + 1, n].any():
+                band[first : last + 1, n] = False
+    # Where what a foot on the ground stands on changes that fast, the change eases over time, before and after.
     for n in range(count):
-        for first, last in intervals(held[:, n]):
+        for first, last in intervals(held[:, n] | band[:, n]):
             lift[first : last + 1, n] = ease_jumps(lift[first : last + 1, n], steady[first:last, n], sigma)
 
     # Everywhere else the map blends from stance to stance, riding on the body, so hip and foot
@@ -302,7 +310,8 @@ def plant(
         held_turn = turn if held_turn is None else held_turn
         turns, moved = held_turn.copy(), np.empty_like(points)
         for n in range(count):
-            turns[:, n], lifts = swing(held[:, n], held_turn[:, n], lift[:, n], rise[:, n])
+            turns[:, n] = swing(held[:, n], held_turn[:, n], lift[:, n], rise[:, n])[0]
+            lifts = swing(held[:, n] | band[:, n], held_turn[:, n], lift[:, n], rise[:, n])[1]
             moved[:, n] = transform(turns[:, n], pivot[:, n], lifts, points[:, n])
         return turns, moved
 
@@ -406,7 +415,7 @@ def plant(
         # As straight as animated, or nearly.
         longest = np.clip(swung[:, n], LENGTH_MARGIN * lengths[:, n], lengths[:, n])
         ankles = bend_in_air(
-            held[:, n],
+            held[:, n] | band[:, n],
             standing[:, n],
             hips[:, n],
             moved[:, n, 3],

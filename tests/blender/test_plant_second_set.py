@@ -26,29 +26,26 @@ MISSES = {
         "within 3 cm of their lowest"
         for ground in GROUNDS
     },
-    ("cesium_man", "slope"): "knee 20.5°: the in-place walk's feet slide back downhill",
+    ("cesium_man", "slope"): "knee 16.3°: the in-place walk's feet slide back downhill",
     ("cesium_man", "step"): "knee 84.7°, jump 159 mm: the in-place walk's feet slide back across the riser; and "
     "30.4 mm deep: the right foot's mesh goes into the step's edge as it slides back across it (frames 9-13)",
     ("cesium_man", "rough"): "pitch p95 20.0°: in 3 of 24 contact frames the lowest vertex is another part of the "
     "sole than the source's (heel against toe), which the measure reads as a turn",
     ("quaternius_horse", "slope"): "knee 10.5° in one frame",
     ("quaternius_horse", "rough"): "pitch p95 19.6°",
-    ("quaternius_wolf", "slope"): "ball p95 24.9 mm: a paw the source pushes 2.5-5.5 cm under its floor as it "
-    "leaves is raised onto the ground, and on the slope its swing leaves from there above the source's",
     ("quaternius_wolf", "rough"): "pitch p95 6.0°",
-    ("quaternius_stag", "slope"): "ball p95 18.8 mm",
     ("quaternius_stag", "rough"): "pitch p95 21.3°",
-    ("triceratops", "slope"): "ball p95 130.9 mm, a point 148.8 mm deep, pitch p95 13.0°, knee 11.8°",
-    ("triceratops", "step"): "ball p95 35.0 mm, median 10.4 mm, a point 21.6 mm deep, knee 10.9°",
-    ("triceratops", "rough"): "ball p95 29.7 mm, median 8.7 mm, a point 37.5 mm deep, pitch p95 11.3°, knee 11.8°",
-    ("triceratops", "flat"): "ball p95 23.5 mm, a point 9.6 mm deep, knee 11.1°",
+    ("triceratops", "slope"): "ball p95 130.9 mm, a point 143.1 mm deep, pitch p95 13.0°, knee 11.8°",
+    ("triceratops", "step"): "ball p95 35.0 mm, median 9.0 mm, a point 21.6 mm deep, knee 10.9°",
+    ("triceratops", "rough"): "ball p95 26.2 mm, median 8.4 mm, a point 37.5 mm deep, pitch p95 11.3°, knee 11.8°",
+    ("triceratops", "flat"): "ball p95 22.3 mm, a point 9.6 mm deep, knee 11.1°",
     **{
         ("trex", ground): f"ball p95 {figure} mm: its claws go 8 cm under its floor in the source's contact frames; "
         "they are skinned partly to the root and the shin, so the foot raised by that depth lifts them by 70% of it"
         for ground, figure in (("slope", 196.3), ("step", 74.0), ("rough", 47.9), ("flat", 27.5))
     },
-    ("leela", "rough"): "ball p95 47.9 mm, pitch p95 23.5°",
-    ("knight", "step"): "knee 16.9° in one frame at the step",
+    ("leela", "rough"): "ball p95 68.9 mm, pitch p95 23.5°",
+    ("knight", "step"): "knee 17.0° in one frame at the step",
     # The other walks and runs of the glTF files, all cycles run in place (figures as measured; the bake names each).
     **{
         (clip, ground): f"knee {figure}° in one frame: the run's feet slide back along the ground while down, over "
@@ -64,7 +61,7 @@ MISSES = {
     ("trex_run", "slope"): "ball p95 155.7 mm, a point 65.9 mm deep, pitch p95 7.7°, knee 15.7°: its feet slide back "
     "along the slope",
     ("trex_run", "step"): "ball p95 26.1 mm: the take has a foot up to 58 mm under its floor there",
-    ("trex_run", "rough"): "ball p95 54.1 mm, pitch p95 34.8°",
+    ("trex_run", "rough"): "ball p95 37.4 mm, pitch p95 34.8°",
     ("triceratops_run", "slope"): "ball p95 84.5 mm, median 11.5 mm, a point 110.4 mm deep, pitch p95 12.9°, knee "
     "16.8°",
     ("triceratops_run", "step"): "ball p95 18.6 mm, median 7.7 mm, a point 7.8 mm deep, pitch p95 6.2°",
@@ -74,7 +71,7 @@ MISSES = {
     ("quaternius_horse_gallop", "rough"): "pitch p95 8.8°",
     ("quaternius_wolf_gallop", "flat"): "knee 13.9° in one frame: the take keys a straight front leg's foot up to "
     "27 mm into its floor as it lands, and planting stands it on the ground",
-    ("quaternius_wolf_gallop", "step"): "knee 18.8°, pitch p95 19.7°",
+    ("quaternius_wolf_gallop", "step"): "knee 18.4°, pitch p95 15.7°",
     ("quaternius_wolf_gallop", "rough"): "knee 11.1° in one frame",
 }
 
