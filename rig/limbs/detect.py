@@ -22,6 +22,7 @@ Limbs whose bones all lie in one plane, at rest and as animated, belong to a 2D 
 """
 
 import functools
+import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -226,17 +227,17 @@ def _by_name(armature: bpy.types.Armature) -> list[FoundLimb]:
     return found
 
 
-def _hock(upper: bpy.types.Bone, lower: bpy.types.Bone, end: bpy.types.Bone | None, side: str) -> tuple:
+def _hock(
+    upper: bpy.types.Bone, lower: bpy.types.Bone, end: bpy.types.Bone | None, side: str
+) -> tuple[bpy.types.Bone, bpy.types.Bone]:
     """(upper, lower) of a named leg: as found, but for a leg of three long bones named as a thigh and two lower legs
     (``thigh`` > ``leg`` > ``shin`` > ``foot``, a horse's or an elephant's hind leg: femur, tibia and cannon) bent at
     rest between the two lower ones, which then bend as the leg's thigh and shin, at the joints its foreleg bends at."""
     between = end.parent if end is not None else None
-    if between is None or between == lower or between.parent != lower or parse(between.name) != (side, "lower_leg"):
+    if between is None or between.parent != lower or parse(between.name) != (side, "lower_leg"):
         return upper, lower
-    heads = [np.array(bone.head_local) for bone in (lower, between, end)]
-    a, b = heads[1] - heads[0], heads[2] - heads[1]
-    bend = np.degrees(np.arccos(np.clip(a @ b / (np.linalg.norm(a) * np.linalg.norm(b) or 1.0), -1.0, 1.0)))
-    return (lower, between) if bend >= HOCK else (upper, lower)
+    bend = (between.head_local - lower.head_local).angle(end.head_local - between.head_local, 0.0)
+    return (lower, between) if math.degrees(bend) >= HOCK else (upper, lower)
 
 
 def toe_of(obj: bpy.types.Object, end: str) -> str:

@@ -310,8 +310,9 @@ def plant(
         held_turn = turn if held_turn is None else held_turn
         turns, moved = held_turn.copy(), np.empty_like(points)
         for n in range(count):
-            turns[:, n] = swing(held[:, n], held_turn[:, n], lift[:, n], rise[:, n])[0]
-            lifts = swing(held[:, n] | band[:, n], held_turn[:, n], lift[:, n], rise[:, n])[1]
+            turns[:, n], lifts = swing(held[:, n], held_turn[:, n], lift[:, n], rise[:, n])
+            if band[:, n].any():  # its lifts ride from the ground under a foot down in the band too, not its turns
+                lifts = swing(held[:, n] | band[:, n], held_turn[:, n], lift[:, n], rise[:, n])[1]
             moved[:, n] = transform(turns[:, n], pivot[:, n], lifts, points[:, n])
         return turns, moved
 
