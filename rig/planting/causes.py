@@ -31,12 +31,13 @@ def knee_causes(limbs: list[str], frames: range, legs: Legs, planted: Planted) -
     """Per planted limb, each frame where planting turns its knee by more than :data:`.knees.KNEE_POP` beyond the
     animation's turn since the frame before (the IK bends the knee to the hip-to-ankle distance planting gives, or
     leaves it straight where that is out of reach): the frame, the turn (radians) and a clause saying whether the
-    foot stands, lands, leaves or is in the air there, and why. Whether the keys turn it so, where and how far, is
-    for the bake's read-back to say (:func:`.limits.beyond`), which names the cause of the frames it finds: a rig
-    whose bones are not joined head to tail turns its bones otherwise than planting places its joints."""
+    foot stands, lands, leaves, is down without standing (sliding, or landing) or is in the air there, and why.
+    Whether the keys turn it so, where and how far, is for the bake's read-back to say (:func:`.limits.beyond`),
+    which names the cause of the frames it finds: a rig whose bones are not joined head to tail turns its bones
+    otherwise than planting places its joints."""
     hips = moved_with(planted.body, legs.hip)
     turns = knee_turns(hips, planted.foot[..., :3, 3], legs.hip, legs.foot[..., :3, 3], legs.thigh, legs.shin)
-    standing = planted.contacts.stance.any(axis=2)
+    standing, down = planted.contacts.stance.any(axis=2), planted.contacts.down
     in_place = not travelling(legs)
     where = {(True, True): "while its foot stands", (False, True): "as its foot lands"}
     where |= {(True, False): "as its foot leaves", (False, False): "with its foot in the air"}
@@ -50,7 +51,8 @@ def knee_causes(limbs: list[str], frames: range, legs: Legs, planted: Planted) -
         )
         said = []
         for frame in np.flatnonzero(turns[:, n] > KNEE_POP) + 1:  # the later frame of each pair
-            foot_there = where[bool(standing[frame - 1, n]), bool(standing[frame, n])]
+            stands = bool(standing[frame - 1, n]), bool(standing[frame, n])
+            foot_there = where[stands] if any(stands) or not down[frame, n] else "with its foot down but not standing"
             cause = in_place_cause if rises > IN_PLACE_RISE else _keyed_cause(planted, legs.girdle, limbs, n, frame)
             clause = f"planting turns it most at frame {frames[frame]}, {foot_there}: {cause}"
             said.append((frames[frame], float(turns[frame - 1, n]), clause))

@@ -75,7 +75,7 @@ def test_quadrupeds_plant_all_four_legs(clip, ground):
         ("wolf_run", "slope", "the take walks in place"),
         ("quaternius_wolf_gallop", "slope", "the take walks in place"),
         ("run", "boulders", "the ground there asks more of the leg"),
-        ("quaternius_wolf_gallop", "flat", "mm into its floor there, and planting stands it on the ground"),
+        ("quaternius_wolf_gallop", "flat", "frame 4, with its foot down but not standing: the take keys this foot"),
     ],
 )
 def test_a_knee_pop_says_why(clip, ground, cause):
@@ -83,7 +83,8 @@ def test_a_knee_pop_says_why(clip, ground, cause):
     under them rises or falls as they do, which no height of a body that stays follows for every leg (the 0 A.D.
     wolf's run and the Quaternius wolf's gallop up the slope). A take that keys a mesh's sole into its floor has
     that foot stood on the ground, and a nearly straight leg bends for it (the wolf's gallop, whose front paws land
-    15 and 27 mm deep: on flat ground it was said to be the ground). Else the ground asks more of the leg than its
+    15 and 27 mm deep, down on its floor but sliding, not standing: on flat ground it was said to be the ground, and
+    then to be in the air). Else the ground asks more of the leg than its
     motion gives (the run landing on a boulder)."""
     bake = mocap.planted(clip, ground)["bake"]
     popping = [text for text in {**bake.problems, **bake.warnings}.values() if "its knee turns" in text]
