@@ -20,6 +20,7 @@ the glTF characters with that Bone Dir option (the bones' tails the importer gue
 
 import argparse
 import dataclasses
+import math
 import sys
 import time
 from pathlib import Path
@@ -90,6 +91,33 @@ def said(rows) -> str:
         f"{sum(r in named for r in beyond)} of them; beyond the knee limit: {len(knees)}, named in "
         f"{sum(r in named for r in knees)}; rows within every limit where the bake named a leg: "
         f"{sum(r not in beyond for r in named)}"
+    )
+
+
+#: Millimetres a loop's planted keys may move between its last frame and its first (a loop whose last frame is its
+#: first again plays on repeat without a jump; planted, neither should it).
+SEAM = 5.0
+
+
+def seams(rows, args) -> str:
+    """The rows whose take is a loop (its last frame is its first again) and what the planted keys jump by at the seam
+    when it plays on repeat (:func:`takes.measure.seam`), in a table with a count of those beyond :data:`SEAM`."""
+    looped = []
+    for r in (r for r in rows if r[1] != "any"):
+        options = dict(lock=not args.no_lock, pelvis_mode=args.pelvis_mode, backwards=args.backwards)
+        name = r[0].removesuffix(" (backwards)")
+        figure = measure.planted(name, r[1], **options, bone_heuristic=args.bone_option)["figures"]["seam"]
+        if not math.isnan(figure):
+            looped.append([r[0], r[1], f"{1e3 * figure:.1f}"])
+    if not looped:
+        return "- no take here is a loop whose last frame is its first again"
+    beyond = [float(r[2]) for r in looped if float(r[2]) > SEAM]
+    return (
+        "Loops (the take's last frame is its first again): the most any foot point's planted last frame is from its "
+        "first (mm), what the planted take jumps by at the seam when it plays on repeat\n\n"
+        + report.table(["clip", "ground", "seam"], looped, right=[False, False, True])
+        + f"\n\n- loops: {len(looped)} rows; the planted seam is beyond {SEAM:.0f} mm in {len(beyond)}"
+        + (f" (up to {max(beyond):.1f} mm)" if beyond else "")
     )
 
 
@@ -264,6 +292,7 @@ def main() -> int:
                 break
     print(report.table(headings, rows, right=[False, False] + [True] * 12 + [False, False]), flush=True)
     print("\n" + said(rows), flush=True)
+    print("\n" + seams(rows, args), flush=True)
     if "boxing" in names:
         with report.quiet():
             lines = live_cost(lik)

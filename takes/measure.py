@@ -102,6 +102,15 @@ def jump(source: np.ndarray, result: np.ndarray) -> float:
     return float(max(moved.max(initial=0.0), 0.0))
 
 
+def seam(source: np.ndarray, result: np.ndarray) -> float:
+    """Where the source is a loop (its last frame is its first again: every foot point (:func:`foot_points`) within a
+    millimetre), the most any foot point's planted last frame is from its first: what the planted take jumps by at the
+    seam when it plays on repeat (metres). NaN for a source that is not such a loop."""
+    if np.linalg.norm(source[-1] - source[0], axis=-1).max() > 1e-3:
+        return float("nan")
+    return float(np.linalg.norm(result[-1] - result[0], axis=-1).max())
+
+
 def pelvis_heights(rig: bpy.types.Object, name: str, frames, ground=None) -> np.ndarray:
     """(F,) the pelvis bone's head: height above the ground under it (by ray cast), or above the
     authored floor without ``ground``."""
@@ -152,7 +161,9 @@ def planted(
         figures = plant_metrics.figures(source, result, objects, fps(), clip.floor)
     planted_pelvis = pelvis_heights(rig, name, frames, plant_metrics.Ground(objects))
     figures["pelvis_drop"] = float(max((authored_pelvis - planted_pelvis).max(), 0.0))
-    figures["jump"] = jump(authored_points, foot_points(rig, legs, frames))
+    planted_points = foot_points(rig, legs, frames)
+    figures["jump"] = jump(authored_points, planted_points)
+    figures["seam"] = seam(authored_points, planted_points)
     return {"figures": figures, "seconds": seconds, "bake": bake, "frames": frames}
 
 
