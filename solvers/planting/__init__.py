@@ -14,7 +14,8 @@ rig layer gathers the tracks and turns the result into IK goals. The steps, one 
    on it, and which are a swing (landing, skimming, over an edge);
 2. :mod:`.surface`: the floor-to-surface map of each foot, held while it stands, blended from
    take-off to landing in the air, and raised wherever the foot would go into the ground;
-3. :mod:`.pelvis`: the ground carrying the body, and the drop a standing leg needs to reach.
+3. :mod:`.pelvis`: the ground carrying the body, and the drop a standing leg needs to reach;
+4. :mod:`.loops`: a cycle in place that loops is planted as it plays on repeat, so it loops planted too.
 
 Everything works on the whole timeline at once, so a frame's result depends on the take, not
 on which frames are baked, and live solving can look its frame up in the same analysis.
@@ -33,6 +34,7 @@ from .air import bend_in_air, gentle_swing
 from .authored import authored_raise, stance_raise, standing_under
 from .contacts import AUTO, BALL, DOWN, UP, Contacts, find_contacts, holders, lock_offsets, sliding
 from .held import across_edges, held_part, landings
+from .loops import frames_around, period, taken, tracked
 from .pelvis import (
     GUARD_SPEED,
     KNEE_TURN,
@@ -166,32 +168,61 @@ def plant(
     the animator's word on where each foot stands (:data:`.contacts.DOWN`) or is up (:data:`.contacts.UP`):
     a foot forced down is locked however far the motion drags it, and lowered to where it stands.
     ``authored``, if given, is the ground the take was made on (the floor where it has no surface); else
-    that ground is read from the stances (:mod:`.authored`)."""
+    that ground is read from the stances (:mod:`.authored`). A cycle in place that loops is planted as it plays on
+    repeat (:mod:`.loops`)."""
     _check(legs)
     if forced is not None and np.shape(forced) != legs.ball.shape[:2]:
         raise SolverError(f"forced must be {legs.ball.shape[:2]}, not {np.shape(forced)}")
-    frames, count = legs.ball.shape[:2]
-    fps, floor = settings.fps, settings.floor
-    sigma = settings.smoothing * fps
-    flight = math.ceil(FLIGHT_TIME * fps)
     heel = heel_points(legs.foot, legs.ball) if legs.heel is None else np.asarray(legs.heel, dtype=np.float64)
     sole = np.stack([heel, legs.ball, legs.tip], axis=2)  # (F, n, P, 3)
     # Heights above the ground each point stood on in the source, from the floor: contacts are found, and heights
     # kept, as on a flat floor.
-    animated = np.linalg.norm(legs.hip - legs.foot[:, :, :3, 3], axis=2)
-    lengths = legs.thigh + legs.shin
-    leg_lengths = np.median(lengths, axis=0)  # (n,) each leg's length over the take
     source_up = None
     if authored is None:
+        animated = np.linalg.norm(legs.hip - legs.foot[:, :, :3, 3], axis=2)
         carried = legs.hip[..., 2] - legs.foot[..., 2, 3] >= CARRIES * animated
         args = settings.contact_height, settings.contact_speed, legs.girdle, carried
-        raised, aloft = stance_raise(sole, leg_lengths, fps, floor, *args)
+        leg_lengths = np.median(legs.thigh + legs.shin, axis=0)
+        raised, aloft = stance_raise(sole, leg_lengths, settings.fps, settings.floor, *args)
         stood = np.repeat(raised[..., None], sole.shape[2], axis=2)
         if aloft.any():  # a foot held up at rest beside one on the floor is in the air, unless forced down there
             given = np.full(aloft.shape, AUTO) if forced is None else np.asarray(forced)
             forced = np.where(aloft & (given == AUTO), UP, given)
     else:
-        stood, source_up = authored_raise(sole, authored, floor)
+        stood, source_up = authored_raise(sole, authored, settings.floor)
+    source = _Source(sole, stood, source_up, forced)
+    loop = None if travelling(legs) else period(tracked(legs))
+    if loop is None:
+        return _plant(legs, source, cast_down, settings)
+    # A cycle in place that loops is planted with the loops that come before and after it on repeat, then cut.
+    index, before = frames_around(len(legs.ball), loop)
+    planted = _plant(taken(legs, index), taken(source, index), cast_down, settings)
+    return taken(planted, np.arange(before, before + len(legs.ball)))
+
+
+@dataclass(frozen=True)
+class _Source:
+    """What :func:`plant` reads of the ground the take was made on, per frame: each foot's (F, n, P, 3) ``sole``
+    points, how far that ground is above the floor under each (``stood`` (F, n, P)), its upward normal under each
+    ball where it was given (``up`` (F, n, 3), else None), and where each foot is forced down or up (``forced``
+    (F, n), or None)."""
+
+    sole: np.ndarray
+    stood: np.ndarray
+    up: np.ndarray | None
+    forced: np.ndarray | None
+
+
+def _plant(legs: Legs, source: _Source, cast_down: CastDown, settings: PlantSettings) -> Planted:
+    """:func:`plant`, the ground the take was made on read."""
+    frames, count = legs.ball.shape[:2]
+    fps, floor = settings.fps, settings.floor
+    sigma = settings.smoothing * fps
+    flight = math.ceil(FLIGHT_TIME * fps)
+    sole, stood, source_up, forced = source.sole, source.stood, source.up, source.forced
+    animated = np.linalg.norm(legs.hip - legs.foot[:, :, :3, 3], axis=2)
+    lengths = legs.thigh + legs.shin
+    leg_lengths = np.median(lengths, axis=0)  # (n,) each leg's length over the take
     relative = sole.copy()
     relative[..., 2] -= stood
     contacts = find_contacts(relative, leg_lengths, fps, settings.contact_height, settings.contact_speed, forced)

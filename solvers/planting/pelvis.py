@@ -249,15 +249,16 @@ def knee_guard(
     most: float = KNEE_TURN,
 ) -> np.ndarray:
     """(F,) how much further the body goes down (``lower``) or up (>= 0) so that no leg ``held`` (F, n) on a frame and
-    the one before turns its knee in that frame by more than ``most`` beyond its animated turn, straighter (going
-    down holds it bent: a body rising onto higher ground while the back foot still stands, or the ground falling
-    away under a standing foot) or more bent (going up holds it straight: a body held low while a straight leg comes
-    under it, or the ground rising under a standing foot, as under a foot a cycle walked in place slides back over a
-    slope). As far as holding the body where it was the frame before does it, and then at most ``fastest`` metres
-    further in a frame (a body that jumps to spare one knee pops every other leg; a knee the motion itself turns is
-    the motion's); nor up by more than ``room`` (F,), what every standing leg still reaches. It catches up over about
-    ``sigma`` frames, as fast as the legs allow. ``hips`` and ``ankles`` (F, n, 3) where they will be; ``animated``
-    (F, n) each leg's hip-to-ankle distance as animated; ``thigh``, ``shin`` (F, n) its lengths."""
+    the one before turns its knee in that frame by more than ``most`` beyond its animated turn, straighter (going down
+    holds it bent: a body rising onto higher ground while the back foot still stands, or the ground falling away under a
+    standing foot) or more bent (going up holds it straight: a body held low while a straight leg comes under it, or the
+    ground rising under a standing foot, as under a foot a cycle walked in place slides back over a slope). As far as
+    holding the body where it was the frame before does it, and then at most ``fastest`` metres further in a frame (a
+    body that jumps to spare one knee pops every other leg; a knee the motion itself turns is the motion's); nor up by
+    more than ``room`` (F,), what every standing leg still reaches. It catches up over about ``sigma`` frames, as fast
+    as the legs allow, and never lets go by more than ``fastest`` in a frame either (where ``room`` or the legs end it
+    sooner, it starts letting go earlier). ``hips`` and ``ankles`` (F, n, 3) where they will be; ``animated`` (F, n)
+    each leg's hip-to-ankle distance as animated; ``thigh``, ``shin`` (F, n) its lengths."""
     way = -1.0 if lower else 1.0  # the body's move, and the turn beyond the animated one it holds back
     hips, ankles = np.asarray(hips, np.float64), np.asarray(ankles, np.float64)
     wanted = bend(animated, thigh, shin)
@@ -302,6 +303,10 @@ def knee_guard(
             if move[frame] == 0.0:
                 break
             frame += 1
+    # Nor does the move fall away faster than it may grow (where a leg it held up stops reaching): it lets go earlier.
+    if fastest > 0.0:
+        for frame in range(len(move) - 2, -1, -1):
+            move[frame] = min(move[frame], move[frame + 1] + fastest)
     return move
 
 

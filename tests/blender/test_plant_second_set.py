@@ -26,53 +26,52 @@ MISSES = {
         "within 3 cm of their lowest"
         for ground in GROUNDS
     },
-    ("cesium_man", "slope"): "knee 16.3°: the in-place walk's feet slide back downhill",
-    ("cesium_man", "step"): "knee 84.7°, jump 159 mm: the in-place walk's feet slide back across the riser; and "
-    "30.4 mm deep: the right foot's mesh goes into the step's edge as it slides back across it (frames 9-13)",
+    ("cesium_man", "slope"): "knee 17.6°: the in-place walk's feet slide back downhill",
+    ("cesium_man", "step"): "knee 86.2°, jump 137 mm: the in-place walk's feet slide back across the riser; and "
+    "26.9 mm deep: the right foot's mesh goes into the step's edge as it slides back across it",
     ("cesium_man", "rough"): "pitch p95 20.0°: in 3 of 24 contact frames the lowest vertex is another part of the "
     "sole than the source's (heel against toe), which the measure reads as a turn",
-    ("quaternius_horse", "slope"): "knee 10.5° in one frame",
     ("quaternius_horse", "rough"): "pitch p95 19.6°",
     ("quaternius_wolf", "rough"): "pitch p95 6.0°",
-    ("quaternius_stag", "rough"): "pitch p95 21.3°",
+    ("quaternius_stag", "rough"): "pitch p95 19.1°",
     ("triceratops", "slope"): "ball p95 130.9 mm, a point 143.1 mm deep, pitch p95 13.0°, knee 11.8°",
-    ("triceratops", "step"): "ball p95 35.0 mm, median 9.0 mm, a point 21.6 mm deep, knee 10.9°",
-    ("triceratops", "rough"): "ball p95 26.2 mm, median 8.4 mm, a point 37.5 mm deep, pitch p95 11.3°, knee 11.8°",
-    ("triceratops", "flat"): "ball p95 22.3 mm, a point 9.6 mm deep, knee 11.1°",
+    ("triceratops", "step"): "ball p95 36.8 mm, median 9.2 mm, a point 24.5 mm deep, knee 11.0°",
+    ("triceratops", "rough"): "ball p95 24.9 mm, median 8.4 mm, a point 39.9 mm deep, pitch p95 11.3°, knee 11.8°",
+    ("triceratops", "flat"): "ball p95 23.7 mm, a point 12.3 mm deep, knee 11.1°",
     **{
         ("trex", ground): f"ball p95 {figure} mm: its claws go 8 cm under its floor in the source's contact frames; "
         "they are skinned partly to the root and the shin, so the foot raised by that depth lifts them by 70% of it"
-        for ground, figure in (("slope", 196.3), ("step", 74.0), ("rough", 47.9), ("flat", 27.5))
+        for ground, figure in (("slope", 120.5), ("step", 75.0), ("rough", 46.7), ("flat", 27.5))
     },
-    ("leela", "rough"): "ball p95 68.9 mm, pitch p95 23.5°",
-    ("knight", "step"): "knee 17.0° in one frame at the step",
+    ("leela", "rough"): "ball p95 79.3 mm, pitch p95 23.5°",
+    ("knight", "step"): "knee 15.2° in one frame at the step",
     # The other walks and runs of the glTF files, all cycles run in place (figures as measured; the bake names each).
     **{
         (clip, ground): f"knee {figure}° in one frame: the run's feet slide back along the ground while down, over "
         "what rises or falls under them"
         for clip, ground, figure in (
             ("knight_run", "step", 14.6),
-            ("quaternius_wolf_gallop", "slope", 18.8),
+            ("quaternius_wolf_gallop", "slope", 19.3),
+            ("quaternius_horse_gallop", "slope", 25.8),
+            ("quaternius_stag", "slope", 10.3),
         )
     },
-    ("knight_run", "slope"): "knee 13.4°: its feet slide back down the slope",
+    ("knight_run", "slope"): "knee 15.4°: its feet slide back down the slope",
     ("leela_run", "rough"): "pitch p95 5.7° (not diagnosed)",
     ("leela_walk_tall", "rough"): "pitch p95 10.5°",
-    ("trex_run", "slope"): "ball p95 155.7 mm, a point 65.9 mm deep, pitch p95 7.7°, knee 15.7°: its feet slide back "
+    ("trex_run", "slope"): "ball p95 151.6 mm, pitch p95 7.4°, knee 12.7°: its feet slide back "
     "along the slope",
-    ("trex_run", "step"): "ball p95 26.1 mm: the take has a foot up to 58 mm under its floor there",
-    ("trex_run", "rough"): "ball p95 37.4 mm, pitch p95 34.8°",
-    ("triceratops_run", "slope"): "ball p95 84.5 mm, median 11.5 mm, a point 110.4 mm deep, pitch p95 12.9°, knee "
-    "16.8°",
-    ("triceratops_run", "step"): "ball p95 18.6 mm, median 7.7 mm, a point 7.8 mm deep, pitch p95 6.2°",
-    ("triceratops_run", "rough"): "ball p95 14.2 mm, pitch p95 9.9°",
-    ("triceratops_run", "flat"): "ball p95 13.8 mm, a point 10.0 mm deep: the take has the left front foot up to 156 "
+    ("trex_run", "rough"): "ball p95 47.0 mm, pitch p95 34.8°",
+    ("triceratops_run", "slope"): "ball p95 83.1 mm, median 10.2 mm, a point 107.7 mm deep, pitch p95 12.3°, knee "
+    "16.7°",
+    ("triceratops_run", "step"): "ball p95 19.2 mm, median 7.6 mm, a point 11.0 mm deep, pitch p95 6.2°",
+    ("triceratops_run", "rough"): "ball p95 13.2 mm, a point 11.3 mm deep, pitch p95 9.8°",
+    ("triceratops_run", "flat"): "ball p95 14.3 mm, a point 10.3 mm deep: the take has the left front foot up to 156 "
     "mm under its floor",
-    ("quaternius_horse_gallop", "rough"): "pitch p95 8.8°",
     ("quaternius_wolf_gallop", "flat"): "knee 13.9° in one frame: the take keys a straight front leg's foot up to "
     "27 mm into its floor as it lands, and planting stands it on the ground",
-    ("quaternius_wolf_gallop", "step"): "knee 18.4°, pitch p95 15.7°",
-    ("quaternius_wolf_gallop", "rough"): "knee 11.1° in one frame",
+    ("quaternius_wolf_gallop", "step"): "knee 17.3°, pitch p95 15.7°",
+    ("quaternius_wolf_gallop", "rough"): "knee 11.6° in one frame",
 }
 
 
@@ -108,6 +107,21 @@ def test_the_bake_names_a_leg_exactly_where_a_row_misses(clip, ground):
     missed, bake = mocap.over(planted["figures"], mocap.limits(clip)), planted["bake"]
     named = {**bake.problems, **bake.warnings}
     assert bool(named) == bool(missed), (missed, named)
+
+
+#: The clips whose take is a loop, its last frame its first again.
+LOOPS = ("knight", "knight_run", "leela", "leela_run", "leela_walk_tall", "leela_run_tall", "trex", "triceratops")
+LOOPS += ("triceratops_run", "quaternius_horse", "quaternius_stag")
+
+
+@pytest.mark.parametrize("clip,ground", [(name, ground) for name in LOOPS for ground in _grounds(name)])
+def test_a_take_that_loops_still_loops_planted(clip, ground):
+    """A cycle whose last frame is its first again plays on repeat without a jump, and so does it planted: every foot
+    point of the baked keys at the last frame is within 5 mm of where it is at the first, read back from Blender as the
+    keys play (``takes.measure.seam``). Planted as a take with two ends, 32 of these 44 rows jumped at the seam by
+    more than that, up to 1140 mm (the T-rex up the slope), 10-39 mm on flat ground."""
+    seam = mocap.planted(clip, ground)["figures"]["seam"]
+    assert seam <= 0.005, f"the planted take jumps {1e3 * seam:.1f} mm at its seam"
 
 
 @pytest.mark.parametrize("clip", ["cmu_131_01", "cmu_131_03"])
@@ -150,12 +164,12 @@ def test_a_long_bone_over_the_step_stays_out_of_it():
 
 def test_a_foot_in_the_ground_is_named_as_deep_as_the_independent_measure_finds_it():
     """CesiumMan walked in place on the step: its right foot, standing as it slides back across the riser, goes
-    30.4 mm into the step's edge (frames 9-13) as planting eases its lift over the edge. The bake reads every vertex
+    26.9 mm into the step's edge (frames 9-13) as planting eases its lift over the edge. The bake reads every vertex
     of the foot, as the independent measure reads its skin, and names the leg with that depth."""
     planted = mocap.planted("cesium_man", "step")
-    assert round(planted["figures"]["deepest"] * 1e3, 1) == 30.4, planted["figures"]
+    assert round(planted["figures"]["deepest"] * 1e3, 1) == 26.9, planted["figures"]
     said = {**planted["bake"].problems, **planted["bake"].warnings}
-    assert "it goes up to 30.4 mm into the ground (beyond 5.0 mm at 5 frames from 9 to 13)" in said["leg.R"], said
+    assert "it goes up to 26.9 mm into the ground (beyond 5.0 mm at 5 frames from 9 to 13)" in said["leg.R"], said
 
 
 def test_a_hoof_standing_on_another_vertex_is_named():
