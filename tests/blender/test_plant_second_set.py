@@ -59,8 +59,7 @@ MISSES = {
     ("knight_run", "slope"): "knee 15.4°: its feet slide back down the slope",
     ("leela_run", "rough"): "pitch p95 5.7° (not diagnosed)",
     ("leela_walk_tall", "rough"): "pitch p95 10.5°",
-    ("trex_run", "slope"): "ball p95 151.6 mm, pitch p95 7.4°, knee 12.7°: its feet slide back "
-    "along the slope",
+    ("trex_run", "slope"): "ball p95 151.6 mm, pitch p95 7.4°, knee 12.7°: its feet slide back along the slope",
     ("trex_run", "rough"): "ball p95 47.0 mm, pitch p95 34.8°",
     ("triceratops_run", "slope"): "ball p95 83.1 mm, median 10.2 mm, a point 107.7 mm deep, pitch p95 12.3°, knee "
     "16.7°",
